@@ -1,0 +1,5 @@
+import type { Command } from "./Command.js";
+import { benchCommand } from "./commands/benchCommand.js";
+
+/** Every `spade` sub-command, in the order `spade help` lists them. */
+export const commands: Command[] = [benchCommand];

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// The `spade` command line: headless access to the engine.
+import { commands } from "./commands.js";
+import { UsageError } from "./UsageError.js";
+
+function helpText(): string {
+  const lines = ["usage: spade <command> [options]", "", "commands:"];
+  for (const command of commands) lines.push(`  ${command.usage.padEnd(60)} ${command.summary}`);
+  return lines.join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
+    process.stdout.write(helpText() + "\n");
+    return argv.length === 0 ? 2 : 0;
+  }
+  // Longest match first, so `env validate` wins over a hypothetical `env`.
+  const sorted = [...commands].sort((a, b) => b.name.split(" ").length - a.name.split(" ").length);
+  for (const command of sorted) {
+    const words = command.name.split(" ");
+    if (words.every((word, i) => argv[i] === word)) {
+      return command.run(argv.slice(words.length));
+    }
+  }
+  throw new UsageError(`spade: unknown command "${argv.slice(0, 2).join(" ")}"\n\n${helpText()}`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(error.message + "\n");
+      process.exitCode = 2;
+    } else {
+      const err = error as Error;
+      process.stderr.write(`spade: ${err.message ?? String(error)}\n`);
+      if (process.env.SPADE_DEBUG) process.stderr.write(`${err.stack ?? ""}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

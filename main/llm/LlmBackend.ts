@@ -1,0 +1,24 @@
+import type { ChatMessage, ChatResult, SamplingOptions } from "../../shared/llm.js";
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  sampling?: SamplingOptions;
+  signal?: AbortSignal;
+}
+
+/**
+ * One model, many calls in flight: the backend decides how to batch them (parallel sequences in
+ * one llama.cpp context, or concurrent HTTP requests to an OpenAI-compatible server).
+ */
+export interface LlmBackend {
+  /** A short description for logs and the UI, e.g. `llama:stories260K.gguf` or `openai:qwen3@http://...`. */
+  readonly name: string;
+  /** How many calls the backend runs at once; more are queued. */
+  readonly parallelism: number;
+  /** The adapter in use, or null; recorded with every episode. */
+  readonly adapter: string | null;
+  chat(request: ChatRequest): Promise<ChatResult>;
+  /** Embeddings for novelty checks; absent when the backend cannot give them. */
+  embed?(text: string): Promise<number[]>;
+  dispose(): Promise<void>;
+}
