@@ -32,6 +32,8 @@ export interface ValidationCheck {
   name: string;
   ok: boolean;
   detail: string;
+  /** The line of the environment's code the failure points at, when known (editor markers). */
+  line?: number;
 }
 
 /** `spade env validate --json` output. */
