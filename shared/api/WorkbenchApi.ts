@@ -1,0 +1,61 @@
+// The workbench API: one typed contract, served by Electron IPC and by loopback HTTP/WebSocket.
+import type { ValidationReport } from "../environment.js";
+import type { DocumentDetail, DocumentPage } from "./corpusTypes.js";
+import type { EnvironmentDetail, EnvironmentFilter, EnvironmentPage, MemoryFlags } from "./environmentTypes.js";
+import type { EpisodeDetail, TurnPage } from "./episodeTypes.js";
+import type { AdapterView, EvalResultView } from "./modelTypes.js";
+import type { PlayStart, PlayStepResult } from "./playTypes.js";
+import type { RunDetail, RunMetrics, RunSummary } from "./runTypes.js";
+
+/** What the engine can do in this process (features whose modules are missing report false). */
+export interface WorkbenchInfo {
+  version: string;
+  workspacePath: string;
+  /** "electron" or "browser". */
+  shell: string;
+  validation: boolean;
+  play: boolean;
+  runControl: boolean;
+}
+
+export interface ModelFile {
+  name: string;
+  path: string;
+  bytes: number;
+}
+
+type Empty = Record<string, never>;
+
+/** Every method: its one input object and its result. */
+export interface WorkbenchMethods {
+  getInfo: { input: Empty; output: WorkbenchInfo };
+  listRuns: { input: Empty; output: RunSummary[] };
+  getRun: { input: { runId: number }; output: RunDetail };
+  getRunMetrics: { input: { runId: number }; output: RunMetrics };
+  listEnvironments: { input: EnvironmentFilter; output: EnvironmentPage };
+  getEnvironment: { input: { envId: number }; output: EnvironmentDetail };
+  validateCode: { input: { code: string }; output: ValidationReport };
+  saveEnvironmentVersion: { input: { parentId: number; code: string }; output: { envId: number; validation: ValidationReport } };
+  startPlay: { input: { envId: number; seed?: number }; output: PlayStart };
+  playStep: { input: { sessionId: string; action: string }; output: PlayStepResult };
+  endPlay: { input: { sessionId: string }; output: { closed: boolean } };
+  setMemoryFlags: { input: { envId: number; pinned?: boolean; banned?: boolean; inMemory?: boolean }; output: MemoryFlags };
+  getEpisode: { input: { episodeId: number }; output: EpisodeDetail };
+  getTurns: { input: { episodeId: number; offset?: number; limit?: number }; output: TurnPage };
+  listDocuments: { input: { text?: string; offset?: number; limit?: number }; output: DocumentPage };
+  getDocument: { input: { documentId: string }; output: DocumentDetail };
+  listModels: { input: Empty; output: { dir: string; files: ModelFile[] } };
+  listAdapters: { input: { runId?: number }; output: AdapterView[] };
+  listEvalResults: { input: { adapterId?: number }; output: EvalResultView[] };
+  startRun: { input: { config: Record<string, unknown> }; output: { runId: number } };
+  pauseRun: { input: { runId: number }; output: { runId: number } };
+  resumeRun: { input: { runId: number }; output: { runId: number } };
+  stopRun: { input: { runId: number }; output: { runId: number } };
+}
+
+export type MethodName = keyof WorkbenchMethods;
+export type MethodInput<M extends MethodName> = WorkbenchMethods[M]["input"];
+export type MethodOutput<M extends MethodName> = WorkbenchMethods[M]["output"];
+
+/** The contract as an object: one async function per method. */
+export type WorkbenchApi = { [M in MethodName]: (input: MethodInput<M>) => Promise<MethodOutput<M>> };

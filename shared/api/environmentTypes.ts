@@ -1,0 +1,89 @@
+// What the workbench shows about environments (one row per designer attempt or edited version).
+import type { ValidationReport } from "../environment.js";
+import type { EpisodeSummary } from "./episodeTypes.js";
+
+export type EnvironmentSource = "designer" | "repair" | "edit" | "import" | "fixed";
+export type EnvironmentOrder = "newest" | "oldest" | "regret" | "winRate" | "designerReward";
+
+/** Filters and paging for the environment list. */
+export interface EnvironmentFilter {
+  runId?: number;
+  iteration?: number;
+  valid?: boolean;
+  regretMin?: number;
+  regretMax?: number;
+  winRateMin?: number;
+  winRateMax?: number;
+  /** Matched against class name and code. */
+  text?: string;
+  /** Defaults to "oldest". */
+  order?: EnvironmentOrder;
+  /** Defaults to 0. */
+  offset?: number;
+  /** Defaults to 100 (at most 1000). */
+  limit?: number;
+}
+
+export interface MemoryFlags {
+  pinned: boolean;
+  banned: boolean;
+  inMemory: boolean;
+}
+
+export interface EnvironmentListItem {
+  id: number;
+  runId: number | null;
+  iteration: number | null;
+  slot: number | null;
+  attempt: number | null;
+  source: EnvironmentSource;
+  className: string | null;
+  valid: boolean;
+  validationError: string | null;
+  novelty: "novel" | "duplicate" | null;
+  winRate: number | null;
+  hintWinRate: number | null;
+  regret: number | null;
+  designerReward: number | null;
+  createdAt: number;
+}
+
+export interface EnvironmentPage {
+  total: number;
+  offset: number;
+  items: EnvironmentListItem[];
+}
+
+export interface EnvironmentStats {
+  plays: number;
+  hintPlays: number;
+  winRate: number | null;
+  hintWinRate: number | null;
+  meanReturn: number | null;
+  hintMeanReturn: number | null;
+  regret: number | null;
+  designerReward: number | null;
+  rewardKind: string | null;
+  stepTimeouts: number;
+}
+
+export interface HintView {
+  source: "env" | "writer";
+  text: string;
+}
+
+export interface EnvironmentDetail extends EnvironmentListItem {
+  parentId: number | null;
+  documentId: string | null;
+  skill: string | null;
+  difficulty: string | null;
+  code: string;
+  validation: ValidationReport | null;
+  hint: HintView | null;
+  stats: EnvironmentStats | null;
+  /** Null when the environment never entered memory. */
+  memory: MemoryFlags | null;
+  /** Versions edited from this one. */
+  childIds: number[];
+  episodes: EpisodeSummary[];
+}

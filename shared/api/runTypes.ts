@@ -1,0 +1,37 @@
+// What the workbench shows about runs: list rows, details and per-iteration metrics.
+
+export type RunStatus = "running" | "paused" | "stopped" | "failed" | "completed";
+
+export interface RunSummary {
+  id: number;
+  name: string | null;
+  status: RunStatus;
+  seed: number;
+  /** Iterations the run's config asks for, or null when the config does not say. */
+  iterations: number | null;
+  iterationsCompleted: number;
+  /** Designer attempts stored so far, valid or not. */
+  environments: number;
+  validEnvironments: number;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number | null;
+  finishedAt: number | null;
+}
+
+export interface RunDetail extends RunSummary {
+  /** The run's stored config, as given to `spade run`. */
+  config: Record<string, unknown>;
+}
+
+/** One iteration's metrics: scalar values by name, and JSON-valued series (histograms) by name. */
+export interface IterationMetrics {
+  iteration: number;
+  values: Record<string, number>;
+  series: Record<string, number[]>;
+}
+
+export interface RunMetrics {
+  runId: number;
+  iterations: IterationMetrics[];
+}
