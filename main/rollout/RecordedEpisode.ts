@@ -1,0 +1,46 @@
+import type { ChatMessage } from "../../shared/llm.js";
+import type { JsonObject } from "../../shared/environment.js";
+
+/** One turn as the rollout engine records it, for training and replay. */
+export interface RecordedTurn {
+  index: number;
+  /**
+   * The prompt messages of this turn. Only turn 0 carries them in full (system prompt and first
+   * observation); later turns are that plus the replies and observations before them.
+   */
+  messages: ChatMessage[] | null;
+  rawReply: string;
+  reasoning: string | null;
+  action: string;
+  observation: string;
+  reward: number;
+  terminated: boolean;
+  truncated: boolean;
+  info: JsonObject;
+  tokenIds: number[] | null;
+  tokenProbs: number[] | null;
+  latencyMs: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface RecordedEpisode {
+  seed: number;
+  hinted: boolean;
+  playIndex: number;
+  canary: boolean;
+  /** The first observation as the agent saw it (with the hint when hinted). */
+  firstObservation: string;
+  resetInfo: JsonObject;
+  turns: RecordedTurn[];
+  /** SPADE's episode rule: last reward clipped to [-1, 1] if terminated, else 0. */
+  return: number;
+  totalTokens: number;
+  adapter: string | null;
+  /** Set when the environment or the model failed; the episode ended there. */
+  error: string | null;
+  /** True when a `step()` (or `reset()`) exceeded its deadline: it costs the designer. */
+  timedOut: boolean;
+  startedAt: number;
+  finishedAt: number;
+}

@@ -1,0 +1,80 @@
+import type { SamplingOptions } from "../../shared/llm.js";
+import type { LlmBackend } from "../llm/LlmBackend.js";
+import type { EnvSession } from "../sandbox/EnvSession.js";
+import { mapWithConcurrency } from "../util/mapWithConcurrency.js";
+import { playEpisode } from "./playEpisode.js";
+import type { RecordedEpisode } from "./RecordedEpisode.js";
+
+/** Opens a fresh instance of the environment under test (one per episode). */
+export type OpenEnvironment = () => Promise<EnvSession>;
+
+export interface PlaySpec {
+  hinted: boolean;
+  playIndex: number;
+  canary: boolean;
+  seed: number;
+}
+
+export interface RunPlaysOptions {
+  open: OpenEnvironment;
+  backend: LlmBackend;
+  specs: PlaySpec[];
+  /** The hint for hinted plays. Required when any spec is hinted. */
+  hint: string | null;
+  /** Defaults to 25. */
+  maxTurns?: number;
+  sampling?: SamplingOptions;
+  historyTurns?: number;
+  /** Episodes in flight at once. Defaults to the backend's parallelism. */
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** Called as each episode finishes (the loop stores it in its own transaction). */
+  onEpisode?: (episode: RecordedEpisode) => void | Promise<void>;
+}
+
+export interface PlaysOutcome {
+  episodes: RecordedEpisode[];
+  /** Why the batch was not played, when the canary caught a hanging environment. */
+  skipped: string | null;
+}
+
+/**
+ * Plays a batch of episodes of one environment. Canary specs run first and alone: a canary that
+ * times out skips the batch, so a hanging game costs one deadline instead of one per play.
+ */
+export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> {
+  const canaries = options.specs.filter((spec) => spec.canary);
+  const rest = options.specs.filter((spec) => !spec.canary);
+  if (rest.some((spec) => spec.hinted) && options.hint === null) throw new Error("runPlays: hinted plays need a hint");
+  const episodes: RecordedEpisode[] = [];
+  const playOne = async (spec: PlaySpec): Promise<RecordedEpisode> => {
+    if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
+    const session = await options.open();
+    try {
+      const episode = await playEpisode({
+        session,
+        backend: options.backend,
+        seed: spec.seed,
+        hint: spec.hinted ? options.hint : null,
+        maxTurns: options.maxTurns,
+        playIndex: spec.playIndex,
+        canary: spec.canary,
+        sampling: options.sampling,
+        historyTurns: options.historyTurns,
+        signal: options.signal,
+      });
+      episodes.push(episode);
+      await options.onEpisode?.(episode);
+      return episode;
+    } finally {
+      await session.close();
+    }
+  };
+  for (const canary of canaries) {
+    const episode = await playOne(canary);
+    if (episode.timedOut) return { episodes, skipped: `canary play timed out: ${episode.error}` };
+  }
+  await mapWithConcurrency(rest, options.concurrency ?? options.backend.parallelism, playOne);
+  episodes.sort((a, b) => Number(b.canary) - Number(a.canary) || Number(a.hinted) - Number(b.hinted) || a.playIndex - b.playIndex);
+  return { episodes, skipped: null };
+}

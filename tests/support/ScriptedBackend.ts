@@ -1,0 +1,40 @@
+// A scripted model for self-play logic tests: nothing real can write environments here (the only
+// real model is a 260K-parameter story model), so replies come from a function of the request.
+import type { ChatResult } from "../../shared/llm.js";
+import type { ChatRequest, LlmBackend } from "../../main/llm/LlmBackend.js";
+
+export type Script = (request: ChatRequest, call: number) => string | Promise<string>;
+
+export class ScriptedBackend implements LlmBackend {
+  readonly name = "scripted";
+  readonly adapter: string | null = null;
+  readonly calls: ChatRequest[] = [];
+
+  constructor(
+    private readonly script: Script,
+    readonly parallelism = 4,
+  ) {}
+
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    const call = this.calls.length;
+    this.calls.push(request);
+    const text = await this.script(request, call);
+    const words = text.split(/\s+/).filter(Boolean).length;
+    return { text, reasoning: null, finishReason: "stop", promptTokens: request.messages.reduce((n, m) => n + m.content.length, 0) >> 2, completionTokens: words };
+  }
+
+  async dispose(): Promise<void> {}
+}
+
+/** Which role a request is for, judged from the prompts the engine sends. */
+export function requestRole(request: ChatRequest): "designer" | "repair" | "hint" | "agent" {
+  const first = request.messages[0]?.content ?? "";
+  if (first.startsWith("You are the Environment Designer")) return request.messages.length > 1 ? "repair" : "designer";
+  if (first.startsWith("You write hints")) return "hint";
+  return "agent";
+}
+
+/** The last user message (the current observation, for the agent). */
+export function lastUserMessage(request: ChatRequest): string {
+  return [...request.messages].reverse().find((message) => message.role === "user")?.content ?? "";
+}
