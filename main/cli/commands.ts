@@ -1,5 +1,6 @@
 import type { Command } from "./Command.js";
 import { benchCommand } from "./commands/benchCommand.js";
+import { serveCommand } from "./commands/serveCommand.js";
 
 /** Every `spade` sub-command, in the order `spade help` lists them. */
-export const commands: Command[] = [benchCommand];
+export const commands: Command[] = [benchCommand, serveCommand];

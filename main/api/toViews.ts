@@ -1,0 +1,152 @@
+// Store rows -> the API's view objects (the contract in shared/api, independent of the schema).
+import type { EnvironmentDetail, EnvironmentListItem, EnvironmentStats, MemoryFlags } from "../../shared/api/environmentTypes.js";
+import type { EpisodeSummary, TurnView } from "../../shared/api/episodeTypes.js";
+import type { AdapterView, EvalResultView } from "../../shared/api/modelTypes.js";
+import type { IterationMetrics as IterationMetricsView, RunDetail, RunSummary } from "../../shared/api/runTypes.js";
+import type { Adapter, EnvStats, Environment, EnvironmentSummary, Episode, EvalResult, IterationMetrics, MemoryEntry, Run, Turn } from "../store/index.js";
+
+export function asObject(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+export function toRunSummary(run: Run, environments: number, validEnvironments: number): RunSummary {
+  const iterations = asObject(run.config).iterations;
+  return {
+    id: run.id,
+    name: run.name || null,
+    status: run.status,
+    seed: run.seed,
+    iterations: typeof iterations === "number" ? iterations : null,
+    iterationsCompleted: run.iterationsCompleted,
+    environments,
+    validEnvironments,
+    error: run.error,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    finishedAt: run.finishedAt,
+  };
+}
+
+export function toRunDetail(summary: RunSummary, run: Run): RunDetail {
+  return { ...summary, config: asObject(run.config) };
+}
+
+/** Scalars go to `values`; arrays of numbers (or `{counts: [...]}` histograms) to `series`; nulls are gaps. */
+export function toIterationMetrics(row: IterationMetrics): IterationMetricsView {
+  const values: Record<string, number> = {};
+  const series: Record<string, number[]> = {};
+  for (const [name, value] of Object.entries(row.metrics)) {
+    if (typeof value === "number" && Number.isFinite(value)) values[name] = value;
+    else if (Array.isArray(value) && value.every((v) => typeof v === "number")) series[name] = value as number[];
+    else if (value && typeof value === "object" && Array.isArray((value as { counts?: unknown }).counts)) {
+      const counts = (value as { counts: unknown[] }).counts;
+      if (counts.every((v) => typeof v === "number")) series[name] = counts as number[];
+    }
+  }
+  return { iteration: row.iteration, values, series };
+}
+
+type ListSource = Pick<Environment, "id" | "runId" | "iteration" | "slot" | "attempt" | "source" | "className" | "valid" | "validationError" | "novelty" | "createdAt">;
+
+export function toEnvironmentListItem(env: ListSource, stats: Pick<EnvironmentSummary, "winRate" | "hintWinRate" | "regret" | "designerReward"> | null): EnvironmentListItem {
+  return {
+    id: env.id,
+    runId: env.runId,
+    iteration: env.iteration,
+    slot: env.slot,
+    attempt: env.attempt,
+    source: env.source,
+    className: env.className,
+    valid: env.valid,
+    validationError: env.validationError,
+    novelty: env.novelty,
+    winRate: stats?.winRate ?? null,
+    hintWinRate: stats?.hintWinRate ?? null,
+    regret: stats?.regret ?? null,
+    designerReward: stats?.designerReward ?? null,
+    createdAt: env.createdAt,
+  };
+}
+
+export function toEnvironmentStats(stats: EnvStats): EnvironmentStats {
+  return {
+    plays: stats.plays,
+    hintPlays: stats.hintPlays,
+    winRate: stats.winRate,
+    hintWinRate: stats.hintWinRate,
+    meanReturn: stats.meanReturn,
+    hintMeanReturn: stats.hintMeanReturn,
+    regret: stats.regret,
+    designerReward: stats.designerReward,
+    rewardKind: stats.rewardKind,
+    stepTimeouts: stats.stepTimeouts,
+  };
+}
+
+export function toMemoryFlags(entry: MemoryEntry): MemoryFlags {
+  return { pinned: entry.pinned, banned: entry.banned, inMemory: entry.inMemory };
+}
+
+export function toEpisodeSummary(episode: Episode): EpisodeSummary {
+  return {
+    id: episode.id,
+    runId: episode.runId,
+    environmentId: episode.environmentId,
+    hinted: episode.hinted,
+    playIndex: episode.playIndex,
+    canary: episode.canary,
+    seed: episode.seed,
+    return: episode.return,
+    turns: episode.turnCount,
+    totalTokens: episode.totalTokens,
+    adapter: episode.adapter,
+    error: episode.error,
+  };
+}
+
+export function toTurnView(turn: Turn): TurnView {
+  return {
+    idx: turn.idx,
+    messages: turn.messages,
+    rawReply: turn.rawReply,
+    reasoning: turn.reasoning,
+    action: turn.action,
+    observation: turn.observation,
+    reward: turn.reward,
+    terminated: turn.terminated,
+    truncated: turn.truncated,
+    info: turn.info,
+    latencyMs: turn.latencyMs,
+    promptTokens: turn.promptTokens,
+    completionTokens: turn.completionTokens,
+  };
+}
+
+export function toAdapterView(adapter: Adapter): AdapterView {
+  return {
+    id: adapter.id,
+    runId: adapter.runId,
+    parentId: adapter.parentId,
+    name: adapter.name,
+    path: adapter.path,
+    status: adapter.status,
+    metrics: adapter.metrics === null || adapter.metrics === undefined ? null : asObject(adapter.metrics),
+    createdAt: adapter.createdAt,
+  };
+}
+
+export function toEvalResultView(result: EvalResult): EvalResultView {
+  return {
+    id: result.id,
+    adapterId: result.adapterId,
+    suite: result.suite,
+    n: result.n,
+    correct: result.correct,
+    accuracy: result.accuracy,
+    meanReturn: result.meanReturn,
+    winRate: result.winRate,
+    createdAt: result.createdAt,
+  };
+}
+
+export type { EnvironmentDetail };

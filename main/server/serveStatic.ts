@@ -1,0 +1,74 @@
+// Serves the built renderer (out/renderer) with a strict Content-Security-Policy.
+import { createReadStream, statSync } from "node:fs";
+import type { ServerResponse } from "node:http";
+import { extname, join, normalize, sep } from "node:path";
+
+const contentTypes: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".ttf": "font/ttf",
+  ".woff": "font/woff",
+  ".woff2": "font/woff2",
+  ".map": "application/json; charset=utf-8",
+};
+
+/**
+ * The page's policy: everything from this origin only; Monaco needs blob: workers and inline
+ * styles; the WebSocket goes back to this same host.
+ */
+export function contentSecurityPolicy(port: number): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** Resolves a URL path inside `root`, or null when it escapes it or names no file. */
+export function resolveStaticFile(root: string, urlPath: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes("\0")) return null;
+  const relative = normalize(decoded === "/" ? "/index.html" : decoded).replace(/^([/\\])+/, "");
+  const full = join(root, relative);
+  if (full !== root && !full.startsWith(root.endsWith(sep) ? root : root + sep)) return null;
+  try {
+    return statSync(full).isFile() ? full : null;
+  } catch {
+    return null;
+  }
+}
+
+export function sendFile(response: ServerResponse, file: string, port: number): void {
+  const type = contentTypes[extname(file).toLowerCase()] ?? "application/octet-stream";
+  const headers: Record<string, string> = {
+    "Content-Type": type,
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": file.endsWith(".html") ? "no-store" : "public, max-age=31536000, immutable",
+  };
+  if (file.endsWith(".html")) {
+    headers["Content-Security-Policy"] = contentSecurityPolicy(port);
+    headers["Referrer-Policy"] = "no-referrer";
+    headers["X-Frame-Options"] = "DENY";
+  }
+  response.writeHead(200, headers);
+  createReadStream(file).pipe(response);
+}

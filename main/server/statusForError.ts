@@ -1,0 +1,13 @@
+/** The HTTP status for a failed call, from the engine error's name. */
+export function statusForError(name: string): number {
+  switch (name) {
+    case "ApiInputError":
+      return 400;
+    case "NotFoundError":
+      return 404;
+    case "UnavailableError":
+      return 503;
+    default:
+      return 500;
+  }
+}

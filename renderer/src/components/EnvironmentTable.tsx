@@ -1,0 +1,72 @@
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useRef } from "react";
+import type { EnvironmentFilter, EnvironmentListItem } from "../../../shared/api/environmentTypes.js";
+import { usePagedRows } from "../hooks/usePagedRows.js";
+import { useApi } from "../lib/api/ApiContext.js";
+import { formatNumber, formatPercent } from "../lib/format/formatNumber.js";
+import { routes } from "../lib/router/parseRoute.js";
+import { ErrorBox } from "./ErrorBox.js";
+
+const ROW_HEIGHT = 30;
+
+function Row({ item }: { item: EnvironmentListItem }) {
+  return (
+    <a className="env-row" href={routes.env(item.id)} data-env-id={item.id}>
+      <span className="c-id">#{item.id}</span>
+      <span className="c-it">{item.iteration ?? "–"}</span>
+      <span className="c-name">{item.className ?? <em>no class</em>}</span>
+      <span className={item.valid ? "c-valid ok" : "c-valid bad"} title={item.validationError ?? undefined}>
+        {item.valid ? "valid" : "invalid"}
+      </span>
+      <span className="c-nov">{item.novelty ?? "–"}</span>
+      <span className="c-num">{formatPercent(item.winRate)}</span>
+      <span className="c-num">{formatPercent(item.hintWinRate)}</span>
+      <span className="c-num">{formatNumber(item.regret, 3)}</span>
+      <span className="c-num">{formatNumber(item.designerReward, 3)}</span>
+    </a>
+  );
+}
+
+/** A virtualised, page-on-demand table of environments matching `filter`. */
+export function EnvironmentTable({ filter, height = 480 }: { filter: EnvironmentFilter; height?: number }) {
+  const api = useApi();
+  const key = JSON.stringify(filter);
+  const rows = usePagedRows(key, (offset, limit) => api.listEnvironments({ ...filter, offset, limit }));
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.total ?? 0, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 20 });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 0;
+  useEffect(() => rows.ensure(first, last), [rows, first, last]);
+
+  if (rows.error) return <ErrorBox error={rows.error} />;
+  return (
+    <div className="env-table">
+      <div className="env-row env-head">
+        <span className="c-id">id</span>
+        <span className="c-it">iter</span>
+        <span className="c-name">class</span>
+        <span className="c-valid">valid</span>
+        <span className="c-nov">novelty</span>
+        <span className="c-num">win</span>
+        <span className="c-num">hint win</span>
+        <span className="c-num">regret</span>
+        <span className="c-num">reward</span>
+      </div>
+      <div className="env-scroll" ref={scroller} style={{ height }} data-testid="env-scroll" data-total={rows.total ?? ""}>
+        {rows.total === 0 && <div className="empty">No environments match.</div>}
+        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+          {items.map((virtual) => {
+            const item = rows.row(virtual.index);
+            return (
+              <div key={virtual.key} className="env-slot" style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${virtual.start}px)` }} data-index={virtual.index}>
+                {item ? <Row item={item} /> : <span className="env-row pending">…</span>}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+      <div className="table-foot">{rows.total === null ? "loading…" : `${rows.total} environments`}</div>
+    </div>
+  );
+}

@@ -1,0 +1,16 @@
+import { ApiCallError } from "../../../shared/api/wire.js";
+
+/** A failed call, said plainly where the data would have been. */
+export function ErrorBox({ error, onRetry }: { error: Error; onRetry?: () => void }) {
+  const title = error instanceof ApiCallError ? error.errorName : error.name;
+  return (
+    <div className="error-box" role="alert">
+      <strong>{title}</strong>: {error.message}
+      {onRetry && (
+        <button type="button" onClick={onRetry}>
+          Retry
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,3 @@
+export function Loading({ what }: { what: string }) {
+  return <div className="loading">Loading {what}…</div>;
+}

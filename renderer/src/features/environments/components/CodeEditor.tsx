@@ -1,0 +1,47 @@
+import Editor, { type OnMount } from "@monaco-editor/react";
+import { useEffect, useRef } from "react";
+import type { EditorMarker } from "../lib/validationMarkers.js";
+import { setupMonaco } from "../lib/setupMonaco.js";
+
+const monaco = setupMonaco();
+type StandaloneEditor = Parameters<OnMount>[0];
+
+/** Monaco with Python highlighting; `markers` are shown as error squiggles. */
+export function CodeEditor({ value, onChange, markers }: { value: string; onChange: (code: string) => void; markers: EditorMarker[] }) {
+  const editorRef = useRef<StandaloneEditor | null>(null);
+
+  useEffect(() => {
+    const model = editorRef.current?.getModel();
+    if (!model) return;
+    monaco.editor.setModelMarkers(
+      model,
+      "spade-validation",
+      markers.map((marker) => ({
+        startLineNumber: marker.line,
+        endLineNumber: marker.line,
+        startColumn: 1,
+        endColumn: model.getLineMaxColumn(marker.line),
+        message: marker.message,
+        severity: monaco.MarkerSeverity.Error,
+      })),
+    );
+  }, [markers]);
+
+  return (
+    <div className="code-editor" data-testid="code-editor">
+      <Editor
+        height="100%"
+        language="python"
+        theme="vs-dark"
+        value={value}
+        onChange={(code) => onChange(code ?? "")}
+        onMount={(editor) => {
+          editorRef.current = editor;
+          const model = editor.getModel();
+          if (model) monaco.editor.setModelMarkers(model, "spade-validation", []);
+        }}
+        options={{ minimap: { enabled: false }, fontSize: 13, scrollBeyondLastLine: false, automaticLayout: true, tabSize: 4 }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,64 @@
+import { useEffect, useState, type FormEvent } from "react";
+import type { EnvironmentFilter } from "../../../../../shared/api/environmentTypes.js";
+import { EnvironmentTable } from "../../../components/EnvironmentTable.js";
+import { routes } from "../../../lib/router/parseRoute.js";
+import { filterFromQuery, queryFromFilter } from "../lib/filterFromQuery.js";
+
+type Fields = Record<"run" | "iteration" | "valid" | "regretMin" | "regretMax" | "winRateMin" | "winRateMax" | "q" | "order", string>;
+
+function fieldsOf(filter: EnvironmentFilter): Fields {
+  const q = queryFromFilter(filter);
+  return { run: q.run ?? "", iteration: q.iteration ?? "", valid: q.valid ?? "", regretMin: q.regretMin ?? "", regretMax: q.regretMax ?? "", winRateMin: q.winRateMin ?? "", winRateMax: q.winRateMax ?? "", q: q.q ?? "", order: q.order ?? "" };
+}
+
+/** `#/envs?...`: every environment, filtered by the URL's query. */
+export function EnvListView({ query }: { query: URLSearchParams }) {
+  const filter = filterFromQuery(query);
+  const [fields, setFields] = useState<Fields>(() => fieldsOf(filter));
+  const key = query.toString();
+  useEffect(() => setFields(fieldsOf(filterFromQuery(new URLSearchParams(key)))), [key]);
+  const input = (name: keyof Fields, label: string, className = "narrow") => (
+    <label>
+      {label}
+      <input className={className} value={fields[name]} onChange={(e) => setFields((f) => ({ ...f, [name]: e.target.value }))} />
+    </label>
+  );
+  function apply(event: FormEvent) {
+    event.preventDefault();
+    window.location.hash = routes.envs(fields);
+  }
+  return (
+    <section className="view" data-testid="envs-view">
+      <h2>Environments</h2>
+      <form className="filters" onSubmit={apply} aria-label="Filters">
+        {input("q", "Text", "")}
+        {input("run", "Run")}
+        {input("iteration", "Iteration")}
+        <label>
+          Validity
+          <select value={fields.valid} onChange={(e) => setFields((f) => ({ ...f, valid: e.target.value }))}>
+            <option value="">any</option>
+            <option value="true">valid</option>
+            <option value="false">invalid</option>
+          </select>
+        </label>
+        {input("regretMin", "Regret ≥")}
+        {input("regretMax", "Regret ≤")}
+        {input("winRateMin", "Win ≥")}
+        {input("winRateMax", "Win ≤")}
+        <label>
+          Order
+          <select value={fields.order} onChange={(e) => setFields((f) => ({ ...f, order: e.target.value }))}>
+            <option value="">oldest</option>
+            <option value="newest">newest</option>
+            <option value="regret">regret</option>
+            <option value="winRate">win rate</option>
+            <option value="designerReward">designer reward</option>
+          </select>
+        </label>
+        <button type="submit">Apply</button>
+      </form>
+      <EnvironmentTable filter={filter} height={Math.max(300, window.innerHeight - 240)} />
+    </section>
+  );
+}

@@ -1,0 +1,21 @@
+// Validation checks -> editor markers: failing checks that name a line become squiggles there;
+// those without a line are flagged on line 1 so they are never silently lost.
+import type { ValidationReport } from "../../../../../shared/environment.js";
+
+export interface EditorMarker {
+  line: number;
+  message: string;
+  severity: "error";
+}
+
+export function validationMarkers(report: ValidationReport | null, lineCount: number): EditorMarker[] {
+  if (!report) return [];
+  const lastLine = Math.max(1, lineCount);
+  return report.checks
+    .filter((check) => !check.ok)
+    .map((check) => ({
+      line: check.line !== undefined && Number.isInteger(check.line) && check.line >= 1 ? Math.min(check.line, lastLine) : 1,
+      message: `${check.name}: ${check.detail}`,
+      severity: "error" as const,
+    }));
+}

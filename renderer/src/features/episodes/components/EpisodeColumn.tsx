@@ -1,0 +1,24 @@
+import type { EpisodeDetail } from "../../../../../shared/api/episodeTypes.js";
+import { formatNumber } from "../../../lib/format/formatNumber.js";
+import { routes } from "../../../lib/router/parseRoute.js";
+import type { ReplayStep, TimelinePoint } from "../lib/prepareReplay.js";
+import { RewardTimeline } from "./RewardTimeline.js";
+import { StepCard } from "./StepCard.js";
+
+export function EpisodeColumn({ episode, steps, timeline, current, color }: { episode: EpisodeDetail; steps: ReplayStep[]; timeline: TimelinePoint[]; current: number; color: string }) {
+  return (
+    <div className="episode-column" data-testid={episode.hinted ? "column-hinted" : "column-unhinted"}>
+      <h3>
+        <a href={routes.episode(episode.id)}>#{episode.id}</a> {episode.hinted ? "with hint" : "without hint"}
+        <span className="muted small">
+          {" "}
+          · play {episode.canary ? "canary" : episode.playIndex} · {episode.turns} turns · return {formatNumber(episode.return)}
+          {episode.adapter ? ` · ${episode.adapter}` : ""}
+        </span>
+      </h3>
+      {episode.error && <div className="error-box">{episode.error}</div>}
+      <RewardTimeline points={timeline} current={current} color={color} />
+      <StepCard step={steps[current]} />
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+import { HistogramChart } from "../../../components/HistogramChart.js";
+import { MetricChart } from "../../../components/MetricChart.js";
+import type { RunMetrics } from "../../../../../shared/api/runTypes.js";
+import { metricLabel, preferredMetrics } from "../../../lib/charts/metricLabels.js";
+import { prepareHistogram } from "../../../lib/charts/prepareHistogram.js";
+import { metricNames, prepareMetricSeries, runSeriesKey } from "../../../lib/charts/prepareMetricSeries.js";
+
+/** One chart per scalar metric, plus the latest iteration's win-rate histogram. */
+export function RunCharts({ metrics }: { metrics: RunMetrics }) {
+  const names = metricNames([metrics], preferredMetrics);
+  const latest = metrics.iterations[metrics.iterations.length - 1];
+  const histogram = prepareHistogram(latest?.series.winRateHistogram);
+  if (names.length === 0 && histogram.length === 0) return <p className="empty">No metrics yet: they appear after the first completed iteration.</p>;
+  const series = [{ key: runSeriesKey(metrics.runId), label: `run ${metrics.runId}` }];
+  return (
+    <div className="chart-grid">
+      {names.map((name) => (
+        <MetricChart key={name} title={metricLabel(name)} rows={prepareMetricSeries([metrics], name)} series={series} />
+      ))}
+      {histogram.length > 0 && latest && <HistogramChart title={`Win-rate distribution (iteration ${latest.iteration})`} bars={histogram} />}
+    </div>
+  );
+}

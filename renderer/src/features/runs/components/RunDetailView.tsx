@@ -1,0 +1,59 @@
+import { EnvironmentTable } from "../../../components/EnvironmentTable.js";
+import { ErrorBox } from "../../../components/ErrorBox.js";
+import { Loading } from "../../../components/Loading.js";
+import { ProgressBar } from "../../../components/ProgressBar.js";
+import { StatusBadge } from "../../../components/StatusBadge.js";
+import { useQuery } from "../../../hooks/useQuery.js";
+import { useApi } from "../../../lib/api/ApiContext.js";
+import { formatTime } from "../../../lib/format/formatNumber.js";
+import { routes } from "../../../lib/router/parseRoute.js";
+import { useLiveProgress } from "../hooks/useLiveProgress.js";
+import { HeldOutScores } from "./HeldOutScores.js";
+import { RunCharts } from "./RunCharts.js";
+import { useState } from "react";
+import { RunControls } from "./RunControls.js";
+
+export function RunDetailView({ runId }: { runId: number }) {
+  const api = useApi();
+  const run = useQuery(`run:${runId}`, () => api.getRun({ runId }));
+  const metrics = useQuery(`metrics:${runId}`, () => api.getRunMetrics({ runId }));
+  const [tableVersion, setTableVersion] = useState(0);
+  const [actionError, setActionError] = useState<Error | null>(null);
+  const live = useLiveProgress(() => {
+    run.reload();
+    metrics.reload();
+    setTableVersion((v) => v + 1);
+  });
+  const progress = live.runs[runId];
+
+  if (run.error) return <ErrorBox error={run.error} onRetry={run.reload} />;
+  if (!run.data) return <Loading what={`run ${runId}`} />;
+  const r = run.data;
+  return (
+    <section className="view" data-testid="run-view">
+      <header className="view-head">
+        <h2>
+          Run #{r.id} {r.name ?? ""} <StatusBadge status={r.status} />
+        </h2>
+        <RunControls run={r} onDone={run.reload} onError={setActionError} />
+        <a href={routes.compare([r.id])}>Compare…</a>
+      </header>
+      {actionError && <ErrorBox error={actionError} />}
+      <p className="muted">
+        seed {r.seed} · {r.iterationsCompleted}
+        {r.iterations !== null ? ` / ${r.iterations}` : ""} iterations · {r.validEnvironments} valid of {r.environments} environments · started {formatTime(r.createdAt)}
+        {r.error && <span className="bad"> · {r.error}</span>}
+      </p>
+      {progress && r.status === "running" && <ProgressBar label={`iteration ${progress.iteration}${progress.phase ? ` · ${progress.phase}` : ""}`} fraction={progress.total > 0 ? progress.done / progress.total : null} />}
+      {metrics.error && <ErrorBox error={metrics.error} onRetry={metrics.reload} />}
+      {metrics.data && <RunCharts metrics={metrics.data} />}
+      <HeldOutScores runId={runId} />
+      <h3>Environments</h3>
+      <EnvironmentTable key={tableVersion} filter={{ runId }} height={360} />
+      <details>
+        <summary>Config</summary>
+        <pre className="code-block">{JSON.stringify(r.config, null, 2)}</pre>
+      </details>
+    </section>
+  );
+}

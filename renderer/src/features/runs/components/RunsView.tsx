@@ -1,0 +1,96 @@
+import { useState } from "react";
+import { ErrorBox } from "../../../components/ErrorBox.js";
+import { Loading } from "../../../components/Loading.js";
+import { ProgressBar } from "../../../components/ProgressBar.js";
+import { StatusBadge } from "../../../components/StatusBadge.js";
+import { useQuery } from "../../../hooks/useQuery.js";
+import { useApi } from "../../../lib/api/ApiContext.js";
+import { formatTime } from "../../../lib/format/formatNumber.js";
+import { routes } from "../../../lib/router/parseRoute.js";
+import { useLiveProgress } from "../hooks/useLiveProgress.js";
+import { RunControls } from "./RunControls.js";
+import { StartRunForm } from "./StartRunForm.js";
+
+export function RunsView() {
+  const api = useApi();
+  const runs = useQuery("runs", () => api.listRuns({}));
+  const live = useLiveProgress(runs.reload);
+  const [actionError, setActionError] = useState<Error | null>(null);
+  const [showForm, setShowForm] = useState(false);
+
+  return (
+    <section className="view" data-testid="runs-view">
+      <header className="view-head">
+        <h2>Runs</h2>
+        <button type="button" onClick={() => setShowForm((s) => !s)}>
+          {showForm ? "Close" : "New run"}
+        </button>
+      </header>
+      {showForm && (
+        <StartRunForm
+          onStarted={(runId) => {
+            setShowForm(false);
+            runs.reload();
+            window.location.hash = routes.run(runId);
+          }}
+        />
+      )}
+      {live.model && <ProgressBar label={`${live.model.phase === "download" ? "Downloading" : "Loading"} ${live.model.model}`} fraction={live.model.fraction} />}
+      {actionError && <ErrorBox error={actionError} />}
+      {runs.error && <ErrorBox error={runs.error} onRetry={runs.reload} />}
+      {!runs.data && !runs.error && <Loading what="runs" />}
+      {runs.data && runs.data.length === 0 && <p className="empty">No runs yet. Start one with “New run” or `spade run --config`.</p>}
+      {runs.data && runs.data.length > 0 && (
+        <table className="table" data-testid="runs-table">
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Status</th>
+              <th>Iterations</th>
+              <th>Environments</th>
+              <th>Started</th>
+              <th>Progress</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {runs.data.map((run) => {
+              const progress = live.runs[run.id];
+              return (
+                <tr key={run.id}>
+                  <td>
+                    <a href={routes.run(run.id)}>
+                      #{run.id} {run.name ?? ""}
+                    </a>
+                  </td>
+                  <td>
+                    <StatusBadge status={run.status} />
+                    {run.error && <div className="muted small">{run.error}</div>}
+                  </td>
+                  <td>
+                    {run.iterationsCompleted}
+                    {run.iterations !== null && ` / ${run.iterations}`}
+                  </td>
+                  <td>
+                    {run.validEnvironments} valid of {run.environments}
+                  </td>
+                  <td>{formatTime(run.createdAt)}</td>
+                  <td className="progress-cell">
+                    {progress && run.status === "running" ? (
+                      <ProgressBar label={`iteration ${progress.iteration}${progress.phase ? ` · ${progress.phase}` : ""}`} fraction={progress.total > 0 ? progress.done / progress.total : null} />
+                    ) : (
+                      <span className="muted">–</span>
+                    )}
+                  </td>
+                  <td>
+                    <RunControls run={run} onDone={runs.reload} onError={setActionError} />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
