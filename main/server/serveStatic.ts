@@ -2,6 +2,7 @@
 import { createReadStream, statSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
+import { contentSecurityPolicy } from "../../shared/api/contentSecurityPolicy.js";
 
 const contentTypes: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -18,24 +19,9 @@ const contentTypes: Record<string, string> = {
   ".map": "application/json; charset=utf-8",
 };
 
-/**
- * The page's policy: everything from this origin only; Monaco needs blob: workers and inline
- * styles; the WebSocket goes back to this same host.
- */
-export function contentSecurityPolicy(port: number): string {
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
-    "worker-src 'self' blob:",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join("; ");
+/** The page's policy, with the WebSocket back to this same server allowed. */
+export function pagePolicy(port: number): string {
+  return contentSecurityPolicy([`ws://127.0.0.1:${port}`, `ws://localhost:${port}`]);
 }
 
 /** Resolves a URL path inside `root`, or null when it escapes it or names no file. */
@@ -65,7 +51,7 @@ export function sendFile(response: ServerResponse, file: string, port: number): 
     "Cache-Control": file.endsWith(".html") ? "no-store" : "public, max-age=31536000, immutable",
   };
   if (file.endsWith(".html")) {
-    headers["Content-Security-Policy"] = contentSecurityPolicy(port);
+    headers["Content-Security-Policy"] = pagePolicy(port);
     headers["Referrer-Policy"] = "no-referrer";
     headers["X-Frame-Options"] = "DENY";
   }

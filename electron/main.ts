@@ -1,0 +1,76 @@
+// Electron shell: one hardened window; the engine runs in this (main) process and is reached
+// only through the `spade:call` channel checked against the method table.
+import { app, BrowserWindow, ipcMain } from "electron";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { dispatchCall } from "../main/api/dispatchCall.js";
+import type { Workbench } from "../main/api/Workbench.js";
+import type { WorkbenchEvent } from "../shared/api/events.js";
+import { CALL_CHANNEL, EVENT_CHANNEL } from "../shared/api/wire.js";
+import { hardenApp, isAppUrl } from "./hardenWebContents.js";
+import { APP_ORIGIN, registerAppScheme, serveAppProtocol } from "./serveAppProtocol.js";
+
+type EngineModule = { Workbench: typeof Workbench };
+type DispatchModule = { dispatchCall: typeof dispatchCall };
+
+registerAppScheme();
+
+/** The tsc-built engine (out/engine) is loaded as it is, not bundled: it spawns its own workers. */
+async function loadEngine(root: string) {
+  const base = join(root, "out", "engine", "main", "api");
+  const engine = (await import(pathToFileURL(join(base, "Workbench.js")).href)) as EngineModule;
+  const dispatch = (await import(pathToFileURL(join(base, "dispatchCall.js")).href)) as DispatchModule;
+  return { Workbench: engine.Workbench, dispatchCall: dispatch.dispatchCall };
+}
+
+async function main(): Promise<void> {
+  await app.whenReady();
+  const root = app.getAppPath();
+  process.env.SPADE_RESOURCES_ROOT ??= root;
+  hardenApp(APP_ORIGIN);
+  serveAppProtocol(join(root, "out", "renderer"));
+
+  const engine = await loadEngine(root);
+  const workbench = engine.Workbench.open({ dbPath: process.env.SPADE_WORKSPACE ?? join(app.getPath("userData"), "workspace.sqlite"), shell: "electron" });
+
+  ipcMain.handle(CALL_CHANNEL, async (event, request: unknown) => {
+    const frameUrl = event.senderFrame?.url ?? "";
+    if (!isAppUrl(frameUrl, APP_ORIGIN)) return { ok: false, error: { name: "Forbidden", message: "calls are accepted from the workbench window only" } };
+    const { method, args } = (request ?? {}) as { method?: unknown; args?: unknown };
+    return engine.dispatchCall(workbench.api, method, args);
+  });
+  workbench.events.subscribe((event: WorkbenchEvent) => {
+    for (const window of BrowserWindow.getAllWindows()) if (!window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event);
+  });
+
+  const createWindow = () => {
+    const window = new BrowserWindow({
+      width: 1400,
+      height: 900,
+      title: "SPADE Workbench",
+      backgroundColor: "#0d1117",
+      webPreferences: {
+        preload: join(import.meta.dirname, "..", "preload", "index.cjs"),
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        webSecurity: true,
+        spellcheck: false,
+      },
+    });
+    void window.loadURL(`${APP_ORIGIN}/index.html#/runs`);
+  };
+  createWindow();
+  app.on("activate", () => {
+    if (BrowserWindow.getAllWindows().length === 0) createWindow();
+  });
+  app.on("window-all-closed", () => {
+    if (process.platform !== "darwin") app.quit();
+  });
+  app.on("will-quit", () => void workbench.close());
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  app.exit(1);
+});

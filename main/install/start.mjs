@@ -1,0 +1,58 @@
+// `npm start`: the Electron window where Electron can run (binary downloaded, a display present),
+// otherwise the same workbench served on 127.0.0.1 for a browser (`spade serve` on the default
+// workspace, printing the address line). Builds whatever is missing first.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const outputs = {
+  engine: join(root, "out", "engine", "main", "cli", "spade.js"),
+  renderer: join(root, "out", "renderer", "index.html"),
+  shell: join(root, "out", "main", "index.js"),
+};
+
+/** The Electron binary, or null when it was never downloaded. */
+export function electronBinary(rootDir = root) {
+  const pathFile = join(rootDir, "node_modules", "electron", "path.txt");
+  if (!existsSync(pathFile)) return null;
+  const binary = join(rootDir, "node_modules", "electron", "dist", readFileSync(pathFile, "utf8").trim());
+  return existsSync(binary) ? binary : null;
+}
+
+/** A display to open a window on: always on macOS and Windows; X11 or Wayland on Linux. */
+export function hasDisplay(env = process.env, platform = process.platform) {
+  if (platform === "darwin" || platform === "win32") return true;
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], shell: process.platform === "win32" });
+  if (result.status !== 0) {
+    console.error(`spade-workbench: \`${command} ${args.join(" ")}\` failed`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+function buildMissing(needShell) {
+  const bin = (name) => join(root, "node_modules", ".bin", name);
+  if (!existsSync(outputs.engine)) run(bin("tsc"), ["-p", "tsconfig.engine.json"]);
+  if (!existsSync(outputs.renderer) || (needShell && !existsSync(outputs.shell))) run(bin("electron-vite"), ["build"]);
+}
+
+function forward(child) {
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+const binary = electronBinary();
+const useElectron = binary !== null && hasDisplay() && process.env.SPADE_BROWSER_MODE !== "1";
+buildMissing(useElectron);
+if (useElectron) {
+  forward(spawn(binary, ["."], { cwd: root, stdio: "inherit" }));
+} else {
+  if (binary === null) console.error("spade-workbench: no Electron binary here; serving the workbench for your browser instead.");
+  else console.error("spade-workbench: no display; serving the workbench for your browser instead.");
+  forward(spawn(process.execPath, [outputs.engine, "serve", ...process.argv.slice(2)], { cwd: root, stdio: "inherit" }));
+}
