@@ -3,7 +3,9 @@
 // minus those methods, while they are missing; a missing part makes its methods fail with
 // UnavailableError instead of breaking the whole workbench.
 import type { ValidationReport } from "../../shared/environment.js";
+import type { RunConfig } from "../../shared/runConfig.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
+import type { WritableDb } from "../store/DatabaseHandle.js";
 
 /** Validates environment code and opens sandboxed sessions of it. */
 export interface EnvironmentRuntime {
@@ -14,12 +16,12 @@ export interface EnvironmentRuntime {
 
 /** The self-play loop's run control (main/selfplay/RunController.ts). */
 export interface RunControl {
-  start(config: unknown): Promise<{ runId: number }>;
-  pause(runId: number): unknown;
-  resume(runId: number): unknown;
-  stop(runId: number): unknown;
-  on(event: string, listener: (payload: unknown) => void): unknown;
-  dispose?(): unknown;
+  start(config: RunConfig): Promise<{ runId: number }>;
+  pause(runId: number): Promise<unknown>;
+  resume(runId: number): Promise<unknown>;
+  stop(runId: number): Promise<unknown>;
+  /** Every loop event and run status change; returns the function that stops listening. */
+  on(listener: (event: { type: string }) => void): () => void;
 }
 
 interface SandboxModule {
@@ -29,7 +31,7 @@ interface ValidatorModule {
   validateEnvironment(pool: unknown, code: string, options?: unknown): Promise<ValidationReport>;
 }
 interface RunControllerModule {
-  RunController: new (options: { db: unknown; dbPath: string }) => RunControl;
+  RunController: new (options: { db: WritableDb }) => RunControl;
 }
 
 /** Imports an optional engine module; null when this build does not have it. */
@@ -58,8 +60,9 @@ export async function loadEnvironmentRuntime(): Promise<EnvironmentRuntime | nul
 }
 
 /** The run controller, when the self-play loop is built in. */
-export async function loadRunControl(db: unknown, dbPath: string): Promise<RunControl | null> {
-  // TODO(selfplay): switch to a static import once main/selfplay/RunController.ts has landed.
+export async function loadRunControl(db: WritableDb): Promise<RunControl | null> {
+  // TODO(selfplay): a static import once main/selfplay/RunController.ts and its imports (corpus,
+  // llm/createBackend, sandbox) have all landed; until then a build without them still serves.
   const module = await importOptional<RunControllerModule>("../selfplay/RunController.js");
-  return module ? new module.RunController({ db, dbPath }) : null;
+  return module ? new module.RunController({ db }) : null;
 }

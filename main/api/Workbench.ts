@@ -1,9 +1,10 @@
 // The engine behind the workbench: the API contract implemented over one workspace database,
 // plus the event hub both transports forward. Transports call `dispatchCall(workbench.api, ...)`.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { EnvironmentFilter } from "../../shared/api/environmentTypes.js";
-import { workbenchEventTypes, type WorkbenchEvent } from "../../shared/api/events.js";
+import type { WorkbenchEvent } from "../../shared/api/events.js";
+import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
 import type { WorkbenchApi, WorkbenchInfo } from "../../shared/api/WorkbenchApi.js";
 import { appRoot } from "../paths.js";
 import * as store from "../store/index.js";
@@ -13,6 +14,7 @@ import { EventHub } from "./EventHub.js";
 import { NotFoundError } from "./NotFoundError.js";
 import { PlaySessions } from "./PlaySessions.js";
 import * as views from "./toViews.js";
+import { toWorkbenchEvent } from "./toWorkbenchEvent.js";
 import { UnavailableError } from "./UnavailableError.js";
 
 export interface WorkbenchOptions {
@@ -54,6 +56,13 @@ function storeFilter(filter: EnvironmentFilter): store.EnvironmentFilter {
   };
 }
 
+/** Relative model and corpus paths in a config from the UI are relative to the workspace folder. */
+function resolveRunPaths(config: RunConfig, base: string): RunConfig {
+  const backend = { ...config.backend };
+  if (typeof backend.modelPath === "string") backend.modelPath = resolve(base, backend.modelPath);
+  return { ...config, backend, corpus: config.corpus ? { ...config.corpus, path: resolve(base, config.corpus.path) } : null };
+}
+
 function readVersion(): string {
   try {
     return String((JSON.parse(readFileSync(join(appRoot(), "package.json"), "utf8")) as { version?: unknown }).version ?? "unknown");
@@ -93,18 +102,14 @@ export class Workbench {
     await this.#plays.closeAll();
     const runtime = await this.#runtime;
     await runtime?.dispose();
-    const control = await this.#runControl;
-    await control?.dispose?.();
     this.db.close();
   }
 
   #wire(control: RunControl): RunControl {
-    for (const type of workbenchEventTypes) {
-      control.on(type, (payload) => {
-        const body = views.asObject(payload);
-        this.emit({ ...body, type } as WorkbenchEvent);
-      });
-    }
+    control.on((loopEvent) => {
+      const event = toWorkbenchEvent(loopEvent);
+      if (event) this.emit(event);
+    });
     return control;
   }
 
@@ -116,7 +121,7 @@ export class Workbench {
   }
 
   async #requireRunControl(): Promise<RunControl> {
-    this.#runControl ??= loadRunControl(this.db, this.#options.dbPath).then((control) => (control ? this.#wire(control) : null));
+    this.#runControl ??= loadRunControl(this.db).then((control) => (control ? this.#wire(control) : null));
     const control = await this.#runControl;
     if (!control) throw new UnavailableError("run control needs the self-play loop, which this build does not include");
     return control;
@@ -140,7 +145,7 @@ export class Workbench {
     return {
       getInfo: async () => {
         const runtime = await (this.#runtime ??= loadEnvironmentRuntime().catch(() => null));
-        const control = await (this.#runControl ??= loadRunControl(this.db, this.#options.dbPath)
+        const control = await (this.#runControl ??= loadRunControl(this.db)
           .then((c) => (c ? this.#wire(c) : null))
           .catch(() => null));
         const info: WorkbenchInfo = {
@@ -286,7 +291,8 @@ export class Workbench {
       listEvalResults: async ({ adapterId }) => store.listEvalResults(db, adapterId === undefined ? {} : { adapterId }).map(views.toEvalResultView),
       startRun: async ({ config }) => {
         const control = await this.#requireRunControl();
-        return control.start({ db: this.#options.dbPath, ...config });
+        const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "startRun config");
+        return control.start(resolveRunPaths(parsed, dirname(this.#options.dbPath)));
       },
       pauseRun: async ({ runId }) => {
         await (await this.#requireRunControl()).pause(runId);

@@ -2,6 +2,7 @@
 export function statusForError(name: string): number {
   switch (name) {
     case "ApiInputError":
+    case "InputError":
       return 400;
     case "NotFoundError":
       return 404;

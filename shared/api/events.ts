@@ -38,6 +38,13 @@ export interface ModelProgressEvent {
   totalBytes: number | null;
 }
 
-export type WorkbenchEvent = RunProgressEvent | RunStatusEvent | EnvironmentAddedEvent | ModelProgressEvent;
+/** An iteration finished: its metrics are stored (charts reload). */
+export interface IterationCompletedEvent {
+  type: "iterationCompleted";
+  runId: number;
+  iteration: number;
+}
+
+export type WorkbenchEvent = RunProgressEvent | RunStatusEvent | EnvironmentAddedEvent | ModelProgressEvent | IterationCompletedEvent;
 export type WorkbenchEventType = WorkbenchEvent["type"];
-export const workbenchEventTypes: readonly WorkbenchEventType[] = ["runProgress", "runStatus", "environmentAdded", "modelProgress"];
+export const workbenchEventTypes: readonly WorkbenchEventType[] = ["runProgress", "runStatus", "environmentAdded", "modelProgress", "iterationCompleted"];

@@ -1,0 +1,28 @@
+// The self-play loop's events -> the workbench's pushed events (null: not shown live).
+import type { WorkbenchEvent } from "../../shared/api/events.js";
+import { runStatuses } from "../store/queries/runs.js";
+
+type Loose = { type: string } & Record<string, unknown>;
+
+const num = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+
+export function toWorkbenchEvent(event: { type: string }): WorkbenchEvent | null {
+  const e = event as Loose;
+  switch (e.type) {
+    case "iterationStarted":
+      return { type: "runProgress", runId: num(e.runId), iteration: num(e.iteration), done: 0, total: 0, phase: "starting" };
+    case "slotPhase":
+      return { type: "runProgress", runId: num(e.runId), iteration: num(e.iteration), done: num(e.slot), total: num(e.slots), phase: typeof e.phase === "string" ? e.phase : null };
+    case "environmentAdded":
+      return { type: "environmentAdded", runId: num(e.runId), environmentId: num(e.environmentId), iteration: num(e.iteration), valid: e.valid === true };
+    case "iterationCompleted":
+      return { type: "iterationCompleted", runId: num(e.runId), iteration: num(e.iteration) };
+    case "runStatus":
+      if (!(runStatuses as readonly unknown[]).includes(e.status)) return null;
+      return { type: "runStatus", runId: num(e.runId), status: e.status as (typeof runStatuses)[number], error: typeof e.error === "string" ? e.error : null };
+    case "modelProgress":
+      return { type: "modelProgress", model: String(e.model ?? ""), phase: e.phase === "download" ? "download" : "load", fraction: typeof e.fraction === "number" ? e.fraction : null, bytes: typeof e.bytes === "number" ? e.bytes : null, totalBytes: typeof e.totalBytes === "number" ? e.totalBytes : null };
+    default:
+      return null;
+  }
+}
