@@ -114,7 +114,7 @@ const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays"
 /**
  * Reads a run config (the JSON of `spade run --config`). Unknown keys and wrong types are refused
  * with a message naming the key; `where` names the file. Paths stay as written: the caller resolves
- * them against the config file's folder.
+ * them against the config file's folder. A parsed config reads back as itself (runs store theirs).
  */
 export function parseRunConfig(value: unknown, where: string): RunConfig {
   const c = readObject(where, "", value, topKeys);
@@ -126,7 +126,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
   readString(where, "backend.kind", backend.kind, { oneOf: ["llama", "openai"] });
   return {
     db: readString(where, "db", c.db, { nonEmpty: true }),
-    name: optional(c.name, (v) => readString(where, "name", v)) ?? null,
+    name: optional(c.name ?? undefined, (v) => readString(where, "name", v)) ?? null,
     seed: int("seed", 0),
     iterations: int("iterations", 1),
     envsPerIteration: int("envsPerIteration", 1),
@@ -156,7 +156,7 @@ function readCorpus(where: string, value: unknown): CorpusConfig {
 function readDesigner(where: string, value: unknown): DesignerConfig {
   const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "temperature", "maxTokens", "skills", "difficulties"]);
   const kind = (optional(o.kind, (v) => readString(where, "designer.kind", v, { oneOf: ["llm", "fixed"] })) ?? "llm") as DesignerConfig["kind"];
-  const set = optional(o.set, (v) => readString(where, "designer.set", v, { nonEmpty: true })) ?? null;
+  const set = optional(o.set ?? undefined, (v) => readString(where, "designer.set", v, { nonEmpty: true })) ?? null;
   if (kind === "fixed" && set === null) throw new InputError(`${where}: designer.set: required when designer.kind is "fixed" (the environment set to draw from)`);
   return {
     kind,
@@ -206,7 +206,7 @@ function readAgent(where: string, value: unknown): AgentConfig {
   return {
     temperature: optional(o.temperature, (v) => readNumber(where, "agent.temperature", v, 0, 5)) ?? 0.6,
     maxTokens: optional(o.maxTokens, (v) => readInteger(where, "agent.maxTokens", v, 1)) ?? 512,
-    historyTurns: optional(o.historyTurns, (v) => readInteger(where, "agent.historyTurns", v, 1)) ?? null,
+    historyTurns: optional(o.historyTurns ?? undefined, (v) => readInteger(where, "agent.historyTurns", v, 1)) ?? null,
   };
 }
 

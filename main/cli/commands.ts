@@ -1,6 +1,8 @@
 import type { Command } from "./Command.js";
 import { benchCommand } from "./commands/benchCommand.js";
+import { reportCommand } from "./commands/reportCommand.js";
+import { runCommand } from "./commands/runCommand.js";
 import { serveCommand } from "./commands/serveCommand.js";
 
 /** Every `spade` sub-command, in the order `spade help` lists them. */
-export const commands: Command[] = [benchCommand, serveCommand];
+export const commands: Command[] = [runCommand, reportCommand, benchCommand, serveCommand];

@@ -119,3 +119,10 @@ describe("parseRunConfig", () => {
     expect(() => parseRunConfig({ ...baseConfig, designer: { kind: "fixed" } }, "run.json")).toThrow(/designer\.set: required/);
   });
 });
+
+describe("parseRunConfig round trip", () => {
+  it("reads a parsed config back as itself (runs store their config)", () => {
+    const config = parseRunConfig({ ...baseConfig, corpus: { path: "c.jsonl" }, designer: { attempts: 2 } }, "run.json");
+    expect(parseRunConfig(JSON.parse(JSON.stringify(config)), "stored")).toEqual(config);
+  });
+});

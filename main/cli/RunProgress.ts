@@ -1,0 +1,55 @@
+import type { RunControllerEvent } from "../selfplay/RunController.js";
+
+/**
+ * `spade run`'s stderr: a progress bar for the current iteration (redrawn in place on a terminal,
+ * a line per step otherwise) and a summary line per iteration.
+ */
+export class RunProgress {
+  private iterations = 0;
+  private lastDrawn = "";
+
+  constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {}
+
+  handle(event: RunControllerEvent): void {
+    switch (event.type) {
+      case "iterationStarted":
+        this.iterations = event.iterations;
+        break;
+      case "slotPhase":
+        this.draw(`iteration ${event.iteration + 1}/${this.iterations} ${bar(event.slot, event.slots)} env ${event.slot + 1}/${event.slots} ${event.phase}${event.detail ? ` (${event.detail})` : ""}`);
+        break;
+      case "iterationCompleted": {
+        const m = event.metrics;
+        const pct = (value: number | undefined) => (value === undefined ? "-" : `${Math.round(value * 100)}%`);
+        const num = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(3));
+        this.line(
+          `iteration ${event.iteration + 1}/${this.iterations} done: validity ${pct(m.validityRate)}, win rate ${pct(m.meanWinRate)}, regret ${num(m.meanRegret)}, designer reward ${num(m.designerReward)}, novelty ${pct(m.noveltyRate)}, ${Math.round(m.tokens ?? 0)} tokens, ${((m.wallTimeMs ?? 0) / 1000).toFixed(1)} s`,
+        );
+        break;
+      }
+      case "runStatus":
+        if (event.status !== "running") this.line(`run ${event.runId} ${event.status}${event.error ? `: ${event.error}` : ""}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private draw(text: string): void {
+    if (text === this.lastDrawn) return;
+    this.lastDrawn = text;
+    if (this.stream.isTTY) this.stream.write(`\r\x1b[2K${text}`);
+    else this.stream.write(`${text}\n`);
+  }
+
+  private line(text: string): void {
+    if (this.stream.isTTY && this.lastDrawn) this.stream.write("\r\x1b[2K");
+    this.lastDrawn = "";
+    this.stream.write(`${text}\n`);
+  }
+}
+
+function bar(done: number, total: number, width = 20): string {
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  return `[${"#".repeat(filled)}${"-".repeat(width - filled)}]`;
+}

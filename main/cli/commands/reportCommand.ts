@@ -1,0 +1,45 @@
+import { existsSync } from "node:fs";
+import { buildRunReport } from "../../selfplay/buildRunReport.js";
+import { openDatabase } from "../../store/openDatabase.js";
+import type { Command } from "../Command.js";
+import { parseCommandArgs, parseIntegerOption } from "../parseCommandArgs.js";
+import { UsageError } from "../UsageError.js";
+
+export const reportCommand: Command = {
+  name: "report",
+  usage: "report --db <path> [--run <id>] [--json]",
+  summary: "every designer attempt of a run with its statistics and episodes",
+  async run(argv) {
+    const { values } = parseCommandArgs("report", argv, { db: { type: "string" }, run: { type: "string" }, json: { type: "boolean" } }, false);
+    if (!values.db) throw new UsageError("spade report: --db <path> is required");
+    if (!existsSync(values.db)) throw new UsageError(`spade report: ${values.db} does not exist`);
+    const runId = parseIntegerOption("report", "run", values.run);
+    const db = openDatabase(values.db, { readonly: true });
+    let report;
+    try {
+      report = buildRunReport(db, runId);
+    } catch (error) {
+      throw new UsageError(`spade report: ${(error as Error).message}`);
+    } finally {
+      db.close();
+    }
+    if (values.json) {
+      process.stdout.write(JSON.stringify(report) + "\n");
+      return 0;
+    }
+    for (const run of report.runs) {
+      process.stdout.write(`run ${run.id} ${run.name ? `"${run.name}" ` : ""}${run.status}, ${run.iterationsCompleted} iterations${run.ablations.length ? ` (${run.ablations.join(", ")})` : ""}\n`);
+      for (const env of run.environments) {
+        const stats = env.valid
+          ? `win ${fmt(env.winRate)} hinted ${fmt(env.hintWinRate)} regret ${fmt(env.regret)} reward ${fmt(env.designerReward)}${env.novel === false ? " duplicate" : ""}`
+          : `invalid: ${env.validationError ?? "?"}`;
+        process.stdout.write(`  #${env.id} it${env.iteration} slot${env.slot}.${env.attempt} ${env.className ?? "-"}: ${stats}\n`);
+      }
+    }
+    return 0;
+  },
+};
+
+function fmt(value: number | null): string {
+  return value === null ? "-" : value.toFixed(2);
+}

@@ -1,0 +1,54 @@
+import { dirname, resolve } from "node:path";
+import { parseRunConfig } from "../../../shared/runConfig.js";
+import { InputError } from "../../../shared/validation/InputError.js";
+import { findResumableRun } from "../../selfplay/findResumableRun.js";
+import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
+import { RunController } from "../../selfplay/RunController.js";
+import { openDatabase } from "../../store/openDatabase.js";
+import type { Command } from "../Command.js";
+import { parseCommandArgs } from "../parseCommandArgs.js";
+import { readJsonFile } from "../readJsonFile.js";
+import { RunProgress } from "../RunProgress.js";
+import { UsageError } from "../UsageError.js";
+
+export const runCommand: Command = {
+  name: "run",
+  usage: "run --config <file.json> [--resume]",
+  summary: "run SPADE self-play; --resume continues the unfinished run with this config",
+  async run(argv) {
+    const { values } = parseCommandArgs("run", argv, { config: { type: "string" }, resume: { type: "boolean" } }, false);
+    if (!values.config) throw new UsageError("spade run: --config <file.json> is required");
+    const configPath = resolve(values.config);
+    let config;
+    try {
+      config = resolveRunConfigPaths(parseRunConfig(readJsonFile("run", configPath), configPath), dirname(configPath));
+    } catch (error) {
+      if (error instanceof InputError) throw new UsageError(`spade run: ${error.message}`);
+      throw error;
+    }
+    const db = openDatabase(config.db);
+    const controller = new RunController({ db });
+    const progress = new RunProgress();
+    controller.on((event) => progress.handle(event));
+    let runId: number;
+    if (values.resume) {
+      const run = findResumableRun(db, config);
+      if (!run) throw new UsageError(`spade run --resume: ${config.db} has no unfinished run with this config (seed ${config.seed})`);
+      runId = (await controller.resume(run.id)).runId;
+      process.stderr.write(`resuming run ${runId} at iteration ${run.iterationsCompleted + 1}\n`);
+    } else {
+      runId = (await controller.start(config)).runId;
+      process.stderr.write(`run ${runId} started (${config.db})\n`);
+    }
+    const pauseOnSignal = () => {
+      process.stderr.write("\npausing after the current step (resume with --resume)...\n");
+      void controller.pause(runId).catch(() => undefined);
+    };
+    process.once("SIGINT", pauseOnSignal);
+    process.once("SIGTERM", pauseOnSignal);
+    const status = await controller.wait(runId);
+    db.close();
+    if (status === "completed") return 0;
+    return status === "paused" ? 130 : 1;
+  },
+};

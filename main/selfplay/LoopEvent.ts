@@ -1,0 +1,8 @@
+/** Progress the loop reports to the CLI and the UI. */
+export type LoopEvent =
+  | { type: "iterationStarted"; runId: number; iteration: number; iterations: number }
+  | { type: "slotPhase"; runId: number; iteration: number; slot: number; slots: number; phase: "designing" | "validating" | "hinting" | "playing" | "scoring"; detail?: string }
+  | { type: "environmentAdded"; runId: number; iteration: number; slot: number; environmentId: number; valid: boolean; className: string | null }
+  | { type: "episodeFinished"; runId: number; environmentId: number; hinted: boolean; playIndex: number; return: number; error: string | null }
+  | { type: "environmentScored"; runId: number; environmentId: number; winRate: number | null; regret: number | null; designerReward: number }
+  | { type: "iterationCompleted"; runId: number; iteration: number; metrics: Record<string, number> };

@@ -1,0 +1,20 @@
+import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
+import type { ReadonlyDb } from "../store/DatabaseHandle.js";
+import { listRuns, type Run } from "../store/queries/runs.js";
+
+/**
+ * The run `--resume` continues: the newest unfinished run of the workspace whose stored config is
+ * this one. Null when there is none.
+ */
+export function findResumableRun(db: ReadonlyDb, config: RunConfig): Run | null {
+  const wanted = JSON.stringify(config);
+  for (const run of listRuns(db)) {
+    if (run.status === "completed") continue;
+    try {
+      if (JSON.stringify(parseRunConfig(run.config, `run ${run.id}`)) === wanted) return run;
+    } catch {
+      continue;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,50 @@
+// `spade report --json`: a CLI contract other tools rely on. Extend only compatibly.
+
+export interface ReportEpisode {
+  id: number;
+  hinted: boolean;
+  return: number;
+  turns: number;
+  error: string | null;
+  /** Extension: the canary play, which is not counted in the statistics. */
+  canary: boolean;
+}
+
+export interface ReportEnvironment {
+  id: number;
+  iteration: number;
+  className: string | null;
+  valid: boolean;
+  validationError: string | null;
+  novel: boolean | null;
+  hint: string | null;
+  plays: number;
+  hintPlays: number;
+  winRate: number | null;
+  hintWinRate: number | null;
+  meanReturn: number | null;
+  hintMeanReturn: number | null;
+  regret: number | null;
+  designerReward: number | null;
+  documentId: string | null;
+  episodes: ReportEpisode[];
+  /** Extensions. */
+  slot: number;
+  attempt: number;
+  skill: string | null;
+}
+
+export interface ReportRun {
+  id: number;
+  status: "running" | "paused" | "stopped" | "failed" | "completed";
+  iterationsCompleted: number;
+  environments: ReportEnvironment[];
+  /** Extensions: the run's name, error and what it ablates. */
+  name: string;
+  error: string | null;
+  ablations: string[];
+}
+
+export interface RunReport {
+  runs: ReportRun[];
+}
