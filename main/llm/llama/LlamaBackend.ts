@@ -1,0 +1,219 @@
+import { stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { resolveChatWrapper, type ChatWrapper, type Llama, type LlamaEmbeddingContext, type LlamaModel } from "node-llama-cpp";
+import type { LoraSpec } from "../../../shared/backendConfig.js";
+import type { ChatResult } from "../../../shared/llm.js";
+import { splitReasoning } from "../../../shared/splitReasoning.js";
+import { AdapterMismatchError } from "../gguf/AdapterMismatchError.js";
+import { checkAdapterFile } from "../gguf/checkAdapterFile.js";
+import { checkModelFile } from "../gguf/checkModelFile.js";
+import type { GgufInfo } from "../gguf/GgufInfo.js";
+import type { ChatRequest, LlmBackend } from "../LlmBackend.js";
+import { generateOnSequence } from "./generateOnSequence.js";
+import type { LlamaBackendOptions } from "./LlamaBackendOptions.js";
+import { LlamaBackendStateError } from "./LlamaBackendStateError.js";
+import { loadLlamaRuntime } from "./loadLlamaRuntime.js";
+import { renderChatPrompt } from "./renderChatPrompt.js";
+import { resolveModelSource } from "./resolveModelSource.js";
+import { SequencePool } from "./SequencePool.js";
+
+const defaultContextSize = 4096;
+
+interface Loaded {
+  model: LlamaModel;
+  wrapper: ChatWrapper;
+  pool: SequencePool;
+  embedding: Promise<LlamaEmbeddingContext> | null;
+  /** Adapter files as first loaded (node-llama-cpp caches adapters by path for the model's lifetime). */
+  adapterStamps: Map<string, string>;
+}
+
+/**
+ * A local GGUF model through node-llama-cpp: `sequences` parallel sequences in one context decode
+ * in one batch, each call renders the messages with the model's own chat template, and a sequence
+ * reuses its cached prefix across the turns of an episode. Model and adapter files are checked in
+ * JavaScript before llama.cpp sees them.
+ */
+export class LlamaBackend implements LlmBackend {
+  readonly name: string;
+  readonly parallelism: number;
+  private state: "ready" | "unloaded" | "disposed" = "ready";
+  private loaded: Loaded | null = null;
+  private lora: LoraSpec[];
+  private readonly retiring = new Set<Promise<void>>();
+  private readonly disposal = new AbortController();
+  private embedQueue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly llama: Llama,
+    /** The local GGUF file (a URI resolves to its downloaded copy). */
+    readonly modelPath: string,
+    /** The checked header of the model file. */
+    readonly modelInfo: GgufInfo,
+    private readonly options: LlamaBackendOptions,
+  ) {
+    this.name = `llama:${basename(modelPath)}`;
+    this.parallelism = options.sequences ?? 1;
+    this.lora = options.lora ?? [];
+  }
+
+  static async load(options: LlamaBackendOptions): Promise<LlamaBackend> {
+    const modelPath = await resolveModelSource(options.model, options);
+    const info = await checkModelFile(modelPath);
+    for (const adapter of options.lora ?? []) await checkAdapterFile(adapter.path, info);
+    const llama = await loadLlamaRuntime(options);
+    const backend = new LlamaBackend(llama, modelPath, info, options);
+    try {
+      backend.loaded = await backend.loadModel();
+    } catch (error) {
+      await llama.dispose();
+      throw error;
+    }
+    return backend;
+  }
+
+  /** `basename[@scale]` of each adapter in use, joined by "+", or null without adapters. */
+  get adapter(): string | null {
+    if (this.lora.length === 0) return null;
+    return this.lora.map(({ path, scale = 1 }) => basename(path) + (scale === 1 ? "" : `@${scale}`)).join("+");
+  }
+
+  /** CPU threads shared by this backend's contexts. */
+  get threads(): number {
+    return this.llama.maxThreads;
+  }
+
+  /** Tokens each sequence holds. */
+  get contextSize(): number {
+    return this.ready().pool.context.contextSize;
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    const { model, wrapper, pool } = this.ready();
+    const prompt = renderChatPrompt(model, wrapper, request.messages);
+    const signal = request.signal ? AbortSignal.any([request.signal, this.disposal.signal]) : this.disposal.signal;
+    const base = { promptTokens: prompt.tokens.length };
+    const sequence = await pool.acquire(prompt.tokens, signal);
+    if (!sequence) return { text: "", reasoning: null, finishReason: "abort", completionTokens: 0, tokenIds: [], tokenProbs: [], ...base };
+    let generation;
+    try {
+      generation = await generateOnSequence(sequence, prompt, request.sampling ?? {}, signal);
+    } finally {
+      pool.release(sequence);
+    }
+    const { text, reasoning } = splitReasoning(generation.rawText);
+    return {
+      text,
+      reasoning,
+      finishReason: generation.finishReason,
+      completionTokens: generation.tokenIds.length,
+      tokenIds: generation.tokenIds,
+      tokenProbs: generation.tokenProbs,
+      ...base,
+    };
+  }
+
+  /**
+   * Switches adapters: a new context is created with them (llama.cpp applies LoRA only at context
+   * creation); calls already running finish on the old context, which is then disposed.
+   */
+  async setAdapters(lora: LoraSpec[]): Promise<void> {
+    const loaded = this.ready();
+    for (const adapter of lora) await checkAdapterFile(adapter.path, this.modelInfo);
+    const pool = await this.createPool(loaded.model, lora, loaded.adapterStamps);
+    const old = loaded.pool;
+    loaded.pool = pool;
+    this.lora = lora;
+    this.retire(old);
+  }
+
+  async embed(text: string): Promise<number[]> {
+    const loaded = this.ready();
+    loaded.embedding ??= loaded.model.createEmbeddingContext({ contextSize: Math.min(loaded.model.trainContextSize, defaultContextSize) });
+    const context = await loaded.embedding;
+    const result = this.embedQueue.then(() => context.getEmbeddingFor(text));
+    this.embedQueue = result.catch(() => undefined);
+    return [...(await result).vector];
+  }
+
+  /** Frees the model from (GPU) memory after running calls finish, e.g. while a trainer needs the GPU. */
+  async unload(): Promise<void> {
+    const loaded = this.ready();
+    this.state = "unloaded";
+    this.loaded = null;
+    await this.release(loaded);
+  }
+
+  /** Loads the model again after `unload()`, with the adapters in use before. */
+  async reload(): Promise<void> {
+    if (this.state !== "unloaded") throw new LlamaBackendStateError(`${this.name}: reload() needs an unloaded backend, but it is ${this.state}`);
+    this.loaded = await this.loadModel();
+    this.state = "ready";
+  }
+
+  /** Aborts running calls (they return finishReason "abort") and frees everything. */
+  async dispose(): Promise<void> {
+    if (this.state === "disposed") return;
+    const loaded = this.loaded;
+    this.state = "disposed";
+    this.loaded = null;
+    this.disposal.abort();
+    if (loaded) await this.release(loaded);
+    await Promise.all(this.retiring);
+    await this.llama.dispose();
+  }
+
+  private ready(): Loaded {
+    if (this.state !== "ready" || !this.loaded) {
+      const hint = this.state === "unloaded" ? "; call reload() first" : "";
+      throw new LlamaBackendStateError(`${this.name} is ${this.state}${hint}`);
+    }
+    return this.loaded;
+  }
+
+  private async loadModel(): Promise<Loaded> {
+    const model = await this.llama.loadModel({ modelPath: this.modelPath });
+    try {
+      const adapterStamps = new Map<string, string>();
+      const pool = await this.createPool(model, this.lora, adapterStamps);
+      return { model, wrapper: resolveChatWrapper(model), pool, embedding: null, adapterStamps };
+    } catch (error) {
+      await model.dispose();
+      throw error;
+    }
+  }
+
+  private async createPool(model: LlamaModel, lora: LoraSpec[], stamps: Map<string, string>): Promise<SequencePool> {
+    for (const { path } of lora) {
+      const { mtimeMs, size } = await stat(path);
+      const stamp = `${mtimeMs}:${size}`;
+      const seen = stamps.get(path);
+      if (seen !== undefined && seen !== stamp) {
+        throw new AdapterMismatchError(path, "the file changed since this model first loaded it, and llama.cpp caches adapters by path: write each adapter version to a new file name");
+      }
+      stamps.set(path, stamp);
+    }
+    const context = await model.createContext({
+      sequences: this.parallelism,
+      contextSize: this.options.contextSize ?? Math.min(defaultContextSize, model.trainContextSize),
+      batchSize: this.options.batchSize,
+      flashAttention: this.options.flashAttention,
+      lora: lora.length > 0 ? { adapters: lora.map(({ path, scale }) => ({ filePath: path, scale: scale ?? 1 })) } : undefined,
+    });
+    return new SequencePool(context);
+  }
+
+  private retire(pool: SequencePool): void {
+    const done = pool.idle().then(() => pool.dispose());
+    this.retiring.add(done);
+    void done.finally(() => this.retiring.delete(done));
+  }
+
+  private async release(loaded: Loaded): Promise<void> {
+    await loaded.pool.idle();
+    await Promise.all(this.retiring);
+    await loaded.pool.dispose();
+    if (loaded.embedding) await (await loaded.embedding).dispose();
+    await loaded.model.dispose();
+  }
+}

@@ -1,0 +1,47 @@
+import { getLlama, type Llama, type LlamaLogLevel } from "node-llama-cpp";
+import type { GpuChoice } from "../../../shared/backendConfig.js";
+
+export interface LlamaRuntimeOptions {
+  /** Defaults to "auto". */
+  gpu?: GpuChoice;
+  /** Defaults to `defaultThreads()` of the loaded runtime. */
+  threads?: number;
+  /** Defaults to "never". */
+  build?: "never" | "auto";
+  /** Defaults to "error". */
+  logLevel?: `${LlamaLogLevel}`;
+}
+
+/** Never more threads than math cores (4 threads on 2 cores makes generation ~1000x slower); at most 8. */
+export function defaultThreads(llama: Llama): number {
+  return Math.max(1, Math.min(8, llama.cpuMathCores));
+}
+
+export class LlamaRuntimeError extends Error {
+  override name = "LlamaRuntimeError";
+}
+
+/**
+ * node-llama-cpp's runtime for the requested GPU, with a thread budget shared by every context
+ * of this runtime (generation and embedding contexts together never oversubscribe the CPU).
+ */
+export async function loadLlamaRuntime(options: LlamaRuntimeOptions = {}): Promise<Llama> {
+  const gpu = options.gpu ?? "auto";
+  let llama: Llama;
+  try {
+    llama = await getLlama({
+      gpu,
+      build: options.build ?? "never",
+      logLevel: (options.logLevel ?? "error") as LlamaLogLevel,
+      maxThreads: options.threads ?? 1,
+      progressLogs: false,
+    });
+  } catch (error) {
+    throw new LlamaRuntimeError(
+      `cannot start llama.cpp with gpu ${JSON.stringify(gpu)}: ${(error as Error).message}` +
+        (gpu === "auto" || gpu === false ? "" : ' (is that GPU and its driver present? gpu "auto" falls back to the CPU)'),
+    );
+  }
+  llama.maxThreads = options.threads ?? defaultThreads(llama);
+  return llama;
+}

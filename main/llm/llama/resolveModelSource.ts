@@ -1,0 +1,85 @@
+import { connect } from "node:net";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { resolveModelFile } from "node-llama-cpp";
+import { ModelDownloadError } from "./ModelDownloadError.js";
+
+export interface DownloadProgress {
+  downloadedBytes: number;
+  totalBytes: number;
+}
+
+export interface ResolveModelSourceOptions {
+  /** Where URIs are downloaded. Defaults to ~/.spade/models. */
+  modelsDir?: string;
+  /** Called as a download proceeds. Defaults to none. */
+  onDownloadProgress?: (progress: DownloadProgress) => void;
+  /** How long to wait for the download host to accept a connection. Defaults to 5000 ms. */
+  connectTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export function defaultModelsDir(): string {
+  return join(homedir(), ".spade", "models");
+}
+
+export function isModelUri(model: string): boolean {
+  return /^(hf:|https?:\/\/)/i.test(model);
+}
+
+/**
+ * A local GGUF path for `model`: a path is resolved against the working directory; a URI
+ * (`hf:owner/repo/file.gguf`, `https://...`) is downloaded into `modelsDir` once and reused. The
+ * download host is probed first, because node-llama-cpp's downloader keeps retrying offline:
+ * without a network this fails within the connect time-out with ModelDownloadError.
+ */
+export async function resolveModelSource(model: string, options: ResolveModelSourceOptions = {}): Promise<string> {
+  if (!isModelUri(model)) return resolve(model);
+  const directory = options.modelsDir ?? defaultModelsDir();
+  try {
+    return await resolveModelFile(model, { directory, download: false, cli: false });
+  } catch {
+    // Not downloaded yet.
+  }
+  const { host, port } = downloadHost(model);
+  await probe(model, host, port, options.connectTimeoutMs ?? 5000);
+  try {
+    return await resolveModelFile(model, {
+      directory,
+      cli: false,
+      signal: options.signal,
+      onProgress: options.onDownloadProgress
+        ? ({ downloadedSize, totalSize }) => options.onDownloadProgress!({ downloadedBytes: downloadedSize, totalBytes: totalSize })
+        : undefined,
+    });
+  } catch (error) {
+    throw new ModelDownloadError(model, (error as Error).message);
+  }
+}
+
+function downloadHost(model: string): { host: string; port: number } {
+  if (model.toLowerCase().startsWith("hf:")) return { host: "huggingface.co", port: 443 };
+  let url: URL;
+  try {
+    url = new URL(model);
+  } catch {
+    throw new ModelDownloadError(model, "not a valid URL");
+  }
+  return { host: url.hostname, port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80 };
+}
+
+function probe(model: string, host: string, port: number, timeoutMs: number): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const socket = connect({ host, port });
+    const fail = (reason: string) => {
+      socket.destroy();
+      reject(new ModelDownloadError(model, `${host}:${port} cannot be reached (${reason}); check the network connection, or give a local GGUF path`));
+    };
+    socket.setTimeout(timeoutMs, () => fail(`no answer within ${timeoutMs} ms`));
+    socket.once("error", (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
+    socket.once("connect", () => {
+      socket.destroy();
+      resolvePromise();
+    });
+  });
+}

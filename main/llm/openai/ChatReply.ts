@@ -1,0 +1,113 @@
+import type { ChatResult, FinishReason } from "../../../shared/llm.js";
+import { splitReasoning } from "../../../shared/splitReasoning.js";
+import { excerpt } from "./excerpt.js";
+import { OpenAiResponseError } from "./OpenAiResponseError.js";
+
+type Json = Record<string, unknown>;
+
+/**
+ * Builds one ChatResult from an OpenAI chat completion: a whole body, or streamed chunks added as
+ * they arrive (so an aborted stream still yields what came). Anything not shaped as the API
+ * specifies is refused with OpenAiResponseError saying what was expected.
+ */
+export class ChatReply {
+  private content = "";
+  private reasoningField = "";
+  private readonly probs: number[] = [];
+  private finish: string | null = null;
+  private promptTokens: number | null = null;
+  private completionTokens: number | null = null;
+
+  constructor(private readonly url: string) {}
+
+  /** Adds one streamed `chat.completion.chunk`. */
+  addChunk(chunk: unknown, index: number): void {
+    const body = this.object(chunk, `streamed event ${index}`);
+    this.refuseError(body);
+    this.readUsage(body.usage);
+    if (body.choices === undefined) return;
+    if (!Array.isArray(body.choices)) this.fail(`streamed event ${index}: expected "choices" to be an array, got ${describe(body.choices)}`);
+    if (body.choices.length === 0) return;
+    const choice = this.object(body.choices[0], `streamed event ${index}: choices[0]`);
+    const delta = choice.delta === undefined || choice.delta === null ? {} : this.object(choice.delta, `streamed event ${index}: choices[0].delta`);
+    this.content += this.text(delta.content, `streamed event ${index}: choices[0].delta.content`);
+    this.reasoningField += this.text(delta.reasoning_content ?? delta.reasoning, `streamed event ${index}: choices[0].delta.reasoning_content`);
+    this.readLogprobs(choice.logprobs, `streamed event ${index}`);
+    if (typeof choice.finish_reason === "string") this.finish = choice.finish_reason;
+  }
+
+  /** Reads a whole (non-streamed) `chat.completion`. */
+  setCompletion(completion: unknown): void {
+    const body = this.object(completion, "the response body");
+    this.refuseError(body);
+    if (!Array.isArray(body.choices) || body.choices.length === 0) this.fail(`expected "choices" to be a non-empty array, got ${describe(body.choices)}`);
+    const choice = this.object(body.choices[0], "choices[0]");
+    const message = this.object(choice.message, "choices[0].message");
+    if (message.content !== null && typeof message.content !== "string") this.fail(`expected choices[0].message.content to be a string, got ${describe(message.content)}`);
+    this.content = message.content ?? "";
+    this.reasoningField = this.text(message.reasoning_content ?? message.reasoning, "choices[0].message.reasoning_content");
+    this.readLogprobs(choice.logprobs, "choices[0]");
+    this.finish = typeof choice.finish_reason === "string" ? choice.finish_reason : "stop";
+    this.readUsage(body.usage);
+  }
+
+  get finished(): boolean {
+    return this.finish !== null;
+  }
+
+  result(override?: FinishReason): ChatResult {
+    const inline = splitReasoning(this.content);
+    const reasoning = [this.reasoningField.trim(), inline.reasoning ?? ""].filter(Boolean).join("\n\n");
+    const result: ChatResult = {
+      text: inline.text,
+      reasoning: reasoning || null,
+      finishReason: override ?? (this.finish === "length" ? "length" : "stop"),
+      promptTokens: this.promptTokens ?? 0,
+      completionTokens: this.completionTokens ?? this.probs.length,
+    };
+    if (this.probs.length > 0) result.tokenProbs = [...this.probs];
+    return result;
+  }
+
+  private readLogprobs(logprobs: unknown, where: string): void {
+    if (logprobs === undefined || logprobs === null) return;
+    const content = this.object(logprobs, `${where}.logprobs`).content;
+    if (content === undefined || content === null) return;
+    if (!Array.isArray(content)) this.fail(`expected ${where}.logprobs.content to be an array, got ${describe(content)}`);
+    content.forEach((entry, i) => {
+      const logprob = this.object(entry, `${where}.logprobs.content[${i}]`).logprob;
+      if (typeof logprob !== "number") this.fail(`expected ${where}.logprobs.content[${i}].logprob to be a number, got ${describe(logprob)}`);
+      this.probs.push(Math.exp(logprob));
+    });
+  }
+
+  private readUsage(usage: unknown): void {
+    if (usage === undefined || usage === null) return;
+    const { prompt_tokens: prompt, completion_tokens: completion } = this.object(usage, "usage");
+    if (typeof prompt === "number") this.promptTokens = prompt;
+    if (typeof completion === "number") this.completionTokens = completion;
+  }
+
+  private refuseError(body: Json): void {
+    if (body.error !== undefined && body.error !== null) this.fail(`the server sent an error: ${excerpt(JSON.stringify(body.error))}`);
+  }
+
+  private text(value: unknown, what: string): string {
+    if (value === undefined || value === null) return "";
+    if (typeof value !== "string") this.fail(`expected ${what} to be a string, got ${describe(value)}`);
+    return value;
+  }
+
+  private object(value: unknown, what: string): Json {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) this.fail(`expected ${what} to be an object, got ${describe(value)}`);
+    return value as Json;
+  }
+
+  private fail(problem: string): never {
+    throw new OpenAiResponseError(this.url, problem);
+  }
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? "nothing" : excerpt(JSON.stringify(value) ?? String(value), 80);
+}
