@@ -1,5 +1,5 @@
 import Editor, { type OnMount } from "@monaco-editor/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { EditorMarker } from "../lib/validationMarkers.js";
 import { setupMonaco } from "../lib/setupMonaco.js";
 
@@ -9,6 +9,7 @@ type StandaloneEditor = Parameters<OnMount>[0];
 /** Monaco with Python highlighting; `markers` are shown as error squiggles. */
 export function CodeEditor({ value, onChange, markers }: { value: string; onChange: (code: string) => void; markers: EditorMarker[] }) {
   const editorRef = useRef<StandaloneEditor | null>(null);
+  const [mounted, setMounted] = useState(false);
 
   useEffect(() => {
     const model = editorRef.current?.getModel();
@@ -25,7 +26,7 @@ export function CodeEditor({ value, onChange, markers }: { value: string; onChan
         severity: monaco.MarkerSeverity.Error,
       })),
     );
-  }, [markers]);
+  }, [markers, mounted]);
 
   return (
     <div className="code-editor" data-testid="code-editor">
@@ -37,8 +38,7 @@ export function CodeEditor({ value, onChange, markers }: { value: string; onChan
         onChange={(code) => onChange(code ?? "")}
         onMount={(editor) => {
           editorRef.current = editor;
-          const model = editor.getModel();
-          if (model) monaco.editor.setModelMarkers(model, "spade-validation", []);
+          setMounted(true);
         }}
         options={{ minimap: { enabled: false }, fontSize: 13, scrollBeyondLastLine: false, automaticLayout: true, tabSize: 4 }}
       />

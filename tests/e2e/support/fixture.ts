@@ -1,0 +1,1 @@
+export { buildUiFixture, fixtureCode, type UiFixture } from "../../../main/bench/uiFixture.js";
