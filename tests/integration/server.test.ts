@@ -20,7 +20,8 @@ async function call(method: string, body: unknown, headers: Record<string, strin
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${server.token}`, ...headers },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as { ok: boolean; result?: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers, checked by the assertions error?: { name: string; message: string } } };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON answers, checked by the assertions
+  return { status: response.status, body: (await response.json()) as { ok: boolean; result?: any; error?: { name: string; message: string } } };
 }
 
 beforeAll(() => {
