@@ -1,5 +1,6 @@
+import { parseBackendConfig, type BackendConfig } from "./backendConfig.js";
 import { InputError } from "./validation/InputError.js";
-import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray, type Fields } from "./validation/fields.js";
+import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
 
 /** The designer reward variants (SPADE-NOTES "Designer reward"). */
 export const rewardKinds = ["blend", "regret", "solveRate", "learningPotential", "variance", "azr", "rzero"] as const;
@@ -86,8 +87,8 @@ export interface RunConfig {
   plays: number;
   hintPlays: number;
   maxTurns: number;
-  /** Backend settings, validated by the engine's backend factory. */
-  backend: Fields & { kind: "llama" | "openai" };
+  /** The model: a local GGUF through node-llama-cpp, or an OpenAI-compatible server. */
+  backend: BackendConfig;
   /** null: no grounding document (ablation "no corpus"). */
   corpus: CorpusConfig | null;
   /** One canary play before the batch. Defaults to true. */
@@ -98,6 +99,45 @@ export interface RunConfig {
   agent: AgentConfig;
   hint: { temperature: number; maxTokens: number };
   sandbox: SandboxConfig;
+  /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
+  trainer?: TrainerConfig;
+}
+
+/** A command run as a child process: an argv array (no shell) or one string (run by the shell). */
+export type CommandTemplate = string[] | string;
+
+/** The held-out check after training, and the promotion gate. */
+export interface TrainerEvalConfig {
+  /** A JSONL question suite or a folder of `.py` environments. Relative to the config file. */
+  suite: string;
+  /** Questions (or environments) used from the suite. Defaults to all of them. */
+  limit: number | null;
+  /** The adapter is promoted unless its score is below its parent's by more than this. Defaults to 0. */
+  margin: number;
+}
+
+export interface TrainerConfig {
+  /**
+   * The trainer. Placeholders: {dataset}, {baseModel}, {previousAdapter}, {previousAdapterDir},
+   * {outputDir}; in a string command they are shell-quoted.
+   */
+  command: CommandTemplate;
+  /** Turns a PEFT adapter into a GGUF LoRA when the trainer wrote none: {peftDir}, {outputFile}, {baseModel}. Defaults to none. */
+  convert: CommandTemplate | null;
+  /** Extra environment variables for the trainer. Defaults to none. */
+  env: Record<string, string>;
+  /** The trainer's working folder. Relative to the config file. Defaults to the config file's folder. */
+  cwd: string | null;
+  /** What {baseModel} stands for (an HF model id or folder for PEFT trainers). Defaults to backend.modelPath. */
+  baseModel: string | null;
+  /** Export formats written into {dataset}. Defaults to ["trl-sft", "grpo"]. */
+  formats: string[];
+  /** Train on hinted plays too (the hint is privileged information). Defaults to false. */
+  includeHinted: boolean;
+  /** The trainer is stopped after this long. Defaults to no limit. */
+  timeoutMs: number | null;
+  /** Evaluate the new adapter and gate its promotion. Defaults to none. */
+  eval: TrainerEvalConfig | null;
 }
 
 export const defaultSkills = [
@@ -109,7 +149,7 @@ export const defaultSkills = [
   "Causal Reasoning",
 ];
 
-const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox"];
+const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer"];
 
 /**
  * Reads a run config (the JSON of `spade run --config`). Unknown keys and wrong types are refused
@@ -122,8 +162,6 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     if (!(key in c)) throw new InputError(`${where}: ${key}: required key is missing`);
   }
   const int = (key: string, min: number) => readInteger(where, key, c[key], min);
-  const backend = readObject(where, "backend", c.backend, Object.keys(c.backend as object));
-  readString(where, "backend.kind", backend.kind, { oneOf: ["llama", "openai"] });
   return {
     db: readString(where, "db", c.db, { nonEmpty: true }),
     name: optional(c.name ?? undefined, (v) => readString(where, "name", v)) ?? null,
@@ -133,7 +171,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     plays: int("plays", 1),
     hintPlays: int("hintPlays", 0),
     maxTurns: int("maxTurns", 1),
-    backend: backend as RunConfig["backend"],
+    backend: parseBackendConfig(c.backend, where),
     corpus: c.corpus === null ? null : readCorpus(where, c.corpus),
     canary: optional(c.canary, (v) => readBoolean(where, "canary", v)) ?? true,
     designer: readDesigner(where, c.designer),
@@ -142,6 +180,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     agent: readAgent(where, c.agent),
     hint: readHint(where, c.hint),
     sandbox: readSandbox(where, c.sandbox),
+    ...(c.trainer === undefined ? {} : { trainer: readTrainer(where, c.trainer) }),
   };
 }
 
@@ -223,5 +262,46 @@ function readSandbox(where: string, value: unknown): SandboxConfig {
   return {
     stepTimeoutMs: optional(o.stepTimeoutMs, (v) => readInteger(where, "sandbox.stepTimeoutMs", v, 1)) ?? 30_000,
     validationTimeoutMs: optional(o.validationTimeoutMs, (v) => readInteger(where, "sandbox.validationTimeoutMs", v, 1)) ?? 60_000,
+  };
+}
+
+/** The export formats a trainer can ask for (see `spade export --format`). */
+export const trainerFormats = ["grpo", "designer", "trl-sft", "trl-kto", "art"] as const;
+
+/** Reads the `trainer` block of a run config (used by `spade train`). */
+export function readTrainer(where: string, value: unknown): TrainerConfig {
+  const o = readObject(where, "trainer", value, ["command", "convert", "env", "cwd", "baseModel", "formats", "includeHinted", "timeoutMs", "eval"]);
+  if (o.command === undefined) throw new InputError(`${where}: trainer.command: required key is missing (an argv array or a shell command string)`);
+  const env: Record<string, string> = {};
+  if (o.env !== undefined) {
+    const entries = readObject(where, "trainer.env", o.env, Object.keys(o.env as object));
+    for (const [name, text] of Object.entries(entries)) env[name] = readString(where, `trainer.env.${name}`, text);
+  }
+  const formats = optional(o.formats, (v) => readStringArray(where, "trainer.formats", v)) ?? ["trl-sft", "grpo"];
+  formats.forEach((format, i) => readString(where, `trainer.formats[${i}]`, format, { oneOf: trainerFormats }));
+  return {
+    command: readCommandTemplate(where, "trainer.command", o.command),
+    convert: optional(o.convert ?? undefined, (v) => readCommandTemplate(where, "trainer.convert", v)) ?? null,
+    env,
+    cwd: optional(o.cwd ?? undefined, (v) => readString(where, "trainer.cwd", v, { nonEmpty: true })) ?? null,
+    baseModel: optional(o.baseModel ?? undefined, (v) => readString(where, "trainer.baseModel", v, { nonEmpty: true })) ?? null,
+    formats,
+    includeHinted: optional(o.includeHinted, (v) => readBoolean(where, "trainer.includeHinted", v)) ?? false,
+    timeoutMs: optional(o.timeoutMs ?? undefined, (v) => readInteger(where, "trainer.timeoutMs", v, 1)) ?? null,
+    eval: optional(o.eval ?? undefined, (v) => readTrainerEval(where, v)) ?? null,
+  };
+}
+
+function readCommandTemplate(where: string, path: string, value: unknown): CommandTemplate {
+  if (typeof value === "string") return readString(where, path, value, { nonEmpty: true });
+  return readStringArray(where, path, value);
+}
+
+function readTrainerEval(where: string, value: unknown): TrainerEvalConfig {
+  const o = readObject(where, "trainer.eval", value, ["suite", "limit", "margin"]);
+  return {
+    suite: readString(where, "trainer.eval.suite", o.suite, { nonEmpty: true }),
+    limit: optional(o.limit ?? undefined, (v) => readInteger(where, "trainer.eval.limit", v, 1)) ?? null,
+    margin: optional(o.margin, (v) => readNumber(where, "trainer.eval.margin", v, 0)) ?? 0,
   };
 }

@@ -98,7 +98,7 @@ describe("compare", () => {
   it("lines up two runs' metrics and names the config keys that differ", async () => {
     const db = join(dir, "compare.sqlite");
     const handle = openDatabase(db);
-    const base = { db, seed: 1, iterations: 2, envsPerIteration: 1, plays: 4, hintPlays: 4, maxTurns: 5, backend: { kind: "openai" }, corpus: null };
+    const base = { db, seed: 1, iterations: 2, envsPerIteration: 1, plays: 4, hintPlays: 4, maxTurns: 5, backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null };
     const a = createRun(handle, { config: parseRunConfig(base, "a"), seed: 1 });
     const b = createRun(handle, { config: parseRunConfig({ ...base, reward: { kind: "regret" }, memory: { enabled: false } }, "b"), seed: 1 });
     putMetrics(handle, a.id, 0, { validityRate: 1, meanRegret: 0.2, meanWinRate: 0.5, designerReward: 0.7, noveltyRate: 1 });

@@ -42,7 +42,7 @@ async function runLoop(name: string, { setup, ...overrides }: Record<string, unk
   const config: RunConfig = parseRunConfig(
     {
       db: join(dir, `${name}.sqlite`), seed: 7, iterations: 1, envsPerIteration: 1, plays: 4, hintPlays: 4, maxTurns: 3,
-      backend: { kind: "openai" }, corpus: docs === null ? null : { path: corpusOf(name, docs) }, ...overrides,
+      backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: docs === null ? null : { path: corpusOf(name, docs) }, ...overrides,
     },
     `${name}.json`,
   );

@@ -7,7 +7,7 @@ import { judgeNovelty } from "../../main/selfplay/judgeNovelty.js";
 import { selectMemoryReferences, type MemoryCandidate } from "../../main/selfplay/selectMemoryReferences.js";
 import { hintLeaksSolution, tidyHint } from "../../main/selfplay/writeHint.js";
 
-const baseConfig = { db: "w.sqlite", seed: 1, iterations: 1, envsPerIteration: 1, plays: 4, hintPlays: 4, maxTurns: 5, backend: { kind: "openai" }, corpus: null };
+const baseConfig = { db: "w.sqlite", seed: 1, iterations: 1, envsPerIteration: 1, plays: 4, hintPlays: 4, maxTurns: 5, backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null };
 const reward = (kind: string) => parseRunConfig({ ...baseConfig, reward: { kind } }, "run.json").reward;
 
 describe("computeEnvStatistics", () => {
