@@ -58,8 +58,7 @@ function storeFilter(filter: EnvironmentFilter): store.EnvironmentFilter {
 
 /** Relative model and corpus paths in a config from the UI are relative to the workspace folder. */
 function resolveRunPaths(config: RunConfig, base: string): RunConfig {
-  const backend = { ...config.backend };
-  if (typeof backend.modelPath === "string") backend.modelPath = resolve(base, backend.modelPath);
+  const backend = config.backend.kind === "llama" ? { ...config.backend, modelPath: resolve(base, config.backend.modelPath) } : config.backend;
   return { ...config, backend, corpus: config.corpus ? { ...config.corpus, path: resolve(base, config.corpus.path) } : null };
 }
 
@@ -256,12 +255,12 @@ export class Workbench {
         const episode = store.getEpisode(db, episodeId);
         if (!episode) throw new NotFoundError(`no episode ${episodeId}`);
         const counterpart = store.findEpisode(db, episode.environmentId, !episode.hinted, episode.playIndex, episode.canary);
-        return { ...views.toEpisodeSummary(episode), counterpartId: counterpart?.id ?? null, className: store.getEnvironment(db, episode.environmentId)?.className ?? null };
+        return { ...views.toEpisodeSummary(episode), counterpartId: counterpart?.id ?? null, firstObservation: episode.firstObservation, className: store.getEnvironment(db, episode.environmentId)?.className ?? null };
       },
-      getTurns: async ({ episodeId, offset = 0, limit = 200 }) => {
+      getTurns: async ({ episodeId, offset = 0, limit = 200, messages = false }) => {
         const episode = store.getEpisode(db, episodeId);
         if (!episode) throw new NotFoundError(`no episode ${episodeId}`);
-        const turns = store.getTurns(db, episodeId, { offset, limit }).map(views.toTurnView);
+        const turns = store.getTurns(db, episodeId, { offset, limit, messages }).map(views.toTurnView);
         return { episodeId, total: episode.turnCount, offset, turns };
       },
       listDocuments: async ({ text, offset = 0, limit = 100 }) => {

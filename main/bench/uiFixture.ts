@@ -92,7 +92,7 @@ function addEpisode(db: store.WritableDb, runId: number, envId: number, hinted: 
       completionTokens: 8,
     });
   }
-  return store.insertEpisodeWithTurns(db, { runId, environmentId: envId, hinted, playIndex, canary: false, seed: playIndex, return: win ? 1 : 0, totalTokens: turns * 48, adapter: null, error: null }, list);
+  return store.insertEpisodeWithTurns(db, { runId, environmentId: envId, hinted, playIndex, canary: false, seed: playIndex, firstObservation: `Guess a number between 1 and 10.${hinted ? "\n\nHINT: halve the range each time." : ""}`, return: win ? 1 : 0, totalTokens: turns * 48, adapter: null, error: null }, list);
 }
 
 export function buildUiFixture(path: string, options: UiFixtureOptions = {}): UiFixture {

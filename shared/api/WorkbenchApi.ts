@@ -41,7 +41,8 @@ export interface WorkbenchMethods {
   endPlay: { input: { sessionId: string }; output: { closed: boolean } };
   setMemoryFlags: { input: { envId: number; pinned?: boolean; banned?: boolean; inMemory?: boolean }; output: MemoryFlags };
   getEpisode: { input: { episodeId: number }; output: EpisodeDetail };
-  getTurns: { input: { episodeId: number; offset?: number; limit?: number }; output: TurnPage };
+  /** `messages`: include each turn's full prompt (large for long episodes). Defaults to false. */
+  getTurns: { input: { episodeId: number; offset?: number; limit?: number; messages?: boolean }; output: TurnPage };
   listDocuments: { input: { text?: string; offset?: number; limit?: number }; output: DocumentPage };
   getDocument: { input: { documentId: string }; output: DocumentDetail };
   listModels: { input: Empty; output: { dir: string; files: ModelFile[] } };

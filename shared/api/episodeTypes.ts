@@ -20,6 +20,8 @@ export interface EpisodeDetail extends EpisodeSummary {
   /** The play with the same index and the other hint setting, for side-by-side replay. */
   counterpartId: number | null;
   className: string | null;
+  /** The first observation as the agent saw it (with the hint when hinted). */
+  firstObservation: string | null;
 }
 
 export interface TurnView {

@@ -33,7 +33,7 @@ export const methodTable: { readonly [M in MethodName]: Validator<MethodInput<M>
   endPlay: object({ sessionId: string({ minLength: 1, maxLength: 100 }) }),
   setMemoryFlags: object({ envId: id, pinned: optional(boolean), banned: optional(boolean), inMemory: optional(boolean) }),
   getEpisode: object({ episodeId: id }),
-  getTurns: object({ episodeId: id, ...paging }),
+  getTurns: object({ episodeId: id, messages: optional(boolean), ...paging }),
   listDocuments: object({ text: optional(string({ maxLength: 500 })), ...paging }),
   getDocument: object({ documentId: string({ minLength: 1, maxLength: 1000 }) }),
   listModels: object({}),

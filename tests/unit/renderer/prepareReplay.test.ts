@@ -12,6 +12,7 @@ describe("prepareReplay", () => {
     expect(steps.map((s) => s.action)).toEqual(["a0", "a1", "a2"]);
     expect(steps.map((s) => s.seen)).toEqual(["first", "o0", "o1"]);
     expect(steps[2]!.reward).toBeNull();
+    expect(prepareReplay([turn(0), turn(1)], "start")[0]!.seen).toBe("start");
   });
 
   it("marks the end of the episode on the timeline and keeps missing rewards as gaps", () => {

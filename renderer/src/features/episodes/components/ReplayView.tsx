@@ -12,8 +12,8 @@ export function ReplayView({ episodeId }: { episodeId: number }) {
   const counterpartId = main.data?.episode.counterpartId ?? null;
   const other = useEpisodeReplay(counterpartId);
   const [current, setCurrent] = useState(0);
-  const steps = useMemo(() => prepareReplay(main.data?.turns ?? []), [main.data]);
-  const otherSteps = useMemo(() => prepareReplay(other.data?.turns ?? []), [other.data]);
+  const steps = useMemo(() => prepareReplay(main.data?.turns ?? [], main.data?.episode.firstObservation ?? null), [main.data]);
+  const otherSteps = useMemo(() => prepareReplay(other.data?.turns ?? [], other.data?.episode.firstObservation ?? null), [other.data]);
   const timeline = useMemo(() => prepareTimeline(steps), [steps]);
   const otherTimeline = useMemo(() => prepareTimeline(otherSteps), [otherSteps]);
   const count = Math.max(steps.length, otherSteps.length);

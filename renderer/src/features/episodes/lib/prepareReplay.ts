@@ -31,11 +31,12 @@ function lastUserMessage(turn: TurnView): string | null {
   return null;
 }
 
-export function prepareReplay(turns: readonly TurnView[]): ReplayStep[] {
+/** `firstObservation` stands in for turn 0's prompt when turns come without their messages. */
+export function prepareReplay(turns: readonly TurnView[], firstObservation: string | null = null): ReplayStep[] {
   const sorted = [...turns].sort((a, b) => a.idx - b.idx);
   return sorted.map((turn, index) => ({
     index,
-    seen: lastUserMessage(turn) ?? (index > 0 ? (sorted[index - 1]?.observation ?? null) : null),
+    seen: lastUserMessage(turn) ?? (index > 0 ? (sorted[index - 1]?.observation ?? null) : firstObservation),
     reasoning: turn.reasoning,
     action: turn.action,
     observation: turn.observation,
