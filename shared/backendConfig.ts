@@ -29,6 +29,14 @@ export interface LlamaBackendSettings {
   lora?: LoraSpec[];
   /** Where `hf:` and https model URIs are downloaded. Defaults to ~/.spade/models. */
   modelsDir?: string;
+  /**
+   * Keep each sequence's cached prompt between calls, so the next turn of an episode evaluates only
+   * its new tokens (several times faster for long episodes). The cost: llama.cpp's sums depend on
+   * batch shapes, so probabilities then differ in the last digits with what the sequence held before,
+   * and a seeded sample can differ. false evaluates every prompt from scratch: one sequence with a
+   * fixed seed then gives the same text every time. Defaults to true.
+   */
+  reusePrefix?: boolean;
 }
 
 export interface LlamaBackendConfig extends LlamaBackendSettings {
@@ -70,7 +78,7 @@ export interface OpenAiBackendConfig extends OpenAiBackendSettings {
 
 export type BackendConfig = LlamaBackendConfig | OpenAiBackendConfig;
 
-const llamaKeys = ["kind", "modelPath", "gpu", "threads", "contextSize", "flashAttention", "batchSize", "sequences", "lora", "modelsDir"];
+const llamaKeys = ["kind", "modelPath", "gpu", "threads", "contextSize", "flashAttention", "batchSize", "sequences", "lora", "modelsDir", "reusePrefix"];
 const openAiKeys = ["kind", "baseUrl", "model", "apiKey", "apiKeyEnv", "adapter", "maxConcurrency", "timeoutMs", "maxRetries", "retryDelayMs", "stream", "logprobs", "embeddingModel"];
 
 /**
@@ -79,7 +87,7 @@ const openAiKeys = ["kind", "baseUrl", "model", "apiKey", "apiKeyEnv", "adapter"
  */
 export function parseBackendConfig(value: unknown, where: string, path = "backend"): BackendConfig {
   const kind = readObject(where, path, value, [...new Set([...llamaKeys, ...openAiKeys])]).kind;
-  readString(where, `${path}.kind`, kind, { oneOf: ["llama", "openai"] });
+  if (kind !== "llama" && kind !== "openai") fail(where, `${path}.kind`, 'one of "llama", "openai"', kind);
   return kind === "llama" ? readLlama(where, path, value) : readOpenAi(where, path, value);
 }
 
@@ -96,6 +104,7 @@ function readLlama(where: string, path: string, value: unknown): LlamaBackendCon
   assign(config, "flashAttention", optional(o.flashAttention, (v) => readBoolean(where, key("flashAttention"), v)));
   assign(config, "batchSize", optional(o.batchSize, (v) => readInteger(where, key("batchSize"), v, 1)));
   assign(config, "sequences", optional(o.sequences, (v) => readInteger(where, key("sequences"), v, 1, 1024)));
+  assign(config, "reusePrefix", optional(o.reusePrefix, (v) => readBoolean(where, key("reusePrefix"), v)));
   assign(config, "modelsDir", optional(o.modelsDir, (v) => readString(where, key("modelsDir"), v, { nonEmpty: true })));
   if (o.lora !== undefined) {
     if (!Array.isArray(o.lora)) fail(where, key("lora"), "an array of {path, scale}", o.lora);

@@ -94,7 +94,7 @@ export class GgufByteReader {
     if (value > BigInt(Math.floor(this.remaining / Math.max(bytesPerItem, 1)))) {
       throw new GgufFormatError(
         this.path,
-        `${what} at offset ${at} is ${value}, more than the ${this.remaining} bytes left in the file allow`,
+        `truncated or corrupt: ${what} at offset ${at} is ${value}, more than the ${this.remaining} bytes left in the file can hold`,
       );
     }
     return Number(value);

@@ -91,13 +91,14 @@ export class LlamaBackend implements LlmBackend {
   async chat(request: ChatRequest): Promise<ChatResult> {
     const { model, wrapper, pool } = this.ready();
     const prompt = renderChatPrompt(model, wrapper, request.messages);
-    const signal = request.signal ? AbortSignal.any([request.signal, this.disposal.signal]) : this.disposal.signal;
+    // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
+    const signal = AbortSignal.any(request.signal ? [request.signal, this.disposal.signal] : [this.disposal.signal]);
     const base = { promptTokens: prompt.tokens.length };
     const sequence = await pool.acquire(prompt.tokens, signal);
     if (!sequence) return { text: "", reasoning: null, finishReason: "abort", completionTokens: 0, tokenIds: [], tokenProbs: [], ...base };
     let generation;
     try {
-      generation = await generateOnSequence(sequence, prompt, request.sampling ?? {}, signal);
+      generation = await generateOnSequence(sequence, prompt, request.sampling ?? {}, signal, this.options.reusePrefix ?? true);
     } finally {
       pool.release(sequence);
     }

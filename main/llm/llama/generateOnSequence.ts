@@ -15,21 +15,26 @@ export interface Generation {
 
 export const defaultTemperature = 0.6;
 export const defaultMaxTokens = 1024;
+/** Unset topK/topP/minP sample from the full distribution (like vLLM and OpenAI), not node-llama-cpp's top-k 40 / top-p 0.95, so token probabilities are the policy's. */
+const fullDistribution = { topK: 0, topP: 1, minP: 0 };
 
 /**
- * Generates a reply for a rendered prompt on one sequence. The sequence keeps the prompt's longest
- * cached prefix and evaluates only the rest (at least one token, for fresh logits), so a multi-turn
- * episode costs only its new tokens per turn.
+ * Generates a reply for a rendered prompt on one sequence. With `reusePrefix` the sequence keeps the
+ * prompt's longest cached prefix and evaluates only the rest (at least one token, for fresh logits),
+ * so a multi-turn episode costs only its new tokens per turn; without it the prompt is evaluated
+ * from scratch, which makes a seeded call on one sequence exactly reproducible.
  */
 export async function generateOnSequence(
   sequence: LlamaContextSequence,
   prompt: RenderedPrompt,
   sampling: SamplingOptions,
   signal: AbortSignal,
+  reusePrefix: boolean,
 ): Promise<Generation> {
   const { tokens } = prompt;
   if (tokens.length >= sequence.contextSize) throw new PromptTooLongError(tokens.length, sequence.contextSize);
-  const keep = Math.min(sequence.compareContextTokens(tokens).firstDifferentIndex, tokens.length - 1);
+  const shared = reusePrefix ? sequence.compareContextTokens(tokens).firstDifferentIndex : 0;
+  const keep = Math.min(shared, tokens.length - 1);
   if (keep < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
 
   const maxTokens = sampling.maxTokens ?? defaultMaxTokens;
@@ -49,9 +54,9 @@ export async function generateOnSequence(
     { confidence: true },
     {
       temperature: sampling.temperature ?? defaultTemperature,
-      topK: sampling.topK,
-      topP: sampling.topP,
-      minP: sampling.minP,
+      topK: sampling.topK ?? fullDistribution.topK,
+      topP: sampling.topP ?? fullDistribution.topP,
+      minP: sampling.minP ?? fullDistribution.minP,
       seed: sampling.seed,
     },
   );

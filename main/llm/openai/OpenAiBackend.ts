@@ -94,7 +94,8 @@ export class OpenAiBackend implements LlmBackend {
   /** One request with concurrency limit, time-out and retries; "aborted" when the caller's signal (or dispose) fired. */
   private async post<T>(path: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: Response) => Promise<T>): Promise<T | "aborted"> {
     const url = this.url(path);
-    const cancel = callerSignal ? AbortSignal.any([callerSignal, this.disposal.signal]) : this.disposal.signal;
+    // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
+    const cancel = AbortSignal.any(callerSignal ? [callerSignal, this.disposal.signal] : [this.disposal.signal]);
     if (!(await this.semaphore.acquire(cancel))) return "aborted";
     try {
       for (let attempt = 0; ; attempt++) {

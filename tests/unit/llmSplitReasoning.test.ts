@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { splitReasoning } from "../../shared/splitReasoning.js";
+
+describe("splitReasoning", () => {
+  it("leaves a reply without think tags untouched", () => {
+    expect(splitReasoning("  \\boxed{3}  ")).toEqual({ text: "  \\boxed{3}  ", reasoning: null });
+  });
+  it("moves a <think> block into reasoning and keeps the rest as text", () => {
+    expect(splitReasoning("<think>\nadd 1 and 2\n</think>\n\nThe answer is \\boxed{3}")).toEqual({
+      text: "The answer is \\boxed{3}",
+      reasoning: "add 1 and 2",
+    });
+  });
+  it("joins several blocks and the text between them", () => {
+    expect(splitReasoning("<think>a</think>one <think>b</think>two")).toEqual({ text: "one two", reasoning: "a\n\nb" });
+  });
+  it("treats an unclosed block (cut by maxTokens) as reasoning with empty text", () => {
+    expect(splitReasoning("<think>still thinking about \\boxed{1}")).toEqual({ text: "", reasoning: "still thinking about \\boxed{1}" });
+  });
+  it("handles a closing tag without an opening one (the template opened it in the prompt)", () => {
+    expect(splitReasoning("plan the move</think>\\boxed{up}")).toEqual({ text: "\\boxed{up}", reasoning: "plan the move" });
+  });
+  it("gives an empty reasoning string for an empty block, distinguishing it from no block", () => {
+    expect(splitReasoning("<think></think>ok")).toEqual({ text: "ok", reasoning: "" });
+  });
+});
