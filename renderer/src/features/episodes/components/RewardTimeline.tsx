@@ -1,4 +1,4 @@
-import { CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, ComposedChart, Line, ReferenceDot, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { TimelinePoint } from "../lib/prepareReplay.js";
 
 
@@ -13,7 +13,11 @@ export function RewardTimeline({ points, current, color }: { points: TimelinePoi
           <YAxis stroke="#8b96a5" fontSize={11} />
           <Tooltip contentStyle={{ background: "#161b22", border: "1px solid #30363d" }} />
           <Line dataKey="reward" stroke={color} dot={points.length <= 60} isAnimationActive={false} connectNulls={false} />
-          <Line dataKey="end" stroke="none" dot={{ r: 4, fill: "#e15759", stroke: "#e15759" }} isAnimationActive={false} legendType="none" />
+          {points
+            .filter((point) => point.end !== null)
+            .map((point) => (
+              <ReferenceDot key={point.step} x={point.step} y={point.end ?? 0} r={4} fill="#e15759" stroke="#e15759" />
+            ))}
           <ReferenceLine x={current + 1} stroke="#edc948" />
         </ComposedChart>
       </ResponsiveContainer>
