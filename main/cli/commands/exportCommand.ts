@@ -1,0 +1,66 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { openDatabase } from "../../store/openDatabase.js";
+import { exportFormats, isExportFormat } from "../../training/exportFormats.js";
+import { ExportRunNotFoundError, exportTrainingData } from "../../training/exportTrainingData.js";
+import type { Command } from "../Command.js";
+import { parseCommandArgs, parseIntegerOption } from "../parseCommandArgs.js";
+import { UsageError } from "../UsageError.js";
+
+export const exportCommand: Command = {
+  name: "export",
+  usage: "export --db <path> [--run <id>] --format <grpo|designer|trl-sft|trl-kto|art> --out <dir>",
+  summary: "training data (JSONL + manifest.json) from stored plays and designer attempts",
+  async run(argv) {
+    const { values } = parseCommandArgs(
+      "export",
+      argv,
+      {
+        db: { type: "string" },
+        run: { type: "string" },
+        format: { type: "string" },
+        out: { type: "string" },
+        "include-hinted": { type: "boolean" },
+        "include-errored": { type: "boolean" },
+        best: { type: "string" },
+        json: { type: "boolean" },
+      },
+      false,
+    );
+    if (!values.db) throw new UsageError("spade export: --db <path> is required");
+    if (!values.out) throw new UsageError("spade export: --out <dir> is required");
+    if (!values.format) throw new UsageError(`spade export: --format is required (one of ${exportFormats.join(", ")})`);
+    if (!isExportFormat(values.format)) throw new UsageError(`spade export: --format must be one of ${exportFormats.join(", ")}, got "${values.format}"`);
+    if (!existsSync(values.db)) throw new UsageError(`spade export: ${values.db} does not exist`);
+    const runId = parseIntegerOption("export", "run", values.run);
+    const best = parseIntegerOption("export", "best", values.best);
+    if (best !== undefined && best < 1) throw new UsageError(`spade export: --best expects a whole number >= 1, got ${best}`);
+    const db = openDatabase(values.db, { readonly: true });
+    let manifest;
+    try {
+      manifest = exportTrainingData(db, {
+        formats: [values.format],
+        outDir: resolve(values.out),
+        runId,
+        includeHinted: values["include-hinted"] ?? false,
+        includeErrored: values["include-errored"] ?? false,
+        sftBestPerGroup: best,
+        dbLabel: resolve(values.db),
+      });
+    } catch (error) {
+      if (error instanceof ExportRunNotFoundError) throw new UsageError(`spade export: ${error.message}`);
+      throw error;
+    } finally {
+      db.close();
+    }
+    if (values.json) process.stdout.write(JSON.stringify(manifest) + "\n");
+    for (const file of manifest.files) {
+      const counts = Object.entries(manifest.counts[file.format] ?? {})
+        .filter(([, value]) => value > 0)
+        .map(([key, value]) => `${key} ${value}`)
+        .join(", ");
+      process.stderr.write(`${file.path}: ${file.lines} lines (${counts || "nothing to export"})\n`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,90 @@
+import type { ChatMessage } from "../../shared/llm.js";
+import type { ExportResult } from "./ExportResult.js";
+import { groupAdvantages } from "./groupAdvantages.js";
+import { assistantContent, playConversation } from "./playConversation.js";
+import { emptyExclusions, selectPlays, type PlaySelectionOptions } from "./selectPlays.js";
+import type { StoredPlayGroup } from "./StoredPlayGroup.js";
+
+export interface GrpoTurn {
+  index: number;
+  /** What the model generated (reasoning included). */
+  completion: string;
+  action: string | null;
+  reward: number | null;
+  /** Generated token ids and their probabilities, where the backend recorded them. */
+  tokenIds?: number[];
+  tokenProbs?: number[];
+}
+
+export interface GrpoPlay {
+  episodeId: number;
+  playIndex: number;
+  hinted: boolean;
+  seed: number | null;
+  return: number;
+  advantage: number;
+  /** The full multi-turn conversation, ending with the last reply. */
+  messages: ChatMessage[];
+  turns: GrpoTurn[];
+}
+
+/** One line of `grpo.jsonl`: every selected play of one environment. */
+export interface GrpoGroupLine {
+  environmentId: number;
+  runId: number | null;
+  iteration: number | null;
+  skill: string | null;
+  className: string | null;
+  mean: number;
+  std: number;
+  plays: GrpoPlay[];
+}
+
+/**
+ * GRPO groups: the selected plays of each environment with advantage = (return - mean) / std.
+ * Groups without a learning signal (fewer than two plays, or zero variance) are dropped and counted.
+ */
+export function buildGrpoGroups(groups: readonly StoredPlayGroup[], options: PlaySelectionOptions = {}): ExportResult<GrpoGroupLine> {
+  const exclusions = emptyExclusions();
+  let droppedZeroVariance = 0;
+  let droppedTooSmall = 0;
+  const lines: GrpoGroupLine[] = [];
+  for (const group of groups) {
+    const plays = selectPlays(group, options, exclusions);
+    const normalised = groupAdvantages(plays.map((play) => play.episode.return));
+    if (!normalised) {
+      if (plays.length < 2) droppedTooSmall++;
+      else droppedZeroVariance++;
+      continue;
+    }
+    const { environment } = group;
+    lines.push({
+      environmentId: environment.id,
+      runId: environment.runId,
+      iteration: environment.iteration,
+      skill: environment.skill,
+      className: environment.className,
+      mean: normalised.mean,
+      std: normalised.std,
+      plays: plays.map(({ episode, turns }, i) => ({
+        episodeId: episode.id,
+        playIndex: episode.playIndex,
+        hinted: episode.hinted,
+        seed: episode.seed,
+        return: episode.return,
+        advantage: normalised.advantages[i]!,
+        messages: playConversation(turns)!,
+        turns: turns.map((turn) => ({
+          index: turn.idx,
+          completion: assistantContent(turn),
+          action: turn.action,
+          reward: turn.reward,
+          ...(turn.tokenIds ? { tokenIds: turn.tokenIds } : {}),
+          ...(turn.tokenProbs ? { tokenProbs: turn.tokenProbs } : {}),
+        })),
+      })),
+    });
+  }
+  const plays = lines.reduce((sum, line) => sum + line.plays.length, 0);
+  return { lines, counts: { groups: lines.length, plays, droppedZeroVariance, droppedTooSmall, ...exclusions } };
+}

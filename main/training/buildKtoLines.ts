@@ -1,0 +1,48 @@
+import type { ChatMessage } from "../../shared/llm.js";
+import type { ExportResult } from "./ExportResult.js";
+import { groupAdvantages } from "./groupAdvantages.js";
+import { assistantContent } from "./playConversation.js";
+import { emptyExclusions, selectPlays, type PlaySelectionOptions } from "./selectPlays.js";
+import type { StoredPlayGroup } from "./StoredPlayGroup.js";
+
+/** One line of `trl-kto.jsonl`, TRL's unpaired-preference format (conversational). */
+export interface KtoLine {
+  prompt: ChatMessage[];
+  completion: ChatMessage[];
+  label: boolean;
+}
+
+/**
+ * KTO data: every turn of every play becomes one line, its prompt exactly as the model saw it and
+ * its reply as the completion, labelled desirable when the play beat its group's mean return
+ * (positive GRPO advantage) and undesirable when it fell below. Groups without a signal are dropped.
+ */
+export function buildKtoLines(groups: readonly StoredPlayGroup[], options: PlaySelectionOptions = {}): ExportResult<KtoLine> {
+  const exclusions = emptyExclusions();
+  let droppedZeroVariance = 0;
+  let droppedTooSmall = 0;
+  let playsAtMean = 0;
+  let desirable = 0;
+  const lines: KtoLine[] = [];
+  for (const group of groups) {
+    const plays = selectPlays(group, options, exclusions);
+    const normalised = groupAdvantages(plays.map((play) => play.episode.return));
+    if (!normalised) {
+      if (plays.length < 2) droppedTooSmall++;
+      else droppedZeroVariance++;
+      continue;
+    }
+    plays.forEach((play, i) => {
+      const advantage = normalised.advantages[i]!;
+      if (advantage === 0) {
+        playsAtMean++;
+        return;
+      }
+      for (const turn of play.turns) {
+        lines.push({ prompt: turn.messages ?? [], completion: [{ role: "assistant", content: assistantContent(turn) }], label: advantage > 0 });
+        if (advantage > 0) desirable++;
+      }
+    });
+  }
+  return { lines, counts: { lines: lines.length, desirable, undesirable: lines.length - desirable, droppedZeroVariance, droppedTooSmall, playsAtMean, ...exclusions } };
+}
