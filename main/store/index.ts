@@ -1,0 +1,22 @@
+// The workspace store: open a database, then call the query functions of each domain with it.
+export type { ReadonlyDb, WritableDb } from "./DatabaseHandle.js";
+export { DatabaseOpenError } from "./DatabaseOpenError.js";
+export { DatabaseVersionError } from "./DatabaseVersionError.js";
+export { RecordNotFoundError } from "./RecordNotFoundError.js";
+export { RunLockedError } from "./RunLockedError.js";
+export { StoreDataError } from "./StoreDataError.js";
+export { openDatabase, spadeApplicationId, type OpenDatabaseOptions } from "./openDatabase.js";
+export { migrateDatabase, readSchemaVersion, schemaVersion } from "./migrateDatabase.js";
+export { transaction } from "./transaction.js";
+export * from "./queries/runs.js";
+export * from "./queries/iterations.js";
+export * from "./queries/documents.js";
+export * from "./queries/environments.js";
+export * from "./queries/hints.js";
+export * from "./queries/episodes.js";
+export * from "./queries/envStats.js";
+export * from "./queries/memory.js";
+export * from "./queries/metrics.js";
+export * from "./queries/adapters.js";
+export * from "./queries/evalResults.js";
+export * from "./queries/envSets.js";

@@ -1,0 +1,5 @@
+import type { Migration } from "./Migration.js";
+import { initialMigration } from "./001_initial.js";
+
+/** Every migration, in version order. Append new ones; never edit a released one. */
+export const allMigrations: readonly Migration[] = [initialMigration];

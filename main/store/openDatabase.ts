@@ -1,0 +1,84 @@
+import BetterSqlite3 from "better-sqlite3";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { ReadonlyDb, WritableDb } from "./DatabaseHandle.js";
+import { DatabaseOpenError } from "./DatabaseOpenError.js";
+import { DatabaseVersionError } from "./DatabaseVersionError.js";
+import { migrateDatabase, readSchemaVersion, schemaVersion } from "./migrateDatabase.js";
+
+/** `PRAGMA application_id` of a SPADE workspace ("SPAD"): tells our files from other SQLite files. */
+export const spadeApplicationId = 0x53504144;
+
+export interface OpenDatabaseOptions {
+  /** Open for reading only: no migration, and writes fail. The file must exist. Defaults to false. */
+  readonly?: boolean;
+  /** How long a statement waits for another connection's write lock, in ms. Defaults to 5000. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating when needed) a workspace database: WAL journal, foreign keys on, a busy timeout,
+ * and the schema migrated to the latest version. A file that is not SQLite, or is another
+ * application's database, fails with `DatabaseOpenError`; a newer schema with `DatabaseVersionError`.
+ */
+export function openDatabase(path: string, options: OpenDatabaseOptions & { readonly: true }): ReadonlyDb;
+export function openDatabase(path: string, options?: OpenDatabaseOptions & { readonly?: false }): WritableDb;
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): ReadonlyDb | WritableDb {
+  const readonly = options.readonly ?? false;
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new TypeError(`openDatabase: busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
+  }
+  if (readonly && !existsSync(path)) throw new DatabaseOpenError(path, "the file does not exist");
+  let db: BetterSqlite3.Database;
+  try {
+    if (!readonly && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    db = new BetterSqlite3(path, { readonly, fileMustExist: readonly });
+  } catch (error) {
+    throw new DatabaseOpenError(path, describe(error), { cause: error });
+  }
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    checkApplication(db, path);
+    db.pragma("foreign_keys = ON");
+    if (readonly) {
+      const found = readSchemaVersion(db);
+      if (found !== schemaVersion) throw new DatabaseVersionError(path, found, schemaVersion);
+      return db as ReadonlyDb;
+    }
+    db.pragma("journal_mode = WAL");
+    // With WAL, NORMAL never corrupts and loses no committed transaction when the process dies
+    // (only on an OS crash or power loss): the safety kill -9 resume needs, at a fraction of FULL's cost.
+    db.pragma("synchronous = NORMAL");
+    migrateDatabase(db as WritableDb, path);
+    if (Number(db.pragma("application_id", { simple: true })) === 0) db.pragma(`application_id = ${spadeApplicationId}`);
+    return db as WritableDb;
+  } catch (error) {
+    db.close();
+    if (error instanceof DatabaseVersionError || error instanceof DatabaseOpenError) throw error;
+    const code = (error as { code?: string }).code;
+    if (code === "SQLITE_NOTADB") throw new DatabaseOpenError(path, "the file is not a SQLite database", { cause: error });
+    throw new DatabaseOpenError(path, describe(error), { cause: error });
+  }
+}
+
+/** Refuses another application's SQLite file before we add tables to it. */
+function checkApplication(db: BetterSqlite3.Database, path: string): void {
+  const applicationId = Number(db.pragma("application_id", { simple: true }));
+  if (applicationId === spadeApplicationId) return;
+  if (applicationId !== 0) {
+    throw new DatabaseOpenError(path, `it is another application's SQLite database (application_id ${applicationId})`);
+  }
+  if (readSchemaVersion(db) !== 0) return;
+  const tables = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 5")
+    .pluck()
+    .all() as string[];
+  if (tables.length > 0) {
+    throw new DatabaseOpenError(path, `it is a SQLite database but not a SPADE workspace (it has tables ${tables.join(", ")})`);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,85 @@
+import type { ReadonlyDb, WritableDb } from "../DatabaseHandle.js";
+import { likePattern } from "../likePattern.js";
+import { statement } from "../statement.js";
+
+/** A grounding document as shown to the designer (already truncated). */
+export interface StoredDocument {
+  /** The corpus reader's stable id. */
+  id: string;
+  /** The corpus path it came from. */
+  corpus: string;
+  title: string | null;
+  text: string;
+  words: number;
+}
+
+export interface DocumentSummary extends Omit<StoredDocument, "text"> {
+  createdAt: number;
+  /** How many environments (attempts included) this document grounded. */
+  environments: number;
+}
+
+export interface DocumentFilter {
+  corpus?: string;
+  /** Case-insensitive substring of the title or text. */
+  search?: string;
+  /** Defaults to 100. */
+  limit?: number;
+  /** Defaults to 0. */
+  offset?: number;
+}
+
+interface DocumentRow {
+  id: string;
+  corpus: string;
+  title: string | null;
+  text: string;
+  words: number;
+  created_at: number;
+  environments: number;
+}
+
+/** Stores a document once: a document id already stored keeps its first text. */
+export function upsertDocument(db: WritableDb, document: StoredDocument): void {
+  statement(db, `INSERT OR IGNORE INTO documents (id, corpus, title, text, words, created_at) VALUES (?, ?, ?, ?, ?, ?)`).run(
+    document.id,
+    document.corpus,
+    document.title,
+    document.text,
+    document.words,
+    Date.now(),
+  );
+}
+
+export function getDocument(db: ReadonlyDb, id: string): StoredDocument | null {
+  const row = statement(db, `SELECT id, corpus, title, text, words FROM documents WHERE id = ?`).get(id) as DocumentRow | undefined;
+  return row ? { id: row.id, corpus: row.corpus, title: row.title, text: row.text, words: row.words } : null;
+}
+
+/** Documents used so far (newest first), with how many environments each grounded: the corpus browser. */
+export function listDocuments(db: ReadonlyDb, filter: DocumentFilter = {}): DocumentSummary[] {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.corpus !== undefined) {
+    where.push("d.corpus = ?");
+    params.push(filter.corpus);
+  }
+  if (filter.search) {
+    where.push(`(d.title LIKE ? ESCAPE '\\' OR d.text LIKE ? ESCAPE '\\')`);
+    const pattern = likePattern(filter.search);
+    params.push(pattern, pattern);
+  }
+  const sql =
+    `SELECT d.id, d.corpus, d.title, d.words, d.created_at, ` +
+    `(SELECT count(*) FROM environments e WHERE e.document_id = d.id) AS environments ` +
+    `FROM documents d ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY d.created_at DESC, d.id LIMIT ? OFFSET ?`;
+  const rows = statement(db, sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as DocumentRow[];
+  return rows.map((row) => ({
+    id: row.id,
+    corpus: row.corpus,
+    title: row.title,
+    words: row.words,
+    createdAt: row.created_at,
+    environments: row.environments,
+  }));
+}

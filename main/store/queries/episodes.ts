@@ -1,0 +1,300 @@
+import type { JsonObject } from "../../../shared/environment.js";
+import type { ChatMessage } from "../../../shared/llm.js";
+import type { ReadonlyDb, WritableDb } from "../DatabaseHandle.js";
+import { fromJson, toFlag, toJson } from "../json.js";
+import { decodeFloat32, decodeInt32, encodeFloat32, encodeInt32 } from "../numberBlobs.js";
+import { decodePrompt, encodePrompt, type PreviousTurn } from "../promptMessages.js";
+import { statement } from "../statement.js";
+
+/** One play of an environment by the agent. */
+export interface Episode {
+  id: number;
+  runId: number | null;
+  environmentId: number;
+  hinted: boolean;
+  playIndex: number;
+  canary: boolean;
+  seed: number | null;
+  return: number;
+  /** Number of stored turns. */
+  turnCount: number;
+  totalTokens: number | null;
+  adapter: string | null;
+  error: string | null;
+  /** A `step()` or `reset()` hit its deadline. */
+  timedOut: boolean;
+  /** The first observation as the agent saw it (with the hint when hinted). */
+  firstObservation: string | null;
+  resetInfo: JsonObject | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+/**
+ * What `insertEpisodeWithTurns` takes. Field names match the rollout engine's `RecordedEpisode`,
+ * so `{ ...recorded, runId, environmentId }` is a valid `NewEpisode`.
+ */
+export type NewEpisode = Pick<Episode, "environmentId" | "hinted" | "playIndex" | "return"> &
+  Partial<Omit<Episode, "id" | "environmentId" | "hinted" | "playIndex" | "return" | "turnCount">>;
+
+/** One agent turn: the prompt, the reply and the environment's answer to its action. */
+export interface Turn {
+  episodeId: number;
+  idx: number;
+  /** The full prompt messages of this turn (reconstructed from the compact storage); null when not recorded. */
+  messages: ChatMessage[] | null;
+  rawReply: string | null;
+  reasoning: string | null;
+  action: string | null;
+  observation: string | null;
+  reward: number | null;
+  terminated: boolean;
+  truncated: boolean;
+  info: JsonObject | null;
+  tokenIds: number[] | null;
+  tokenProbs: number[] | null;
+  latencyMs: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+}
+
+/**
+ * A turn to store; its index is its position in the array. Field names match the rollout engine's
+ * `RecordedTurn`. `messages` may be the full prompt of every turn (stored compactly), or null after
+ * turn 0 when the prompt is the previous prompt + the previous reply + the previous observation.
+ */
+export type NewTurn = Partial<Omit<Turn, "episodeId" | "idx" | "tokenIds" | "tokenProbs">> & {
+  tokenIds?: ArrayLike<number> | null;
+  tokenProbs?: ArrayLike<number> | null;
+};
+
+export interface TurnPage {
+  /** First turn index returned. Defaults to 0. */
+  offset?: number;
+  /** At most this many turns. Defaults to all. */
+  limit?: number;
+  /** Rebuild each turn's full prompt messages (false leaves `messages` null: faster for long replays). Defaults to true. */
+  messages?: boolean;
+}
+
+interface EpisodeRow {
+  id: number;
+  run_id: number | null;
+  environment_id: number;
+  hinted: number;
+  play_index: number;
+  canary: number;
+  seed: number | null;
+  return: number;
+  turns: number;
+  total_tokens: number | null;
+  adapter: string | null;
+  error: string | null;
+  timed_out: number;
+  first_observation: string | null;
+  reset_info: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+interface TurnRow {
+  episode_id: number;
+  idx: number;
+  messages: string | null;
+  messages_prefix: number;
+  raw_reply: string | null;
+  reasoning: string | null;
+  action: string | null;
+  observation: string | null;
+  reward: number | null;
+  terminated: number;
+  truncated: number;
+  info: string | null;
+  token_ids: Buffer | null;
+  token_probs: Buffer | null;
+  latency_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+}
+
+function toEpisode(row: EpisodeRow): Episode {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    environmentId: row.environment_id,
+    hinted: row.hinted === 1,
+    playIndex: row.play_index,
+    canary: row.canary === 1,
+    seed: row.seed,
+    return: row.return,
+    turnCount: row.turns,
+    totalTokens: row.total_tokens,
+    adapter: row.adapter,
+    error: row.error,
+    timedOut: row.timed_out === 1,
+    firstObservation: row.first_observation,
+    resetInfo: fromJson<JsonObject>(row.reset_info, "episodes.reset_info"),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+const insertEpisodeSql = `INSERT INTO episodes (run_id, environment_id, hinted, play_index, canary, seed, "return", turns, total_tokens,
+    adapter, error, timed_out, first_observation, reset_info, started_at, finished_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
+
+const insertTurnSql = `INSERT INTO turns (episode_id, idx, messages, messages_prefix, raw_reply, reasoning, action, observation, reward,
+    terminated, truncated, info, token_ids, token_probs, latency_ms, prompt_tokens, completion_tokens)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * Stores an episode and all its turns in ONE transaction (a crash leaves the whole episode or
+ * nothing) and returns its id. A second episode with the same environment, hinted flag, play index
+ * and canary flag fails with a UNIQUE constraint error: on resume, check `findEpisode` first.
+ */
+export function insertEpisodeWithTurns(db: WritableDb, episode: NewEpisode, turns: readonly NewTurn[]): number {
+  let insert = insertTransactions.get(db);
+  if (!insert) insertTransactions.set(db, (insert = db.transaction((e: NewEpisode, t: readonly NewTurn[]) => insertOne(db, e, t))));
+  return insert(episode, turns);
+}
+
+// One transaction function per connection, made once: the loop calls this for every play.
+const insertTransactions = new WeakMap<WritableDb, (episode: NewEpisode, turns: readonly NewTurn[]) => number>();
+
+/** Stores many episodes in one transaction (bulk import, benchmarks); returns their ids in order. */
+export function insertEpisodesWithTurns(db: WritableDb, episodes: readonly { episode: NewEpisode; turns: readonly NewTurn[] }[]): number[] {
+  return db.transaction(() => episodes.map(({ episode, turns }) => insertOne(db, episode, turns)))();
+}
+
+function insertOne(db: WritableDb, episode: NewEpisode, turns: readonly NewTurn[]): number {
+  const { id } = statement(db, insertEpisodeSql).get(
+    episode.runId ?? null,
+    episode.environmentId,
+    toFlag(episode.hinted),
+    episode.playIndex,
+    toFlag(episode.canary ?? false),
+    episode.seed ?? null,
+    episode.return,
+    turns.length,
+    episode.totalTokens ?? null,
+    episode.adapter ?? null,
+    episode.error ?? null,
+    toFlag(episode.timedOut ?? false),
+    episode.firstObservation ?? null,
+    toJson(episode.resetInfo),
+    episode.startedAt ?? null,
+    episode.finishedAt ?? null,
+  ) as { id: number };
+  const insertTurn = statement(db, insertTurnSql);
+  let previousFull: ChatMessage[] | null = null;
+  let previous: PreviousTurn | null = null;
+  turns.forEach((turn, idx) => {
+    const full = turn.messages ?? null;
+    const stored = encodePrompt(full, previousFull, previous);
+    insertTurn.run(
+      id,
+      idx,
+      toJson(stored.messages),
+      stored.prefix,
+      turn.rawReply ?? null,
+      turn.reasoning ?? null,
+      turn.action ?? null,
+      turn.observation ?? null,
+      turn.reward ?? null,
+      toFlag(turn.terminated ?? false),
+      toFlag(turn.truncated ?? false),
+      toJson(turn.info),
+      encodeInt32(turn.tokenIds),
+      encodeFloat32(turn.tokenProbs),
+      turn.latencyMs ?? null,
+      turn.promptTokens ?? null,
+      turn.completionTokens ?? null,
+    );
+    previousFull = full ?? decodePrompt(stored, previousFull, previous);
+    previous = { rawReply: turn.rawReply ?? null, observation: turn.observation ?? null };
+  });
+  return id;
+}
+
+export function getEpisode(db: ReadonlyDb, id: number): Episode | null {
+  const row = statement(db, `SELECT * FROM episodes WHERE id = ?`).get(id) as EpisodeRow | undefined;
+  return row ? toEpisode(row) : null;
+}
+
+/** The stored play, if any (resume: skip plays already stored). */
+export function findEpisode(db: ReadonlyDb, environmentId: number, hinted: boolean, playIndex: number, canary: boolean): Episode | null {
+  const row = statement(db, `SELECT * FROM episodes WHERE environment_id = ? AND hinted = ? AND play_index = ? AND canary = ?`).get(
+    environmentId,
+    toFlag(hinted),
+    playIndex,
+    toFlag(canary),
+  ) as EpisodeRow | undefined;
+  return row ? toEpisode(row) : null;
+}
+
+/** An environment's plays: the canary first, then unhinted, then hinted, each by play index. */
+export function listEpisodes(db: ReadonlyDb, environmentId: number): Episode[] {
+  const rows = statement(db, `SELECT * FROM episodes WHERE environment_id = ? ORDER BY canary DESC, hinted, play_index`).all(
+    environmentId,
+  ) as EpisodeRow[];
+  return rows.map(toEpisode);
+}
+
+/** A page of an episode's turns in order, each with its full prompt messages rebuilt. */
+export function getTurns(db: ReadonlyDb, episodeId: number, page: TurnPage = {}): Turn[] {
+  const offset = page.offset ?? 0;
+  const limit = page.limit ?? -1;
+  const rows = statement(db, `SELECT * FROM turns WHERE episode_id = ? AND idx >= ? ORDER BY idx LIMIT ?`).all(
+    episodeId,
+    offset,
+    limit,
+  ) as TurnRow[];
+  let previousFull: ChatMessage[] | null = null;
+  let previous: PreviousTurn | null = null;
+  if (page.messages !== false && offset > 0) {
+    // Prompts are stored relative to the turn before: replay the cheap columns of the earlier turns.
+    const earlier = statement(
+      db,
+      `SELECT messages, messages_prefix, raw_reply, observation FROM turns WHERE episode_id = ? AND idx < ? ORDER BY idx`,
+    ).all(episodeId, offset) as Pick<TurnRow, "messages" | "messages_prefix" | "raw_reply" | "observation">[];
+    for (const row of earlier) {
+      previousFull = decodeRow(row, previousFull, previous);
+      previous = { rawReply: row.raw_reply, observation: row.observation };
+    }
+  }
+  return rows.map((row) => {
+    let messages: ChatMessage[] | null = null;
+    if (page.messages !== false) {
+      messages = decodeRow(row, previousFull, previous);
+      previousFull = messages;
+      previous = { rawReply: row.raw_reply, observation: row.observation };
+    }
+    return {
+      episodeId: row.episode_id,
+      idx: row.idx,
+      messages,
+      rawReply: row.raw_reply,
+      reasoning: row.reasoning,
+      action: row.action,
+      observation: row.observation,
+      reward: row.reward,
+      terminated: row.terminated === 1,
+      truncated: row.truncated === 1,
+      info: fromJson<JsonObject>(row.info, "turns.info"),
+      tokenIds: decodeInt32(row.token_ids, "turns.token_ids"),
+      tokenProbs: decodeFloat32(row.token_probs, "turns.token_probs"),
+      latencyMs: row.latency_ms,
+      promptTokens: row.prompt_tokens,
+      completionTokens: row.completion_tokens,
+    };
+  });
+}
+
+function decodeRow(
+  row: Pick<TurnRow, "messages" | "messages_prefix">,
+  previousFull: ChatMessage[] | null,
+  previous: PreviousTurn | null,
+): ChatMessage[] | null {
+  const stored = { messages: fromJson<ChatMessage[]>(row.messages, "turns.messages"), prefix: row.messages_prefix };
+  return decodePrompt(stored, previousFull, previous);
+}
