@@ -131,7 +131,7 @@ export interface TrainerConfig {
   /** What {baseModel} stands for (an HF model id or folder for PEFT trainers). Defaults to backend.modelPath. */
   baseModel: string | null;
   /** Export formats written into {dataset}. Defaults to ["trl-sft", "grpo"]. */
-  formats: string[];
+  formats: TrainerFormat[];
   /** Train on hinted plays too (the hint is privileged information). Defaults to false. */
   includeHinted: boolean;
   /** The trainer is stopped after this long. Defaults to no limit. */
@@ -267,6 +267,7 @@ function readSandbox(where: string, value: unknown): SandboxConfig {
 
 /** The export formats a trainer can ask for (see `spade export --format`). */
 export const trainerFormats = ["grpo", "designer", "trl-sft", "trl-kto", "art"] as const;
+export type TrainerFormat = (typeof trainerFormats)[number];
 
 /** Reads the `trainer` block of a run config (used by `spade train`). */
 export function readTrainer(where: string, value: unknown): TrainerConfig {
@@ -279,13 +280,14 @@ export function readTrainer(where: string, value: unknown): TrainerConfig {
   }
   const formats = optional(o.formats, (v) => readStringArray(where, "trainer.formats", v)) ?? ["trl-sft", "grpo"];
   formats.forEach((format, i) => readString(where, `trainer.formats[${i}]`, format, { oneOf: trainerFormats }));
+  if (new Set(formats).size !== formats.length) throw new InputError(`${where}: trainer.formats: each format may appear once, got ${JSON.stringify(formats)}`);
   return {
     command: readCommandTemplate(where, "trainer.command", o.command),
     convert: optional(o.convert ?? undefined, (v) => readCommandTemplate(where, "trainer.convert", v)) ?? null,
     env,
     cwd: optional(o.cwd ?? undefined, (v) => readString(where, "trainer.cwd", v, { nonEmpty: true })) ?? null,
     baseModel: optional(o.baseModel ?? undefined, (v) => readString(where, "trainer.baseModel", v, { nonEmpty: true })) ?? null,
-    formats,
+    formats: formats as TrainerFormat[],
     includeHinted: optional(o.includeHinted, (v) => readBoolean(where, "trainer.includeHinted", v)) ?? false,
     timeoutMs: optional(o.timeoutMs ?? undefined, (v) => readInteger(where, "trainer.timeoutMs", v, 1)) ?? null,
     eval: optional(o.eval ?? undefined, (v) => readTrainerEval(where, v)) ?? null,
