@@ -15,7 +15,7 @@ export interface LoraSpec {
 export interface LlamaBackendSettings {
   /** Defaults to "auto" (CUDA, Metal or Vulkan when available, else CPU). */
   gpu?: GpuChoice;
-  /** CPU threads for evaluation. Defaults to the number of physical cores, at most 8 (never more threads than cores). */
+  /** CPU threads for evaluation. Defaults to one fewer than the physical cores, at least 1 and at most 8 (llama.cpp collapses when its threads compete for cores). */
   threads?: number;
   /** Tokens per sequence. Defaults to 4096, capped at the model's training context. */
   contextSize?: number;

@@ -52,9 +52,11 @@ class ByteSink {
     this.push(b);
   }
   string(value: string): void {
-    const bytes = Buffer.from(value, "utf8");
-    this.u64(bytes.length);
-    this.push(bytes);
+    const length = Buffer.byteLength(value, "utf8");
+    const b = Buffer.allocUnsafe(8 + length);
+    b.writeBigUInt64LE(BigInt(length));
+    b.write(value, 8, "utf8");
+    this.push(b);
   }
   scalar(type: ScalarType, value: number | bigint | boolean | string): void {
     const b = Buffer.alloc(8);

@@ -60,6 +60,21 @@ describe("readGgufInfo", () => {
   });
 });
 
+describe("readGgufInfo on large headers", () => {
+  it("reads a header bigger than its first 1 MiB window (a 100k-token vocabulary)", async () => {
+    const path = join(dir, "big-vocab.gguf");
+    const tokens = Array.from({ length: 100_000 }, (_, i) => `token-number-${i}`);
+    await writeGguf(path, {
+      metadata: { "general.architecture": gguf.str("llama"), "tokenizer.ggml.tokens": gguf.array("string", tokens), "tokenizer.ggml.scores": gguf.array("float32", tokens.map(() => 0.5)) },
+      tensors: [{ name: "token_embd.weight", dims: [4, 8], data: new Float32Array(32) }],
+    });
+    const info = await readGgufInfo(path);
+    expect(info.dataOffset).toBeGreaterThan(2 << 20);
+    expect(info.metadata["tokenizer.ggml.tokens"]).toEqual({ itemType: 8, length: 100_000, items: null });
+    expect(info.tensors).toMatchObject([{ name: "token_embd.weight", dims: [4, 8], byteSize: 128 }]);
+  });
+});
+
 describe("checkModelFile refuses what would crash or confuse llama.cpp", () => {
   const refuse = async (path: string, message: RegExp) => {
     const error = await checkModelFile(path).catch((e: unknown) => e);

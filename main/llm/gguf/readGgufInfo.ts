@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { GgufByteReader } from "./GgufByteReader.js";
+import { GgufByteReader, NeedMoreBytes } from "./GgufByteReader.js";
 import { GgufFormatError } from "./GgufFormatError.js";
 import type { GgufArray, GgufInfo, GgufTensorInfo, GgufValue } from "./GgufInfo.js";
 import { ggmlTensorType } from "./ggmlTensorType.js";
@@ -29,34 +29,45 @@ export async function readGgufInfo(path: string, options: ReadGgufInfoOptions = 
   }
   try {
     const { size } = await file.stat();
-    const reader = new GgufByteReader(file, path, size);
-    return await parse(reader, path, maxArrayItems);
+    // Parse from a window of the file's first bytes, growing it until the header fits: the header
+    // is parsed synchronously (fast even for 250k-token vocabularies) and tensor data is never read.
+    let windowSize = Math.min(size, 1 << 20);
+    for (;;) {
+      const window = Buffer.alloc(windowSize);
+      const { bytesRead } = await file.read(window, 0, windowSize, 0);
+      try {
+        return parse(new GgufByteReader(window.subarray(0, bytesRead), path, size), path, maxArrayItems);
+      } catch (error) {
+        if (!(error instanceof NeedMoreBytes) || bytesRead < windowSize) throw error;
+        windowSize = Math.min(size, Math.max(error.needed, windowSize * 4));
+      }
+    }
   } finally {
     await file.close();
   }
 }
 
-async function parse(reader: GgufByteReader, path: string, maxArrayItems: number): Promise<GgufInfo> {
+function parse(reader: GgufByteReader, path: string, maxArrayItems: number): GgufInfo {
   if (reader.fileSize < 4) throw new GgufFormatError(path, `not a GGUF file: only ${reader.fileSize} bytes long`);
-  const found = (await reader.bytes(4, "magic")).toString("latin1");
+  const found = reader.bytes(4, "magic").toString("latin1");
   if (found !== magic) {
     throw new GgufFormatError(path, `not a GGUF file: magic bytes are ${JSON.stringify(found)}, expected "GGUF"`);
   }
-  const version = await reader.u32("version");
+  const version = reader.u32("version");
   if (version !== 2 && version !== 3) {
     const hint = version > 0xffff ? " (a big-endian file?)" : "";
     throw new GgufFormatError(path, `unsupported GGUF version ${version}${hint}, expected 2 or 3`);
   }
   // The smallest tensor-info entry is 8 (name length) + 4 (dims) + 4 (type) + 8 (offset) bytes.
-  const tensorCount = await reader.length("tensor count", 24);
+  const tensorCount = reader.length("tensor count", 24);
   // The smallest metadata entry is 8 (key length) + 4 (type) + 1 byte.
-  const kvCount = await reader.length("metadata count", 13);
+  const kvCount = reader.length("metadata count", 13);
 
   const metadata: Record<string, GgufValue> = {};
   for (let i = 0; i < kvCount; i++) {
-    const key = await reader.string(`metadata key #${i}`);
-    const type = await reader.u32(`type of metadata "${key}"`);
-    metadata[key] = await readValue(reader, path, type, key, maxArrayItems);
+    const key = reader.string(`metadata key #${i}`);
+    const type = reader.u32(`type of metadata "${key}"`);
+    metadata[key] = readValue(reader, path, type, key, maxArrayItems);
   }
 
   const alignmentValue = metadata["general.alignment"];
@@ -67,7 +78,7 @@ async function parse(reader: GgufByteReader, path: string, maxArrayItems: number
 
   const rawTensors: Array<Omit<GgufTensorInfo, "offset"> & { relativeOffset: number }> = [];
   for (let i = 0; i < tensorCount; i++) {
-    rawTensors.push(await readTensorInfo(reader, path, i));
+    rawTensors.push(readTensorInfo(reader, path, i));
   }
   const dataOffset = Math.ceil(reader.position / alignment) * alignment;
   const tensors = rawTensors.map(({ relativeOffset, ...tensor }) => {
@@ -100,27 +111,27 @@ async function parse(reader: GgufByteReader, path: string, maxArrayItems: number
   };
 }
 
-async function readTensorInfo(reader: GgufByteReader, path: string, index: number) {
-  const name = await reader.string(`name of tensor #${index}`);
-  const dimCount = await reader.u32(`dimension count of tensor "${name}"`);
+function readTensorInfo(reader: GgufByteReader, path: string, index: number) {
+  const name = reader.string(`name of tensor #${index}`);
+  const dimCount = reader.u32(`dimension count of tensor "${name}"`);
   if (dimCount < 1 || dimCount > maxDims) {
     throw new GgufFormatError(path, `tensor "${name}" has ${dimCount} dimensions, expected 1 to ${maxDims}`);
   }
   const dims: number[] = [];
   for (let d = 0; d < dimCount; d++) {
-    const dim = await reader.u64(`dimension ${d} of tensor "${name}"`);
+    const dim = reader.u64(`dimension ${d} of tensor "${name}"`);
     if (dim < 1n || dim > BigInt(Number.MAX_SAFE_INTEGER)) {
       throw new GgufFormatError(path, `tensor "${name}" has dimension ${d} = ${dim}, expected a positive size`);
     }
     dims.push(Number(dim));
   }
-  const type = await reader.u32(`type of tensor "${name}"`);
+  const type = reader.u32(`type of tensor "${name}"`);
   const layout = ggmlTensorType(type);
   if (!layout) throw new GgufFormatError(path, `tensor "${name}" has unknown ggml type ${type}`);
   if (dims[0]! % layout.blockSize !== 0) {
     throw new GgufFormatError(path, `tensor "${name}" has row length ${dims[0]}, not a multiple of the ${layout.name} block size ${layout.blockSize}`);
   }
-  const offset = await reader.u64(`offset of tensor "${name}"`);
+  const offset = reader.u64(`offset of tensor "${name}"`);
   if (offset > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new GgufFormatError(path, `tensor "${name}" has data offset ${offset}, far beyond the end of the file (${reader.fileSize} bytes)`);
   }
@@ -129,7 +140,7 @@ async function readTensorInfo(reader: GgufByteReader, path: string, index: numbe
   return { name, dims, type, typeName: layout.name, relativeOffset: Number(offset), byteSize };
 }
 
-async function readValue(reader: GgufByteReader, path: string, type: number, key: string, maxArrayItems: number): Promise<GgufValue> {
+function readValue(reader: GgufByteReader, path: string, type: number, key: string, maxArrayItems: number): GgufValue {
   const what = `value of "${key}"`;
   switch (type) {
     case GgufValueType.uint8:
@@ -149,14 +160,14 @@ async function readValue(reader: GgufByteReader, path: string, type: number, key
     case GgufValueType.float64:
       return reader.f64(what);
     case GgufValueType.bool: {
-      const byte = await reader.u8(what);
+      const byte = reader.u8(what);
       if (byte > 1) throw new GgufFormatError(path, `${what} is a bool stored as ${byte}, expected 0 or 1`);
       return byte === 1;
     }
     case GgufValueType.uint64:
-      return narrow(await reader.u64(what));
+      return narrow(reader.u64(what));
     case GgufValueType.int64:
-      return narrow(await reader.i64(what));
+      return narrow(reader.i64(what));
     case GgufValueType.string:
       return reader.string(what);
     case GgufValueType.array:
@@ -166,8 +177,8 @@ async function readValue(reader: GgufByteReader, path: string, type: number, key
   }
 }
 
-async function readArray(reader: GgufByteReader, path: string, key: string, maxArrayItems: number): Promise<GgufArray> {
-  const itemType = await reader.u32(`item type of array "${key}"`);
+function readArray(reader: GgufByteReader, path: string, key: string, maxArrayItems: number): GgufArray {
+  const itemType = reader.u32(`item type of array "${key}"`);
   if (itemType === GgufValueType.array) {
     throw new GgufFormatError(path, `metadata "${key}" is an array of arrays, which GGUF readers do not support`);
   }
@@ -175,18 +186,18 @@ async function readArray(reader: GgufByteReader, path: string, key: string, maxA
     throw new GgufFormatError(path, `metadata "${key}" is an array of unknown type ${itemType}`);
   }
   const itemSize = ggufFixedValueSize[itemType] ?? 8;
-  const length = await reader.length(`length of array "${key}"`, itemSize);
+  const length = reader.length(`length of array "${key}"`, itemSize);
   const array: GgufArray = { itemType: itemType as GgufValueTypeId, length, items: null };
   if (length > maxArrayItems) {
     if (itemType === GgufValueType.string) {
-      for (let i = 0; i < length; i++) await reader.skip(await reader.length(`length of "${key}"[${i}]`), `"${key}"[${i}]`);
+      for (let i = 0; i < length; i++) reader.skip(reader.length(`length of "${key}"[${i}]`), `"${key}"[${i}]`);
     } else {
-      await reader.skip(length * itemSize, `${length} ${ggufValueTypeName(itemType)} items of "${key}"`);
+      reader.skip(length * itemSize, `${length} ${ggufValueTypeName(itemType)} items of "${key}"`);
     }
     return array;
   }
   const items: GgufValue[] = [];
-  for (let i = 0; i < length; i++) items.push(await readValue(reader, path, itemType, `${key}[${i}]`, maxArrayItems));
+  for (let i = 0; i < length; i++) items.push(readValue(reader, path, itemType, `${key}[${i}]`, maxArrayItems));
   array.items = items;
   return array;
 }

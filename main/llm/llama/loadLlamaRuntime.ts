@@ -12,9 +12,14 @@ export interface LlamaRuntimeOptions {
   logLevel?: `${LlamaLogLevel}`;
 }
 
-/** Never more threads than math cores (4 threads on 2 cores makes generation ~1000x slower); at most 8. */
+/**
+ * One core fewer than the math cores (at least 1, at most 8): llama.cpp's worker threads spin, and
+ * when they compete with other work for the cores (environment processes, the engine, another
+ * test) generation collapses. Measured on a busy 2-core machine with stories260K: 1 thread 449
+ * tokens/s, 2 threads 11 tokens/s.
+ */
 export function defaultThreads(llama: Llama): number {
-  return Math.max(1, Math.min(8, llama.cpuMathCores));
+  return Math.max(1, Math.min(8, llama.cpuMathCores - 1));
 }
 
 export class LlamaRuntimeError extends Error {
