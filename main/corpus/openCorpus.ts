@@ -1,0 +1,66 @@
+import { readdir, stat } from "node:fs/promises";
+import { basename, join, relative, sep } from "node:path";
+import type { Corpus } from "./Corpus.js";
+import { CorpusError } from "./CorpusError.js";
+import type { FileCorpus } from "./FileCorpus.js";
+import { FolderCorpus } from "./FolderCorpus.js";
+import { JsonlCorpus } from "./JsonlCorpus.js";
+import { ParquetCorpus } from "./ParquetCorpus.js";
+import { TextCorpus } from "./TextCorpus.js";
+
+const readers: { pattern: RegExp; open: (path: string, name: string) => Promise<FileCorpus> }[] = [
+  { pattern: /\.(jsonl|ndjson)$/i, open: (path, name) => JsonlCorpus.open(path, name) },
+  { pattern: /\.parquet$/i, open: (path, name) => ParquetCorpus.open(path, name) },
+  { pattern: /\.(txt|md|markdown)$/i, open: (path, name) => TextCorpus.open(path, name) },
+];
+
+const supported = ".jsonl/.ndjson (field text or orig_doc), .parquet (column text), .txt/.md (articles split on headings), or a folder of them";
+
+/**
+ * Opens a grounding corpus, choosing the reader by file extension: JSONL, Parquet, a `.txt`/`.md`
+ * file split into articles, or a folder (searched recursively, hidden entries skipped) of any of
+ * these read as one corpus in path order. Fails with `CorpusError` naming the path when it is
+ * missing, of an unknown kind, malformed, or holds no documents.
+ */
+export async function openCorpus(path: string): Promise<Corpus> {
+  const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    throw new CorpusError(`corpus ${path} cannot be opened: ${error.code === "ENOENT" ? "no such file or folder" : error.message}`);
+  });
+  if (info.isDirectory()) return openFolder(path);
+  const corpus = await openFile(path, basename(path));
+  if (corpus.count === 0) throw new CorpusError(`corpus ${path} holds no documents`);
+  // A file of the wrong shape fails now, not at the first designer call.
+  await corpus.get(0);
+  return corpus;
+}
+
+async function openFile(path: string, name: string): Promise<FileCorpus> {
+  const reader = readers.find((candidate) => candidate.pattern.test(path));
+  if (!reader) throw new CorpusError(`corpus ${path}: unknown file type; expected ${supported}`);
+  return reader.open(path, name);
+}
+
+async function openFolder(folder: string): Promise<Corpus> {
+  const paths = (await listFiles(folder)).filter((path) => readers.some((reader) => reader.pattern.test(path)));
+  const files: FileCorpus[] = [];
+  for (const path of paths) {
+    const corpus = await openFile(path, relative(folder, path).split(sep).join("/"));
+    if (corpus.count > 0) files.push(corpus);
+  }
+  if (files.length === 0) throw new CorpusError(`corpus folder ${folder} holds no documents; expected files of type ${supported}`);
+  for (const file of files) await file.get(0);
+  return new FolderCorpus(folder, files);
+}
+
+/** Every file under `folder`, hidden entries skipped, sorted by path so document order is stable. */
+async function listFiles(folder: string): Promise<string[]> {
+  const found: string[] = [];
+  const entries = await readdir(folder, { withFileTypes: true });
+  for (const entry of entries) {
+    if (entry.name.startsWith(".")) continue;
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) found.push(...(await listFiles(path)));
+    else if (entry.isFile()) found.push(path);
+  }
+  return found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
