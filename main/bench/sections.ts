@@ -1,6 +1,7 @@
 import type { BenchSection } from "./BenchSection.js";
 import { rawTokensBench } from "./rawTokensBench.js";
+import { storeBench } from "./storeBench.js";
 import { uiBench } from "./uiBench.js";
 
 /** The benchmark sections, in output order. */
-export const benchSections: BenchSection[] = [uiBench, rawTokensBench];
+export const benchSections: BenchSection[] = [uiBench, rawTokensBench, storeBench];
