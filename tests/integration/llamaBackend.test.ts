@@ -7,6 +7,7 @@ import type { ChatMessage } from "../../shared/llm.js";
 import { GgufFormatError } from "../../main/llm/gguf/GgufFormatError.js";
 import { LlamaBackend } from "../../main/llm/llama/LlamaBackend.js";
 import { LlamaBackendStateError } from "../../main/llm/llama/LlamaBackendStateError.js";
+import { LlamaRuntimeError } from "../../main/llm/llama/loadLlamaRuntime.js";
 import { ModelDownloadError } from "../../main/llm/llama/ModelDownloadError.js";
 import { PromptTooLongError } from "../../main/llm/llama/PromptTooLongError.js";
 
@@ -164,6 +165,16 @@ describe("LlamaBackend lifecycle and refusals", () => {
     expect(error).toBeInstanceOf(ModelDownloadError);
     expect((error as Error).message).toMatch(/cannot download model https:\/\/models\.invalid\/tiny\.gguf: models\.invalid:443 cannot be reached/);
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it("refuses a GPU this machine cannot use with a clear LlamaRuntimeError instead of building llama.cpp", async () => {
+    const { getLlamaGpuTypes } = await import("node-llama-cpp");
+    const usable = await getLlamaGpuTypes("supported");
+    const missing = (["cuda", "vulkan", "metal"] as const).find((gpu) => !usable.includes(gpu));
+    if (!missing) return; // Every GPU type works here: nothing to refuse.
+    const error = await LlamaBackend.load({ model: stories, gpu: missing }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlamaRuntimeError);
+    expect((error as Error).message).toMatch(new RegExp(`cannot start llama.cpp with gpu "${missing}": .*gpu "auto" falls back to the CPU`));
   });
 
   it("unload frees the model (calls are refused), reload brings it back with the same behaviour", async () => {

@@ -1,4 +1,4 @@
-import { getLlama, type Llama, type LlamaLogLevel } from "node-llama-cpp";
+import { getLlama, NoBinaryFoundError, type Llama, type LlamaLogLevel } from "node-llama-cpp";
 import type { GpuChoice } from "../../../shared/backendConfig.js";
 
 export interface LlamaRuntimeOptions {
@@ -42,10 +42,9 @@ export async function loadLlamaRuntime(options: LlamaRuntimeOptions = {}): Promi
       progressLogs: false,
     });
   } catch (error) {
-    throw new LlamaRuntimeError(
-      `cannot start llama.cpp with gpu ${JSON.stringify(gpu)}: ${(error as Error).message}` +
-        (gpu === "auto" || gpu === false ? "" : ' (is that GPU and its driver present? gpu "auto" falls back to the CPU)'),
-    );
+    const reason = error instanceof NoBinaryFoundError ? "no prebuilt llama.cpp binary for it loads on this machine" : (error as Error).message;
+    const hint = gpu === "auto" || gpu === false ? "" : '; is that GPU and its driver present? gpu "auto" falls back to the CPU';
+    throw new LlamaRuntimeError(`cannot start llama.cpp with gpu ${JSON.stringify(gpu)}: ${reason}${hint}`);
   }
   llama.maxThreads = options.threads ?? defaultThreads(llama);
   return llama;
