@@ -1,3 +1,4 @@
+import type { LoraSpec } from "../../shared/backendConfig.js";
 import type { ChatMessage, ChatResult, SamplingOptions } from "../../shared/llm.js";
 
 export interface ChatRequest {
@@ -20,5 +21,11 @@ export interface LlmBackend {
   chat(request: ChatRequest): Promise<ChatResult>;
   /** Embeddings for novelty checks; absent when the backend cannot give them. */
   embed?(text: string): Promise<number[]>;
+  /** Switches LoRA adapters for later calls (calls running finish on the old ones); absent when the backend cannot. */
+  setAdapters?(lora: LoraSpec[]): Promise<void>;
+  /** Frees the model from (GPU) memory after running calls finish, until `reload()`; absent for remote backends. */
+  unload?(): Promise<void>;
+  /** Loads the model again after `unload()`. */
+  reload?(): Promise<void>;
   dispose(): Promise<void>;
 }
