@@ -114,6 +114,8 @@ export interface TrainerEvalConfig {
   limit: number | null;
   /** The adapter is promoted unless its score is below its parent's by more than this. Defaults to 0. */
   margin: number;
+  /** Generation budget per question. Defaults to 1024. */
+  maxTokens: number;
 }
 
 export interface TrainerConfig {
@@ -300,10 +302,11 @@ function readCommandTemplate(where: string, path: string, value: unknown): Comma
 }
 
 function readTrainerEval(where: string, value: unknown): TrainerEvalConfig {
-  const o = readObject(where, "trainer.eval", value, ["suite", "limit", "margin"]);
+  const o = readObject(where, "trainer.eval", value, ["suite", "limit", "margin", "maxTokens"]);
   return {
     suite: readString(where, "trainer.eval.suite", o.suite, { nonEmpty: true }),
     limit: optional(o.limit ?? undefined, (v) => readInteger(where, "trainer.eval.limit", v, 1)) ?? null,
     margin: optional(o.margin, (v) => readNumber(where, "trainer.eval.margin", v, 0)) ?? 0,
+    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "trainer.eval.maxTokens", v, 1)) ?? 1024,
   };
 }

@@ -153,13 +153,13 @@ describe("the trainer hook", () => {
       return { suite: "held-out", n: 10, correct: accuracy * 10, accuracy, items: [] };
     };
     const suite = join(dir, "held-out.jsonl");
-    const rejected = await train("gguf", { evaluate }, { eval: { suite, limit: null, margin: 0.05 } });
+    const rejected = await train("gguf", { evaluate }, { eval: { suite, limit: null, margin: 0.05, maxTokens: 64 } });
     expect(evaluated).toEqual([rejected.adapter.path, null]);
     expect(rejected.evaluation).toMatchObject({ score: 0.4, parentScore: 0.5, promoted: false });
     expect(getAdapter(db, rejected.adapter.id)).toMatchObject({ status: "rejected", metrics: { eval: { score: 0.4, parentScore: 0.5, margin: 0.05, promoted: false } } });
 
     evaluated.length = 0;
-    const promoted = await train("gguf", { evaluate }, { eval: { suite, limit: null, margin: 0.2 } });
+    const promoted = await train("gguf", { evaluate }, { eval: { suite, limit: null, margin: 0.2, maxTokens: 64 } });
     expect(evaluated).toEqual([promoted.adapter.path]); // the base model's stored score is reused
     expect(promoted.adapter.status).toBe("promoted");
     expect(listEvalResults(db, { suite }).map((r) => [r.adapterId, r.accuracy])).toEqual([

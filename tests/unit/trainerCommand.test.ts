@@ -87,7 +87,7 @@ describe("the trainer block of a run config", () => {
     const config = parseRunConfig({ ...base, trainer: { command: ["python", "train.py"], eval: { suite: "gsm8k.jsonl" } } }, "run.json");
     expect(config.trainer).toEqual({
       command: ["python", "train.py"], convert: null, env: {}, cwd: null, baseModel: null, formats: ["trl-sft", "grpo"], includeHinted: false, timeoutMs: null,
-      eval: { suite: "gsm8k.jsonl", limit: null, margin: 0 },
+      eval: { suite: "gsm8k.jsonl", limit: null, margin: 0, maxTokens: 1024 },
     });
     expect(parseRunConfig(JSON.parse(JSON.stringify(config)), "run.json")).toEqual(config);
   });
