@@ -17,8 +17,9 @@ function benchModel(): string | null {
 
 /**
  * The local backend's figures on one small model: node-llama-cpp's raw generation speed with 1 and
- * 2 sequences, the same work through LlamaBackend.chat (chat template, sequence pool, probabilities),
- * how much a cached prefix saves over an 8-turn conversation, and the cost of the GGUF check.
+ * 2 sequences, the same budget through LlamaBackend.chat (chat template, sequence pool,
+ * probabilities; a reply may end early at end-of-story), how much a cached prefix saves over a
+ * prompt-heavy 12-turn conversation, and the cost of the GGUF check.
  */
 export const rawTokensBench: BenchSection = {
   name: "llm",
@@ -47,12 +48,13 @@ export const rawTokensBench: BenchSection = {
 };
 
 async function backendTokensPerSec(model: string, sequences: number): Promise<number> {
-  const backend = await LlamaBackend.load({ model, sequences, contextSize: 512 });
+  const backend = await LlamaBackend.load({ model, sequences, contextSize: tokens / sequences + 64 });
   try {
-    const calls = 8;
     const start = performance.now();
     const results = await Promise.all(
-      Array.from({ length: calls }, (_, seed) => backend.chat({ messages: [{ role: "user", content: "Once upon a time" }], sampling: { seed, maxTokens: tokens / calls } })),
+      Array.from({ length: sequences }, (_, seed) =>
+        backend.chat({ messages: [{ role: "user", content: "Once upon a time" }], sampling: { seed, maxTokens: tokens / sequences } }),
+      ),
     );
     const generated = results.reduce((sum, result) => sum + result.completionTokens, 0);
     return generated / ((performance.now() - start) / 1000);
@@ -61,15 +63,15 @@ async function backendTokensPerSec(model: string, sequences: number): Promise<nu
   }
 }
 
-/** Seconds for an 8-turn conversation whose prompt grows each turn, as an episode's does. */
+/** Seconds for a 12-turn conversation with a long system prompt and short replies, as an episode's prompts grow. */
 async function conversationSeconds(model: string, reusePrefix: boolean): Promise<number> {
   const backend = await LlamaBackend.load({ model, contextSize: 2048, reusePrefix });
   try {
-    const messages: ChatMessage[] = [{ role: "system", content: "You are playing a story game. ".repeat(20) }];
+    const messages: ChatMessage[] = [{ role: "system", content: "You are playing a story game about a little dog and a big red ball. ".repeat(24) }];
     const start = performance.now();
-    for (let turn = 0; turn < 8; turn++) {
+    for (let turn = 0; turn < 12; turn++) {
       messages.push({ role: "user", content: `Turn ${turn}: the little dog found a big red ball in the garden and wanted to play with it.` });
-      const reply = await backend.chat({ messages, sampling: { seed: turn, maxTokens: 24 } });
+      const reply = await backend.chat({ messages, sampling: { seed: turn, maxTokens: 8 } });
       messages.push({ role: "assistant", content: reply.text });
     }
     return (performance.now() - start) / 1000;
