@@ -4,18 +4,20 @@ import { join } from "node:path";
 import type { ChatMessage } from "../../shared/llm.js";
 import { openDatabase } from "../store/openDatabase.js";
 import { insertEnvironment } from "../store/queries/environments.js";
-import { insertEpisodeWithTurns, type NewTurn } from "../store/queries/episodes.js";
+import { insertEpisodesWithTurns, insertEpisodeWithTurns, type NewTurn } from "../store/queries/episodes.js";
 import { createRun } from "../store/queries/runs.js";
 import type { BenchSection } from "./BenchSection.js";
 
 const turnsPerEpisode = 5;
 const tokensPerTurn = 200;
 const episodes = 4000;
+const batchSize = 100;
 
 /**
  * Turn rows stored per second through `insertEpisodeWithTurns`, one transaction per episode as the
  * loop does it: 5-turn episodes, 200 token ids and probabilities per turn, a growing conversation,
- * into a real WAL database file in a temp directory.
+ * into a real WAL database file in a temp directory (`TMPDIR` chooses the disk). Also the same
+ * through `insertEpisodesWithTurns`, 100 episodes per transaction.
  */
 export const storeBench: BenchSection = {
   name: "store",
@@ -26,15 +28,21 @@ export const storeBench: BenchSection = {
       const run = createRun(db, { name: "bench", seed: 1 });
       const environmentId = insertEnvironment(db, { runId: run.id, iteration: 0, slot: 0, attempt: 0, source: "designer", code: "class BenchEnv: pass", valid: true });
       const turns = sampleTurns();
-      const start = performance.now();
-      for (let i = 0; i < episodes; i++) {
-        insertEpisodeWithTurns(db, { runId: run.id, environmentId, hinted: i % 2 === 1, playIndex: i, seed: i, return: 1 }, turns);
-      }
+      let playIndex = 0;
+      const episode = () => ({ runId: run.id, environmentId, hinted: false, playIndex: playIndex++, seed: playIndex, return: 1 });
+      let start = performance.now();
+      for (let i = 0; i < episodes; i++) insertEpisodeWithTurns(db, episode(), turns);
       const seconds = (performance.now() - start) / 1000;
+      start = performance.now();
+      for (let i = 0; i < episodes; i += batchSize) {
+        insertEpisodesWithTurns(db, Array.from({ length: batchSize }, () => ({ episode: episode(), turns })));
+      }
+      const batchedSeconds = (performance.now() - start) / 1000;
       db.close();
       const turnsInsertedPerSec = Math.round((episodes * turnsPerEpisode) / seconds);
-      log(`store: ${episodes * turnsPerEpisode} turns in ${seconds.toFixed(2)} s`);
-      return { turnsInsertedPerSec };
+      const turnsInsertedPerSecBatched = Math.round((episodes * turnsPerEpisode) / batchedSeconds);
+      log(`store: ${episodes * turnsPerEpisode} turns in ${seconds.toFixed(2)} s (one transaction per episode), ${batchedSeconds.toFixed(2)} s (${batchSize} per transaction)`);
+      return { turnsInsertedPerSec, turnsInsertedPerSecBatched };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
