@@ -2,7 +2,7 @@ import type { ValidationReport } from "../../shared/environment.js";
 import type { ChatMessage } from "../../shared/llm.js";
 import type { RunConfig } from "../../shared/runConfig.js";
 import type { Corpus } from "../corpus/Corpus.js";
-import { truncateWords } from "../corpus/truncateWords.js";
+import { countWords, truncateWords } from "../corpus/truncateWords.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
@@ -102,10 +102,9 @@ export class SelfPlayLoop {
   private async groundingDocument(iteration: number, slot: number): Promise<{ id: string; text: string } | null> {
     const { corpus } = this.deps;
     if (!corpus || !this.config.corpus) return null;
-    const index = Math.floor(seededRandom(this.config.seed, "document", iteration, slot)() * corpus.count);
-    const document = await corpus.get(index);
+    const document = await corpus.sample(seededRandom(this.config.seed, "document", iteration, slot));
     const text = truncateWords(document.text, this.config.corpus.maxWords);
-    upsertDocument(this.deps.db, { id: document.id, corpus: this.config.corpus.path, title: document.title ?? null, text, words: text.split(/\s+/).filter(Boolean).length });
+    upsertDocument(this.deps.db, { id: document.id, corpus: this.config.corpus.path, title: document.title, text, words: countWords(text) });
     return { id: document.id, text };
   }
 

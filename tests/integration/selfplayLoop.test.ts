@@ -16,7 +16,7 @@ import { getHint } from "../../main/store/queries/hints.js";
 import { listMemory } from "../../main/store/queries/memory.js";
 import { getMetrics } from "../../main/store/queries/metrics.js";
 import { createRun, getRun } from "../../main/store/queries/runs.js";
-import { ScriptedBackend, requestRole } from "../support/ScriptedBackend.js";
+import { ScriptedBackend, requestRole } from "../../main/bench/ScriptedBackend.js";
 import { envCode, scriptedHint, selfPlayReply, unhintedWins } from "../support/selfPlayScript.js";
 
 let dir: string;

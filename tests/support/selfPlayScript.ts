@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { ChatRequest } from "../../main/llm/LlmBackend.js";
-import { requestRole } from "./ScriptedBackend.js";
+import { requestRole } from "../../main/bench/ScriptedBackend.js";
 
 const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/selfplay/${name}`, import.meta.url)), "utf8");
 

@@ -7,9 +7,10 @@ import { answersMatch } from "../../main/eval/answersMatch.js";
 import { evaluateQuestions } from "../../main/eval/evaluateQuestions.js";
 import { extractAnswer } from "../../main/eval/extractAnswer.js";
 import { parseNumber } from "../../main/eval/parseNumber.js";
+import { readEnvironmentSuite } from "../../main/eval/readEnvironmentSuite.js";
 import { readQuestionSuite } from "../../main/eval/readQuestionSuite.js";
 import { SuiteFormatError } from "../../main/eval/SuiteFormatError.js";
-import { ScriptedBackend, lastUserMessage } from "../support/ScriptedBackend.js";
+import { ScriptedBackend, lastUserMessage } from "../../main/bench/ScriptedBackend.js";
 
 const gsm8k = join(import.meta.dirname, "..", "..", "..", "shared", "data", "gsm8k", "test.jsonl");
 const dir = mkdtempSync(join(tmpdir(), "spade-eval-"));
@@ -92,6 +93,16 @@ describe("readQuestionSuite", () => {
     expect(() => readQuestionSuite(suite("mcbad.jsonl", [{ question: "q", choices: ["a", "b"], answer: "E" }]))).toThrow(/:1: answer: expected a letter A-B or an index 0-1, got "E"/);
     expect(() => readQuestionSuite(suite("unknown.jsonl", [{ prompt: "q" }]))).toThrow(/cannot tell the suite format from the fields prompt/);
     expect(() => readQuestionSuite(suite("json.jsonl", ["{oops"]))).toThrow(/json\.jsonl:1: not valid JSON/);
+  });
+});
+
+describe("readEnvironmentSuite", () => {
+  it("takes the folder's .py files in name order, the first --limit of them", () => {
+    const envs = join(import.meta.dirname, "..", "fixtures", "evalEnvironments");
+    expect(readEnvironmentSuite(envs).map((file) => file.file)).toEqual(["a_door.py", "b_count.py"]);
+    expect(readEnvironmentSuite(envs, 1).map((file) => file.file)).toEqual(["a_door.py"]);
+    expect(readEnvironmentSuite(envs)[0]!.code).toContain("class DoorEnv");
+    expect(() => readEnvironmentSuite(dir)).toThrow(/holds no \.py files/);
   });
 });
 

@@ -1,7 +1,8 @@
-// A scripted model for self-play logic tests: nothing real can write environments here (the only
-// real model is a 260K-parameter story model), so replies come from a function of the request.
+// A scripted model for benchmarks and self-play logic tests: nothing real can write environments
+// here (the only real model is a 260K-parameter story model), so replies come from a function of
+// the request. Never used by a run: the run config has no way to select it.
 import type { ChatResult } from "../../shared/llm.js";
-import type { ChatRequest, LlmBackend } from "../../main/llm/LlmBackend.js";
+import type { ChatRequest, LlmBackend } from "../llm/LlmBackend.js";
 
 export type Script = (request: ChatRequest, call: number) => string | Promise<string>;
 
