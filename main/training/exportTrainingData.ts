@@ -62,27 +62,29 @@ export function exportTrainingData(db: ReadonlyDb, options: ExportOptions): Expo
   const writers = new Map<ExportFormat, JsonlWriter>();
   for (const format of options.formats) writers.set(format, new JsonlWriter(join(options.outDir, `${format}.jsonl`)));
 
-  const playFormats = options.formats.filter((format): format is Exclude<ExportFormat, "designer"> => format !== "designer");
-  if (playFormats.length > 0) {
-    for (const environment of listPlayedEnvironments(db, options.runId)) {
-      const group = loadPlayGroup(db, environment);
-      for (const format of playFormats) {
-        const result = playBuilders[format]([group], options);
-        for (const line of result.lines) writers.get(format)!.write(line);
-        counts[format] = addCounts(counts[format] ?? {}, result.counts);
+  try {
+    const playFormats = options.formats.filter((format): format is Exclude<ExportFormat, "designer"> => format !== "designer");
+    if (playFormats.length > 0) {
+      for (const environment of listPlayedEnvironments(db, options.runId)) {
+        const group = loadPlayGroup(db, environment);
+        for (const format of playFormats) {
+          const result = playBuilders[format]([group], options);
+          for (const line of result.lines) writers.get(format)!.write(line);
+          counts[format] = addCounts(counts[format] ?? {}, result.counts);
+        }
       }
+      for (const format of playFormats) counts[format] ??= playBuilders[format]([], options).counts;
     }
-    for (const format of playFormats) counts[format] ??= playBuilders[format]([], options).counts;
-  }
-  if (options.formats.includes("designer")) {
-    const result = buildDesignerLines(listDesignerAttempts(db, options.runId));
-    for (const line of result.lines) writers.get("designer")!.write(line);
-    counts.designer = result.counts;
-  }
-
-  for (const [format, writer] of writers) {
-    const written = writer.close();
-    files.push({ path: basename(written.path), format, lines: written.lines, bytes: written.bytes, sha256: written.sha256 });
+    if (options.formats.includes("designer")) {
+      const result = buildDesignerLines(listDesignerAttempts(db, options.runId));
+      for (const line of result.lines) writers.get("designer")!.write(line);
+      counts.designer = result.counts;
+    }
+  } finally {
+    for (const [format, writer] of writers) {
+      const written = writer.close();
+      files.push({ path: basename(written.path), format, lines: written.lines, bytes: written.bytes, sha256: written.sha256 });
+    }
   }
   const manifest: ExportManifest = {
     format: options.formats.join("+"),

@@ -19,6 +19,7 @@ import { findAdapterOutput } from "./findAdapterOutput.js";
 import { NoTrainingDataError } from "./NoTrainingDataError.js";
 import { renderTrainerCommand } from "./renderTrainerCommand.js";
 import { runTrainerProcess } from "./runTrainerProcess.js";
+import { AdapterEvaluationError } from "./AdapterEvaluationError.js";
 import { TrainerCancelledError } from "./TrainerCancelledError.js";
 import { TrainerFailedError } from "./TrainerFailedError.js";
 
@@ -181,13 +182,21 @@ export async function trainAdapter(options: TrainAdapterOptions): Promise<TrainA
     let evaluation: AdapterEvaluation | null = null;
     if (trainer.eval) {
       options.onProgress?.("evaluating", null);
-      evaluation = await evaluateAgainstParent(options, trainer.eval, id, destPath, parent);
+      try {
+        evaluation = await evaluateAgainstParent(options, trainer.eval, id, destPath, parent);
+      } catch (error) {
+        // The adapter itself is fine: it stays usable, just not evaluated.
+        note(`[spade] evaluation failed: ${(error as Error).message}`);
+        updateAdapter(db, id, { log, metrics: { ...metrics, evalError: (error as Error).message } });
+        throw new AdapterEvaluationError(`${name} was registered, but its evaluation failed: ${(error as Error).message}`, { cause: error });
+      }
       note(`[spade] ${evaluation.promoted ? "promoted" : "rejected"}: ${evaluation.reason}`);
       const { report: _report, ...summary } = evaluation;
       updateAdapter(db, id, { status: evaluation.promoted ? "promoted" : "rejected", log, metrics: { ...metrics, eval: summary } });
     }
     return { adapter: getAdapter(db, id)!, manifest: exported, evaluation };
   } catch (error) {
+    if (error instanceof AdapterEvaluationError) throw error;
     const cancelled = error instanceof TrainerCancelledError;
     if (error instanceof TrainerFailedError || cancelled) log = mergeLogs(log, error.log);
     note(`[spade] ${cancelled ? "cancelled" : "failed"}: ${(error as Error).message}`);

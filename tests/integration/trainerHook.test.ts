@@ -13,6 +13,7 @@ import type { WritableDb } from "../../main/store/DatabaseHandle.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { getAdapter, listAdapters } from "../../main/store/queries/adapters.js";
 import { listEvalResults } from "../../main/store/queries/evalResults.js";
+import { AdapterEvaluationError } from "../../main/training/AdapterEvaluationError.js";
 import { trainAdapter, type TrainAdapterOptions } from "../../main/training/trainAdapter.js";
 import { TrainerCancelledError } from "../../main/training/TrainerCancelledError.js";
 import { TrainerFailedError } from "../../main/training/TrainerFailedError.js";
@@ -167,6 +168,15 @@ describe("the trainer hook", () => {
       [null, 0.5],
       [promoted.adapter.id, 0.4],
     ]);
+  });
+
+  it("keeps a registered adapter usable when its evaluation fails", async () => {
+    const evaluate = async (): Promise<SuiteEvalReport> => {
+      throw new Error("server unreachable");
+    };
+    const error = await train("gguf", { evaluate }, { eval: { suite: join(dir, "s.jsonl"), limit: null, margin: 0, maxTokens: 64 } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AdapterEvaluationError);
+    expect(listAdapters(db, runId).at(-1)).toMatchObject({ status: "ready", metrics: { evalError: "server unreachable" } });
   });
 
   it("keeps every adapter version in its own file", () => {
