@@ -1,19 +1,12 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import type { ChatMessage } from "../../shared/llm.js";
 import { checkModelFile } from "../llm/gguf/checkModelFile.js";
 import { LlamaBackend } from "../llm/llama/LlamaBackend.js";
-import { appRoot } from "../paths.js";
 import type { BenchSection } from "./BenchSection.js";
+import { benchModel } from "./benchModel.js";
 import { measureRawTokensPerSec } from "./rawTokens.js";
 
 const tokens = 1024;
 
-/** The model the LLM section measures: SPADE_BENCH_MODEL, else the repository's test model next to it. */
-function benchModel(): string | null {
-  const path = process.env.SPADE_BENCH_MODEL ?? resolve(appRoot(), "../shared/models/stories260K.gguf");
-  return existsSync(path) ? path : null;
-}
 
 /**
  * The local backend's figures on one small model: node-llama-cpp's raw generation speed with 1 and

@@ -1,8 +1,10 @@
 import type { BenchSection } from "./BenchSection.js";
 import { exportBench } from "../training/exportBench.js";
+import { loopBench } from "./loopBench.js";
 import { rawTokensBench } from "./rawTokensBench.js";
+import { rolloutBench } from "./rolloutBench.js";
 import { storeBench } from "./storeBench.js";
 import { uiBench } from "./uiBench.js";
 
 /** The benchmark sections, in output order. */
-export const benchSections: BenchSection[] = [uiBench, rawTokensBench, storeBench, exportBench];
+export const benchSections: BenchSection[] = [rolloutBench, storeBench, loopBench, uiBench, rawTokensBench, exportBench];

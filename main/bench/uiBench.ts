@@ -44,7 +44,7 @@ export const uiBench: BenchSection = {
       start = performance.now();
       await page.evaluate(setHash, `#/episodes/${fixture.longEpisodeId}`);
       await page.getByTestId("step-label").filter({ hasText: `step 1 / ${TURNS}` }).waitFor();
-      await page.getByTestId("reward-timeline").locator(".recharts-line").first().waitFor();
+      await page.getByTestId("reward-timeline").locator("path.timeline-line").first().waitFor();
       const episode1000TurnsMs = performance.now() - start;
       log(`opening a ${TURNS}-turn episode: ${episode1000TurnsMs.toFixed(0)} ms`);
 

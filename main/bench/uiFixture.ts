@@ -106,7 +106,7 @@ export function buildUiFixture(path: string, options: UiFixtureOptions = {}): Ui
     for (const [run, shift] of [[runA, 0], [runB, 0.1]] as const) {
       for (let it = 0; it < 3; it++) {
         store.startIteration(db, run.id, it);
-        store.putMetrics(db, run.id, it, { validityRate: 0.5 + it * 0.2 - shift, meanRegret: 0.05 * (it + 1) + shift, meanWinRate: 0.4 + it * 0.1, meanDesignerReward: 0.3 + it * 0.15, noveltyRate: 0.9 - it * 0.1, winRateHistogram: [1, 0, 2, it, 1] });
+        store.putMetrics(db, run.id, it, { validityRate: 0.5 + it * 0.2 - shift, meanRegret: 0.05 * (it + 1) + shift, meanWinRate: 0.4 + it * 0.1, designerReward: 0.3 + it * 0.15, tokensPerEnv: 900 + it * 40, timePerEnvMs: 4000 - it * 300, noveltyRate: 0.9 - it * 0.1, winRateHistogram: [1, 0, 2, it, 1] });
         store.completeIteration(db, run.id, it);
       }
       store.setIterationsCompleted(db, run.id, 3);
