@@ -1,6 +1,8 @@
 import { dirname, resolve } from "node:path";
 import { parseRunConfig } from "../../../shared/runConfig.js";
 import { InputError } from "../../../shared/validation/InputError.js";
+import { resolveAdapterRef } from "../../adapters/resolveAdapterRef.js";
+import { withAdapter } from "../../adapters/withAdapter.js";
 import { findResumableRun } from "../../selfplay/findResumableRun.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
 import { RunController } from "../../selfplay/RunController.js";
@@ -13,10 +15,10 @@ import { UsageError } from "../UsageError.js";
 
 export const runCommand: Command = {
   name: "run",
-  usage: "run --config <file.json> [--resume]",
-  summary: "run SPADE self-play; --resume continues the unfinished run with this config",
+  usage: "run --config <file.json> [--resume] [--adapter <id|name|path>]",
+  summary: "run SPADE self-play; --resume continues the unfinished run with this config; --adapter plays with a LoRA",
   async run(argv) {
-    const { values } = parseCommandArgs("run", argv, { config: { type: "string" }, resume: { type: "boolean" } }, false);
+    const { values } = parseCommandArgs("run", argv, { config: { type: "string" }, resume: { type: "boolean" }, adapter: { type: "string" } }, false);
     if (!values.config) throw new UsageError("spade run: --config <file.json> is required");
     const configPath = resolve(values.config);
     let config;
@@ -27,6 +29,14 @@ export const runCommand: Command = {
       throw error;
     }
     const db = openDatabase(config.db);
+    if (values.adapter) {
+      try {
+        config = { ...config, backend: withAdapter(config.backend, resolveAdapterRef(db, values.adapter, dirname(configPath)).path) };
+      } catch (error) {
+        db.close();
+        throw new UsageError(`spade run: --adapter: ${(error as Error).message}`);
+      }
+    }
     const controller = new RunController({ db });
     const progress = new RunProgress();
     controller.on((event) => progress.handle(event));
