@@ -3,11 +3,12 @@ export const metricLabels: Record<string, string> = {
   validityRate: "Validity rate",
   meanRegret: "Mean regret",
   meanWinRate: "Mean win rate",
-  meanDesignerReward: "Designer reward",
+  meanHintWinRate: "Mean hinted win rate",
+  designerReward: "Designer reward",
   noveltyRate: "Novelty rate",
   tokensPerEnv: "Tokens per environment",
-  secondsPerEnv: "Seconds per environment",
-  wallSeconds: "Wall time (s)",
+  timePerEnvMs: "Time per environment (ms)",
+  wallTimeMs: "Iteration wall time (ms)",
 };
 
 export const preferredMetrics = Object.keys(metricLabels);

@@ -5,7 +5,7 @@ import type { ReplayStep, TimelinePoint } from "../lib/prepareReplay.js";
 import { RewardTimeline } from "./RewardTimeline.js";
 import { StepCard } from "./StepCard.js";
 
-export function EpisodeColumn({ episode, steps, timeline, current, color }: { episode: EpisodeDetail; steps: ReplayStep[]; timeline: TimelinePoint[]; current: number; color: string }) {
+export function EpisodeColumn({ episode, steps, timeline, current, color, onSelect }: { episode: EpisodeDetail; steps: ReplayStep[]; timeline: TimelinePoint[]; current: number; color: string; onSelect: (index: number) => void }) {
   return (
     <div className="episode-column" data-testid={episode.hinted ? "column-hinted" : "column-unhinted"}>
       <h3>
@@ -17,7 +17,7 @@ export function EpisodeColumn({ episode, steps, timeline, current, color }: { ep
         </span>
       </h3>
       {episode.error && <div className="error-box">{episode.error}</div>}
-      <RewardTimeline points={timeline} current={current} color={color} />
+      <RewardTimeline points={timeline} current={current} color={color} onSelect={onSelect} />
       <StepCard step={steps[current]} />
     </div>
   );

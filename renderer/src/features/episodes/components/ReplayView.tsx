@@ -1,10 +1,11 @@
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { ErrorBox } from "../../../components/ErrorBox.js";
 import { Loading } from "../../../components/Loading.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { useEpisodeReplay } from "../hooks/useEpisodeReplay.js";
 import { prepareReplay, prepareTimeline, stepForKey } from "../lib/prepareReplay.js";
 import { EpisodeColumn } from "./EpisodeColumn.js";
+import { TurnList } from "./TurnList.js";
 
 /** `#/episodes/<id>`: the replay, with its hinted/unhinted counterpart side by side. */
 export function ReplayView({ episodeId }: { episodeId: number }) {
@@ -17,6 +18,8 @@ export function ReplayView({ episodeId }: { episodeId: number }) {
   const timeline = useMemo(() => prepareTimeline(steps), [steps]);
   const otherTimeline = useMemo(() => prepareTimeline(otherSteps), [otherSteps]);
   const count = Math.max(steps.length, otherSteps.length);
+
+  const select = useCallback((index: number) => setCurrent(Math.max(0, Math.min(count - 1, index))), [count]);
 
   useEffect(() => setCurrent(0), [episodeId]);
   useEffect(() => {
@@ -65,9 +68,11 @@ export function ReplayView({ episodeId }: { episodeId: number }) {
       {other.error && <ErrorBox error={other.error} />}
       <div className={columns.length > 1 ? "replay-columns two" : "replay-columns"}>
         {columns.map((column, i) => (
-          <EpisodeColumn key={column.episode.id} episode={column.episode} steps={column.steps} timeline={column.timeline} current={current} color={i === 0 ? "#4e79a7" : "#f28e2b"} />
+          <EpisodeColumn key={column.episode.id} episode={column.episode} steps={column.steps} timeline={column.timeline} current={current} color={i === 0 ? "#4e79a7" : "#f28e2b"} onSelect={select} />
         ))}
       </div>
+      <h3>Turns of #{episode.id}</h3>
+      <TurnList steps={steps} current={current} onSelect={select} />
     </section>
   );
 }
