@@ -1,0 +1,24 @@
+import { SandboxPool } from "../../sandbox/SandboxPool.js";
+import { validateEnvironment } from "../../validator/validateEnvironment.js";
+import type { Command } from "../Command.js";
+import { parseCommandArgs } from "../parseCommandArgs.js";
+import { readEnvironmentFile } from "./envFile.js";
+import { formatValidationReport } from "./envReport.js";
+
+export const envValidateCommand: Command = {
+  name: "env validate",
+  usage: "env validate <file.py> [--json]",
+  summary: "check an environment (exit 0 valid, 1 invalid, 2 unreadable file or bad arguments)",
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs("env validate", argv, { json: { type: "boolean" } });
+    const { file, code } = readEnvironmentFile("env validate", positionals);
+    const pool = await SandboxPool.create({ size: 1 });
+    try {
+      const report = await validateEnvironment(pool, code);
+      process.stdout.write(values.json ? JSON.stringify(report) + "\n" : formatValidationReport(file, report));
+      return report.valid ? 0 : 1;
+    } finally {
+      await pool.dispose();
+    }
+  },
+};

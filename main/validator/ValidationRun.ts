@@ -1,0 +1,69 @@
+import type { ValidationCheck, ValidationReport } from "../../shared/environment.js";
+import { EnvironmentCodeError, EnvironmentContractError, SandboxCrashedError, SandboxMemoryError, SandboxTimeoutError } from "../sandbox/errors.js";
+
+/** Raised inside a check to fail it with an exact message. */
+export class CheckFailure extends Error {
+  override readonly name = "CheckFailure";
+  constructor(
+    message: string,
+    readonly line?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** True for errors after which the sandbox session is gone (killed or crashed). */
+export function endsSession(error: unknown): boolean {
+  return error instanceof SandboxTimeoutError || error instanceof SandboxMemoryError || error instanceof SandboxCrashedError;
+}
+
+/** The message a failed check shows for an error thrown by the environment or the sandbox. */
+export function describeError(error: unknown): { detail: string; line?: number } {
+  if (error instanceof CheckFailure) return { detail: error.message, ...(error.line === undefined ? {} : { line: error.line }) };
+  if (error instanceof EnvironmentCodeError) return { detail: error.message, ...(error.line === undefined ? {} : { line: error.line }) };
+  if (error instanceof EnvironmentContractError) return { detail: `${error.operation}: ${error.message}` };
+  if (error instanceof Error) return { detail: error.message };
+  return { detail: String(error) };
+}
+
+/** The record of one validation: named checks in the order they ran, stopping at the first failure. */
+export class ValidationRun {
+  readonly checks: ValidationCheck[] = [];
+  className: string | null = null;
+  private readonly started = performance.now();
+
+  get failed(): boolean {
+    return this.checks.some((check) => !check.ok);
+  }
+
+  pass(name: string, detail: string): void {
+    this.checks.push({ name, ok: true, detail });
+  }
+
+  fail(name: string, detail: string, line?: number): void {
+    this.checks.push({ name, ok: false, detail, ...(line === undefined ? {} : { line }) });
+  }
+
+  /** Runs one check: `body` returns the pass message or throws; a throw fails the check. */
+  async check(name: string, body: () => Promise<string>): Promise<boolean> {
+    try {
+      this.pass(name, await body());
+      return true;
+    } catch (error) {
+      const { detail, line } = describeError(error);
+      this.fail(name, detail, line);
+      return false;
+    }
+  }
+
+  report(): ValidationReport {
+    const firstFailure = this.checks.find((check) => !check.ok);
+    return {
+      valid: this.checks.length > 0 && !firstFailure,
+      className: this.className,
+      checks: this.checks,
+      error: firstFailure ? firstFailure.detail : null,
+      durationMs: Math.round(performance.now() - this.started),
+    };
+  }
+}

@@ -1,0 +1,182 @@
+import type { StepResult, ToolSchema, ValidationReport } from "../../shared/environment.js";
+import type { EnvSession } from "../sandbox/EnvSession.js";
+import { EnvironmentCodeError, EnvironmentContractError } from "../sandbox/errors.js";
+import type { SandboxPool } from "../sandbox/SandboxPool.js";
+import { CheckFailure, describeError, endsSession, ValidationRun } from "./ValidationRun.js";
+
+export interface ValidateOptions {
+  /** Deadline for the whole validation, in ms; a check still running then fails with "timeout". Defaults to 60000. */
+  timeoutMs?: number;
+  /** The actions `step()` is probed with after `reset(seed=42)`. Defaults to SPADE's `\boxed{1}`, `\boxed{test}`, `\boxed{42}`. */
+  probeActions?: string[];
+}
+
+/** SPADE's probe actions. */
+export const PROBE_ACTIONS = ["\\boxed{1}", "\\boxed{test}", "\\boxed{42}"];
+
+/**
+ * The checks, in the order they run. Validation stops at the first failing one; the report lists
+ * the checks that ran (the last one is the failure when the environment is invalid).
+ */
+export const CHECKS = [
+  "code_executes", //     the code compiles and runs (standard library only)
+  "single_env_class", //  exactly one top-level class whose name ends in Env
+  "constructs", //        that class can be created with no arguments
+  "tool_schemas", //      tool-use environments only: get_tools() gives OpenAI function schemas
+  "reset_42", //          reset(seed=42) returns a non-empty str and a dict
+  "reset_deterministic", // reset(seed=42) twice gives the same first observation
+  "step_probes", //       step() answers each probe with a well-typed 5-tuple, finite reward in [-10, 10]
+  "reward_range", //      the probe rewards stay in [-1, 1]
+  "observation_size", //  no observation was cut at the size limit
+  "reset_123", //         reset(seed=123) works too
+  "solution", //          solution() returns a non-empty str
+  "hint", //              hint(), when defined, returns a non-empty str
+] as const;
+
+const TRUNCATION = /\n\[observation truncated: (\d+) characters exceed the (\d+) character limit\]$/;
+
+function quote(text: string, limit = 60): string {
+  return `"${text.length > limit ? `${text.slice(0, limit)}...` : text}"`;
+}
+
+/** Validates one environment's code in the sandbox, like Gymnasium's check_env (see CHECKS). */
+export async function validateEnvironment(pool: SandboxPool, code: string, options: ValidateOptions = {}): Promise<ValidationReport> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const probes = options.probeActions ?? PROBE_ACTIONS;
+  const run = new ValidationRun();
+  let session: EnvSession;
+  try {
+    session = await pool.open(code, { deadlineAt: Date.now() + timeoutMs });
+  } catch (error) {
+    recordOpenFailure(run, error);
+    return run.report();
+  }
+  run.className = session.className;
+  run.pass("code_executes", "the code compiles and runs");
+  run.pass("single_env_class", `found ${session.className}`);
+  run.pass("constructs", `${session.className}() was created`);
+  try {
+    await runSessionChecks(run, session, probes);
+  } finally {
+    await session.close();
+  }
+  return run.report();
+}
+
+function recordOpenFailure(run: ValidationRun, error: unknown): void {
+  const stage = error instanceof EnvironmentCodeError || error instanceof EnvironmentContractError ? error.stage : undefined;
+  const className = error instanceof EnvironmentCodeError || error instanceof EnvironmentContractError ? error.className : undefined;
+  const { detail, line } = describeError(error);
+  if (className) run.className = className;
+  if (stage === "compile" && error instanceof EnvironmentCodeError) {
+    run.fail("code_executes", `the code does not compile: ${error.exception}`, line);
+  } else if (stage === "execute" && error instanceof EnvironmentCodeError) {
+    run.fail("code_executes", `running the code raised ${error.exception}`, line);
+  } else if (stage === "find_class" && error instanceof EnvironmentContractError) {
+    run.pass("code_executes", "the code compiles and runs");
+    run.fail("single_env_class", error.message);
+  } else if (stage === "construct" || stage === "get_tools") {
+    run.pass("code_executes", "the code compiles and runs");
+    run.pass("single_env_class", `found ${className ?? "the class"}`);
+    const exception = error instanceof EnvironmentCodeError ? error.exception : detail;
+    if (stage === "construct") run.fail("constructs", `${className ?? "the class"}() raised ${exception}`, line);
+    else {
+      run.pass("constructs", `${className ?? "the class"}() was created`);
+      run.fail("tool_schemas", `get_tools() raised ${exception}`, line);
+    }
+  } else {
+    // A timeout, the memory limit or a crash while the code ran or the class was created.
+    run.fail("code_executes", `running the code and creating the environment failed: ${detail}`, line);
+  }
+}
+
+async function runSessionChecks(run: ValidationRun, session: EnvSession, probes: string[]): Promise<void> {
+  const observations: Array<{ what: string; observation: string }> = [];
+  const probeResults: Array<{ action: string; step: StepResult }> = [];
+  const steps: Array<[string, () => Promise<string>]> = [];
+  if (session.kind === "tool") steps.push(["tool_schemas", async () => checkTools(session.tools)]);
+  let firstObservation = "";
+  steps.push(
+    ["reset_42", async () => {
+      const { observation } = await session.reset(42);
+      if (observation.length === 0) throw new CheckFailure("reset(seed=42) returned an empty observation; the first observation must describe the task");
+      observations.push({ what: "reset(seed=42)", observation });
+      firstObservation = observation;
+      return `reset(seed=42) returned a ${observation.length}-character observation and an info dict`;
+    }],
+    ["reset_deterministic", async () => {
+      const { observation } = await session.reset(42);
+      if (observation !== firstObservation) {
+        throw new CheckFailure(`reset(seed=42) twice gave different observations: first ${quote(firstObservation)}, then ${quote(observation)}; seed every random choice from the seed`);
+      }
+      return "reset(seed=42) twice gave the same observation";
+    }],
+    ["step_probes", async () => {
+      await session.reset(42);
+      for (const action of probes) {
+        const step = await session.step(action);
+        if (!Number.isFinite(step.reward) || Math.abs(step.reward) > 10) {
+          throw new CheckFailure(`step(${quote(action)}) returned a reward of ${step.reward}; rewards must be finite numbers in [-10, 10]`);
+        }
+        probeResults.push({ action, step });
+        observations.push({ what: `step(${quote(action)})`, observation: step.observation });
+        if (step.terminated || step.truncated) await session.reset(42);
+      }
+      return `step() answered ${probes.map((action) => quote(action)).join(", ")} with well-typed 5-tuples`;
+    }],
+    ["reward_range", async () => {
+      const outside = probeResults.find(({ step }) => step.reward < -1 || step.reward > 1);
+      if (outside) throw new CheckFailure(`step(${quote(outside.action)}) gave a reward of ${outside.step.reward}; rewards should stay in [-1, 1]`);
+      return `probe rewards ${probeResults.map(({ step }) => step.reward).join(", ")} are within [-1, 1]`;
+    }],
+    ["observation_size", async () => {
+      for (const { what, observation } of observations) {
+        const cut = TRUNCATION.exec(observation);
+        if (cut) throw new CheckFailure(`the observation of ${what} is ${cut[1]} characters, over the ${cut[2]} character limit`);
+      }
+      return `all ${observations.length} observations are within the size limit`;
+    }],
+    ["reset_123", async () => {
+      const { observation } = await session.reset(123);
+      if (observation.length === 0) throw new CheckFailure("reset(seed=123) returned an empty observation");
+      return "reset(seed=123) works";
+    }],
+    ["solution", async () => {
+      const solution = await session.solution();
+      if (solution.trim().length === 0) throw new CheckFailure("solution() returned an empty string; it must give a reference answer or action sequence");
+      return `solution() returned ${quote(solution)}`;
+    }],
+    ["hint", async () => {
+      const hint = await session.hint();
+      if (hint === null) return "no hint() defined (optional)";
+      if (hint.trim().length === 0) throw new CheckFailure("hint() returned an empty string");
+      return `hint() returned ${quote(hint)}`;
+    }],
+  );
+  for (const [name, body] of steps) {
+    let sessionEnded = false;
+    const ok = await run.check(name, async () => {
+      try {
+        return await body();
+      } catch (error) {
+        sessionEnded = endsSession(error);
+        throw error;
+      }
+    });
+    if (!ok || sessionEnded) return;
+  }
+}
+
+function checkTools(tools: ToolSchema[] | null): string {
+  if (!tools || tools.length === 0) throw new CheckFailure("get_tools() returned no tools; a tool-use environment needs at least one tool_<name> method");
+  const names = new Set<string>();
+  tools.forEach((tool, index) => {
+    const name = (tool as { function?: { name?: unknown } }).function?.name;
+    if (tool.type !== "function" || typeof name !== "string" || name.length === 0) {
+      throw new CheckFailure(`get_tools() entry ${index} is not {"type": "function", "function": {"name": ...}}`);
+    }
+    if (names.has(name)) throw new CheckFailure(`get_tools() declares the tool "${name}" twice`);
+    names.add(name);
+  });
+  return `get_tools() declares ${[...names].join(", ")}`;
+}
