@@ -1,11 +1,16 @@
-// Engine parts the workbench uses when this build has them: the sandbox + validator (runtime
-// issue) and the run controller (self-play loop). They are loaded at run time so the API works,
-// minus those methods, while they are missing; a missing part makes its methods fail with
-// UnavailableError instead of breaking the whole workbench.
+// The engine parts behind validation, manual play and run control: the sandbox pool with the
+// validator, and the self-play run controller. The workbench takes them as interfaces so tests
+// can leave them out (null) or script them.
+import type { ModelProgressEvent } from "../../shared/api/events.js";
 import type { ValidationReport } from "../../shared/environment.js";
 import type { RunConfig } from "../../shared/runConfig.js";
+import { createBackend } from "../llm/createBackend.js";
+import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
+import { SandboxPool, type SandboxPoolOptions } from "../sandbox/SandboxPool.js";
+import { RunController } from "../selfplay/RunController.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
+import { validateEnvironment } from "../validator/validateEnvironment.js";
 
 /** Validates environment code and opens sandboxed sessions of it. */
 export interface EnvironmentRuntime {
@@ -24,45 +29,38 @@ export interface RunControl {
   on(listener: (event: { type: string }) => void): () => void;
 }
 
-interface SandboxModule {
-  SandboxPool: { create(options?: unknown): Promise<{ open(code: string, options?: unknown): Promise<EnvSession>; dispose(): Promise<void> }> };
-}
-interface ValidatorModule {
-  validateEnvironment(pool: unknown, code: string, options?: unknown): Promise<ValidationReport>;
-}
-interface RunControllerModule {
-  RunController: new (options: { db: WritableDb }) => RunControl;
-}
-
-/** Imports an optional engine module; null when this build does not have it. */
-async function importOptional<T>(relativePath: string): Promise<T | null> {
-  const url = new URL(relativePath, import.meta.url).href;
-  try {
-    return (await import(url)) as T;
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(relativePath.replace(/^\.\.\//, ""))) return null;
-    throw error;
-  }
-}
-
-/** The sandbox pool + validator, created on first use; null when the modules are missing. */
-export async function loadEnvironmentRuntime(): Promise<EnvironmentRuntime | null> {
-  const sandbox = await importOptional<SandboxModule>("../sandbox/SandboxPool.js");
-  const validator = await importOptional<ValidatorModule>("../validator/validateEnvironment.js");
-  if (!sandbox || !validator) return null;
-  const pool = await sandbox.SandboxPool.create();
+/**
+ * The sandbox pool and the validator. Two processes: one stays free for validation while a
+ * manual play session holds the other.
+ */
+export async function createEnvironmentRuntime(options: SandboxPoolOptions = {}): Promise<EnvironmentRuntime> {
+  const pool = await SandboxPool.create({ size: 2, ...options });
   return {
-    validate: (code) => validator.validateEnvironment(pool, code),
+    validate: (code) => validateEnvironment(pool, code),
     open: (code) => pool.open(code),
     dispose: () => pool.dispose(),
   };
 }
 
-/** The run controller, when the self-play loop is built in. */
-export async function loadRunControl(db: WritableDb): Promise<RunControl | null> {
-  // TODO(selfplay): a static import once main/selfplay/RunController.ts and its imports (corpus,
-  // llm/createBackend, sandbox) have all landed; until then a build without them still serves.
-  const module = await importOptional<RunControllerModule>("../selfplay/RunController.js");
-  return module ? new module.RunController({ db }) : null;
+/** Loads a run's model, reporting the download (model URIs) and the load as `modelProgress` events. */
+export async function createBackendWithProgress(config: RunConfig, emit: (event: ModelProgressEvent) => void): Promise<LlmBackend> {
+  const model = config.backend.kind === "llama" ? config.backend.modelPath : `${config.backend.model} at ${config.backend.baseUrl}`;
+  const event = (phase: ModelProgressEvent["phase"], rest: Partial<ModelProgressEvent>): ModelProgressEvent => ({ type: "modelProgress", model, phase, fraction: null, bytes: null, totalBytes: null, state: "active", ...rest });
+  emit(event("load", {}));
+  try {
+    const backend = await createBackend(config.backend, {
+      where: "run config",
+      onDownloadProgress: ({ downloadedBytes, totalBytes }) => emit(event("download", { fraction: totalBytes > 0 ? downloadedBytes / totalBytes : null, bytes: downloadedBytes, totalBytes: totalBytes > 0 ? totalBytes : null })),
+    });
+    emit(event("load", { fraction: 1, state: "done" }));
+    return backend;
+  } catch (error) {
+    emit(event("load", { state: "failed", error: (error as Error).message }));
+    throw error;
+  }
+}
+
+/** The run controller, with model progress forwarded to the workbench. */
+export function createRunControl(db: WritableDb, emit: (event: ModelProgressEvent) => void): RunControl {
+  return new RunController({ db, createBackend: (config) => createBackendWithProgress(config, emit) });
 }

@@ -1,18 +1,25 @@
 // The engine behind the workbench: the API contract implemented over one workspace database,
 // plus the event hub both transports forward. Transports call `dispatchCall(workbench.api, ...)`.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { EnvironmentFilter } from "../../shared/api/environmentTypes.js";
 import type { WorkbenchEvent } from "../../shared/api/events.js";
-import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
+import { parseRunConfig } from "../../shared/runConfig.js";
 import type { WorkbenchApi, WorkbenchInfo } from "../../shared/api/WorkbenchApi.js";
+import { adapterLineage } from "../adapters/adapterLineage.js";
+import { compareRuns } from "../experiments/compareRuns.js";
 import { appRoot } from "../paths.js";
+import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
 import * as store from "../store/index.js";
 import { countDocuments, environmentCountsByRun, removeFromMemory } from "../store/queries/uiQueries.js";
-import { loadEnvironmentRuntime, loadRunControl, type EnvironmentRuntime, type RunControl } from "./EngineParts.js";
+import { createEnvironmentRuntime, createRunControl, type EnvironmentRuntime, type RunControl } from "./EngineParts.js";
 import { EventHub } from "./EventHub.js";
+import { listModelFiles } from "./listModelFiles.js";
+import { ModelDownloads } from "./ModelDownloads.js";
 import { NotFoundError } from "./NotFoundError.js";
 import { PlaySessions } from "./PlaySessions.js";
+import { runAblations } from "./runAblations.js";
+import { toComparisonView } from "./toComparisonView.js";
 import * as views from "./toViews.js";
 import { toWorkbenchEvent } from "./toWorkbenchEvent.js";
 import { UnavailableError } from "./UnavailableError.js";
@@ -25,11 +32,11 @@ export interface WorkbenchOptions {
   /** Where local GGUF models are listed from. Defaults to SPADE_MODELS_DIR, else `models/` beside the workspace. */
   modelsDir?: string;
   /**
-   * The sandbox + validator. Defaults to the engine's own (loaded on first use); null disables
-   * validation and manual play.
+   * The sandbox + validator. Defaults to the engine's own sandbox pool, started on first use; null
+   * disables validation and manual play.
    */
   runtime?: EnvironmentRuntime | null;
-  /** The self-play run controller. Defaults to the engine's own when built in; null disables run control. */
+  /** The self-play run controller. Defaults to the engine's own; null disables run control. */
   runControl?: RunControl | null;
 }
 
@@ -56,12 +63,6 @@ function storeFilter(filter: EnvironmentFilter): store.EnvironmentFilter {
   };
 }
 
-/** Relative model and corpus paths in a config from the UI are relative to the workspace folder. */
-function resolveRunPaths(config: RunConfig, base: string): RunConfig {
-  const backend = config.backend.kind === "llama" ? { ...config.backend, modelPath: resolve(base, config.backend.modelPath) } : config.backend;
-  return { ...config, backend, corpus: config.corpus ? { ...config.corpus, path: resolve(base, config.corpus.path) } : null };
-}
-
 function readVersion(): string {
   try {
     return String((JSON.parse(readFileSync(join(appRoot(), "package.json"), "utf8")) as { version?: unknown }).version ?? "unknown");
@@ -75,15 +76,24 @@ export class Workbench {
   readonly api: WorkbenchApi;
   readonly db: store.WritableDb;
   readonly #options: WorkbenchOptions;
-  readonly #plays = new PlaySessions();
-  #runtime: Promise<EnvironmentRuntime | null> | null = null;
-  #runControl: Promise<RunControl | null> | null = null;
+  /** One manual play at a time: its sandbox process is held, the pool's other one stays free for validation. */
+  readonly #plays = new PlaySessions({ maxSessions: 1 });
+  readonly #modelsDir: string;
+  readonly #downloads: ModelDownloads;
+  /** Started on first use (it spawns sandbox processes); null when disabled. */
+  #runtime: Promise<EnvironmentRuntime> | null = null;
+  readonly #runtimeEnabled: boolean;
+  readonly #runControl: RunControl | null;
 
   private constructor(db: store.WritableDb, options: WorkbenchOptions) {
     this.db = db;
     this.#options = options;
-    if (options.runtime !== undefined) this.#runtime = Promise.resolve(options.runtime);
-    if (options.runControl !== undefined) this.#runControl = Promise.resolve(options.runControl ? this.#wire(options.runControl) : null);
+    this.#modelsDir = options.modelsDir ?? process.env.SPADE_MODELS_DIR ?? join(dirname(options.dbPath), "models");
+    this.#downloads = new ModelDownloads({ modelsDir: this.#modelsDir, emit: (event) => this.emit(event) });
+    this.#runtimeEnabled = options.runtime !== null;
+    if (options.runtime) this.#runtime = Promise.resolve(options.runtime);
+    const control = options.runControl === undefined ? createRunControl(db, (event) => this.emit(event)) : options.runControl;
+    this.#runControl = control ? this.#wire(control) : null;
     this.api = this.#createApi();
   }
 
@@ -98,8 +108,9 @@ export class Workbench {
   }
 
   async close(): Promise<void> {
+    this.#downloads.cancelAll();
     await this.#plays.closeAll();
-    const runtime = await this.#runtime;
+    const runtime = await this.#runtime?.catch(() => null);
     await runtime?.dispose();
     this.db.close();
   }
@@ -112,18 +123,21 @@ export class Workbench {
     return control;
   }
 
+  /** The sandbox, started on first use; a failed start is retried by the next call. */
   async #requireRuntime(what: string): Promise<EnvironmentRuntime> {
-    this.#runtime ??= loadEnvironmentRuntime();
-    const runtime = await this.#runtime;
-    if (!runtime) throw new UnavailableError(`${what} needs the environment sandbox, which this build does not include`);
-    return runtime;
+    if (!this.#runtimeEnabled) throw new UnavailableError(`${what} needs the environment sandbox, which this workbench was started without`);
+    const starting = (this.#runtime ??= createEnvironmentRuntime());
+    try {
+      return await starting;
+    } catch (error) {
+      if (this.#runtime === starting) this.#runtime = null;
+      throw error;
+    }
   }
 
-  async #requireRunControl(): Promise<RunControl> {
-    this.#runControl ??= loadRunControl(this.db).then((control) => (control ? this.#wire(control) : null));
-    const control = await this.#runControl;
-    if (!control) throw new UnavailableError("run control needs the self-play loop, which this build does not include");
-    return control;
+  #requireRunControl(): RunControl {
+    if (!this.#runControl) throw new UnavailableError("run control is not available in this workbench (it was started without the self-play loop)");
+    return this.#runControl;
   }
 
   #environment(envId: number): store.Environment {
@@ -135,25 +149,21 @@ export class Workbench {
   #runSummary(run: store.Run, counts?: { total: number; valid: number }) {
     const total = counts?.total ?? store.countEnvironments(this.db, { runId: run.id });
     const valid = counts?.valid ?? store.countEnvironments(this.db, { runId: run.id, valid: true });
-    return views.toRunSummary(run, total, valid);
+    return views.toRunSummary(run, total, valid, runAblations(run.config));
   }
 
   #createApi(): WorkbenchApi {
     const db = this.db;
-    const modelsDir = this.#options.modelsDir ?? process.env.SPADE_MODELS_DIR ?? join(dirname(this.#options.dbPath), "models");
+    const modelsDir = this.#modelsDir;
     return {
       getInfo: async () => {
-        const runtime = await (this.#runtime ??= loadEnvironmentRuntime().catch(() => null));
-        const control = await (this.#runControl ??= loadRunControl(this.db)
-          .then((c) => (c ? this.#wire(c) : null))
-          .catch(() => null));
         const info: WorkbenchInfo = {
           version: readVersion(),
           workspacePath: this.#options.dbPath,
           shell: this.#options.shell ?? "browser",
-          validation: runtime !== null,
-          play: runtime !== null,
-          runControl: control !== null,
+          validation: this.#runtimeEnabled,
+          play: this.#runtimeEnabled,
+          runControl: this.#runControl !== null,
         };
         return info;
       },
@@ -163,6 +173,10 @@ export class Workbench {
           .listRuns(db)
           .map((run) => this.#runSummary(run, counts.get(run.id) ?? { total: 0, valid: 0 }))
           .sort((a, b) => b.id - a.id);
+      },
+      compareRuns: async ({ runIds }) => {
+        for (const runId of runIds) if (!store.getRun(db, runId)) throw new NotFoundError(`no run ${runId}`);
+        return toComparisonView(compareRuns(db, runIds));
       },
       getRun: async ({ runId }) => {
         const run = store.getRun(db, runId);
@@ -273,36 +287,42 @@ export class Workbench {
         const envs = store.listEnvironments(db, { documentId, limit: 500 });
         return { id: doc.id, corpus: doc.corpus, title: doc.title, words: doc.words, text: doc.text, environments: envs.length, environmentList: envs.map((e) => views.toEnvironmentListItem(e, e)) };
       },
-      listModels: async () => {
-        let names: string[];
-        try {
-          names = readdirSync(modelsDir).filter((name) => name.toLowerCase().endsWith(".gguf"));
-        } catch {
-          names = []; // no models folder yet
-        }
-        const files = names.sort().map((name) => {
-          const path = join(modelsDir, name);
-          return { name, path, bytes: statSync(path).size };
-        });
-        return { dir: modelsDir, files };
-      },
+      listModels: async () => ({ dir: modelsDir, files: listModelFiles(modelsDir) }),
+      downloadModel: async ({ uri }) => this.#downloads.download(uri),
+      cancelModelDownload: async ({ uri }) => ({ cancelled: this.#downloads.cancel(uri) }),
       listAdapters: async ({ runId }) => store.listAdapters(db, runId).map(views.toAdapterView),
+      getAdapter: async ({ adapterId }) => {
+        const adapter = store.getAdapter(db, adapterId);
+        if (!adapter) throw new NotFoundError(`no adapter ${adapterId}`);
+        const lineage = adapterLineage(db, adapterId).slice(1);
+        const childIds = store.listAdapters(db).filter((other) => other.parentId === adapterId).map((other) => other.id);
+        const evalResults = store.listEvalResults(db, { adapterId }).map(views.toEvalResultView);
+        return views.toAdapterDetail(adapter, lineage, childIds, evalResults);
+      },
       listEvalResults: async ({ adapterId }) => store.listEvalResults(db, adapterId === undefined ? {} : { adapterId }).map(views.toEvalResultView),
+      listEnvSets: async () => store.listEnvSets(db).map((set) => ({ name: set.name, members: set.members, createdAt: set.createdAt })),
+      getEnvSet: async ({ name }) => {
+        const set = store.getEnvSet(db, name);
+        if (!set) throw new NotFoundError(`no environment set ${JSON.stringify(name)}`);
+        return { name: set.name, members: set.members, createdAt: set.createdAt, items: store.listEnvSetMembers(db, name).map(views.toEnvSetMemberView) };
+      },
       startRun: async ({ config }) => {
-        const control = await this.#requireRunControl();
+        const control = this.#requireRunControl();
         const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "startRun config");
-        return control.start(resolveRunPaths(parsed, dirname(this.#options.dbPath)));
+        // A model URI downloads into the folder the models view lists, unless the config says otherwise.
+        const backend = parsed.backend.kind === "llama" && parsed.backend.modelsDir === undefined ? { ...parsed.backend, modelsDir } : parsed.backend;
+        return control.start(resolveRunConfigPaths({ ...parsed, backend }, dirname(this.#options.dbPath)));
       },
       pauseRun: async ({ runId }) => {
-        await (await this.#requireRunControl()).pause(runId);
+        await this.#requireRunControl().pause(runId);
         return { runId };
       },
       resumeRun: async ({ runId }) => {
-        await (await this.#requireRunControl()).resume(runId);
+        await this.#requireRunControl().resume(runId);
         return { runId };
       },
       stopRun: async ({ runId }) => {
-        await (await this.#requireRunControl()).stop(runId);
+        await this.#requireRunControl().stop(runId);
         return { runId };
       },
     };

@@ -1,15 +1,16 @@
 // Store rows -> the API's view objects (the contract in shared/api, independent of the schema).
 import type { EnvironmentDetail, EnvironmentListItem, EnvironmentStats, MemoryFlags } from "../../shared/api/environmentTypes.js";
 import type { EpisodeSummary, TurnView } from "../../shared/api/episodeTypes.js";
-import type { AdapterView, EvalResultView } from "../../shared/api/modelTypes.js";
+import type { EnvSetMemberView } from "../../shared/api/envSetTypes.js";
+import type { AdapterDetail, AdapterView, EvalResultView } from "../../shared/api/modelTypes.js";
 import type { IterationMetrics as IterationMetricsView, RunDetail, RunSummary } from "../../shared/api/runTypes.js";
-import type { Adapter, EnvStats, Environment, EnvironmentSummary, Episode, EvalResult, IterationMetrics, MemoryEntry, Run, Turn } from "../store/index.js";
+import type { Adapter, EnvSetMember, EnvStats, Environment, EnvironmentSummary, Episode, EvalResult, IterationMetrics, MemoryEntry, Run, Turn } from "../store/index.js";
 
 export function asObject(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-export function toRunSummary(run: Run, environments: number, validEnvironments: number): RunSummary {
+export function toRunSummary(run: Run, environments: number, validEnvironments: number, ablations: string[]): RunSummary {
   const iterations = asObject(run.config).iterations;
   return {
     id: run.id,
@@ -21,6 +22,7 @@ export function toRunSummary(run: Run, environments: number, validEnvironments: 
     environments,
     validEnvironments,
     error: run.error,
+    ablations,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
     finishedAt: run.finishedAt,
@@ -130,8 +132,39 @@ export function toAdapterView(adapter: Adapter): AdapterView {
     name: adapter.name,
     path: adapter.path,
     status: adapter.status,
+    baseModelSha256: adapter.baseModelSha256,
     metrics: adapter.metrics === null || adapter.metrics === undefined ? null : asObject(adapter.metrics),
     createdAt: adapter.createdAt,
+  };
+}
+
+/** The trainer's log can be long: the detail view shows its last lines. */
+const LOG_TAIL_CHARS = 20_000;
+
+export function toAdapterDetail(adapter: Adapter, ancestors: Adapter[], childIds: number[], evalResults: EvalResultView[]): AdapterDetail {
+  const log = adapter.log && adapter.log.length > LOG_TAIL_CHARS ? `[… ${adapter.log.length - LOG_TAIL_CHARS} earlier characters]\n${adapter.log.slice(-LOG_TAIL_CHARS)}` : adapter.log;
+  return {
+    ...toAdapterView(adapter),
+    manifest: adapter.manifest === null || adapter.manifest === undefined ? null : asObject(adapter.manifest),
+    trainerCommand: adapter.trainerCommand,
+    log,
+    lineage: ancestors.map(toAdapterView),
+    childIds,
+    evalResults,
+  };
+}
+
+export function toEnvSetMemberView(member: EnvSetMember): EnvSetMemberView {
+  return {
+    codeSha256: member.codeSha256,
+    environmentId: member.environmentId,
+    className: member.className,
+    skill: member.skill,
+    hint: member.hint,
+    winRate: member.winRate,
+    hintWinRate: member.hintWinRate,
+    regret: member.regret,
+    source: member.source,
   };
 }
 

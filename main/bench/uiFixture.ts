@@ -20,6 +20,11 @@ export interface UiFixture {
   hintedEpisodeId: number;
   longEpisodeId: number;
   documentId: string;
+  /** spade-it2, trained from spade-it1 (`parentAdapterId`). */
+  adapterId: number;
+  parentAdapterId: number;
+  /** An environment set holding `envId`. */
+  envSetName: string;
 }
 
 export const fixtureCode = `import random
@@ -67,11 +72,16 @@ const brokenCode = `class BrokenEnv:
         return None
 `;
 
+/** A stored report shaped like the validator's (main/validator: the same check names). */
 function report(valid: boolean, className: string | null, failure?: { name: string; detail: string; line: number }): ValidationReport {
-  const checks = [{ name: "executes", ok: true, detail: "" }, { name: "single Env class", ok: className !== null, detail: className ?? "no class" }];
-  if (failure) checks.push({ name: failure.name, ok: false, detail: failure.detail, ...{ line: failure.line } });
-  else checks.push({ name: "reset(seed=42)", ok: true, detail: "" }, { name: "step probes", ok: true, detail: "" });
-  return { valid, className, checks, error: failure ? `${failure.name}: ${failure.detail}` : null, durationMs: 42 };
+  const checks: ValidationReport["checks"] = [
+    { name: "code_executes", ok: true, detail: "the code compiles and runs" },
+    { name: "single_env_class", ok: className !== null, detail: className ? `found ${className}` : "no class" },
+    { name: "constructs", ok: true, detail: `${className ?? "the class"}() was created` },
+  ];
+  if (failure) checks.push({ name: failure.name, ok: false, detail: failure.detail, line: failure.line });
+  else checks.push({ name: "reset_42", ok: true, detail: "reset(seed=42) returned an observation and an info dict" }, { name: "step_probes", ok: true, detail: "step() answered the probes with well-typed 5-tuples" });
+  return { valid, className, checks, error: failure ? failure.detail : null, durationMs: 42 };
 }
 
 function addEpisode(db: store.WritableDb, runId: number, envId: number, hinted: boolean, playIndex: number, turns: number, win: boolean): number {
@@ -100,7 +110,7 @@ export function buildUiFixture(path: string, options: UiFixtureOptions = {}): Ui
   try {
     const documentId = "wikitext:3";
     store.upsertDocument(db, { id: documentId, corpus: "wikitext-2/valid.txt", title: "Binary search", text: "Binary search halves the interval at every step ...", words: 9 });
-    const configA = { seed: 1, iterations: 3, envsPerIteration: 2, plays: 2, hintPlays: 2, maxTurns: 25, backend: { kind: "llama", modelPath: "stories260K.gguf" }, corpus: { path: "valid.txt" }, memory: { enabled: true } };
+    const configA = { db: "workspace.sqlite", seed: 1, iterations: 3, envsPerIteration: 2, plays: 2, hintPlays: 2, maxTurns: 25, backend: { kind: "llama", modelPath: "stories260K.gguf" }, corpus: { path: "valid.txt" }, memory: { enabled: true } };
     const runA = store.createRun(db, { name: "baseline", config: configA, seed: 1, status: "completed" });
     const runB = store.createRun(db, { name: "no memory", config: { ...configA, memory: { enabled: false } }, seed: 1, status: "paused" });
     for (const [run, shift] of [[runA, 0], [runB, 0.1]] as const) {
@@ -116,7 +126,7 @@ export function buildUiFixture(path: string, options: UiFixtureOptions = {}): Ui
     store.insertHint(db, { environmentId: envId, source: "writer", text: "Halve the range each time." });
     store.upsertEnvStats(db, { environmentId: envId, plays: 2, hintPlays: 2, winRate: 0.5, hintWinRate: 1, meanReturn: 0.5, hintMeanReturn: 1, regret: 0.5, designerReward: 0.82, rewardKind: "blend", stepTimeouts: 0 });
     store.addToMemory(db, { environmentId: envId, runId: runA.id, skill: "Logical Deduction", code: fixtureCode, winRate: 0.5, regret: 0.5, iteration: 0 });
-    const invalidEnvId = store.insertEnvironment(db, { runId: runA.id, iteration: 0, slot: 1, attempt: 0, source: "designer", documentId, code: brokenCode, className: "BrokenEnv", valid: false, validation: report(false, "BrokenEnv", { name: "reset(seed=42)", detail: "reset() returned None, expected (str, dict)", line: 6 }), validationError: "reset(seed=42): reset() returned None, expected (str, dict)" });
+    const invalidEnvId = store.insertEnvironment(db, { runId: runA.id, iteration: 0, slot: 1, attempt: 0, source: "designer", documentId, code: brokenCode, className: "BrokenEnv", valid: false, validation: report(false, "BrokenEnv", { name: "reset_42", detail: "reset(seed=42) returned None; expected (str, dict)", line: 6 }), validationError: "reset(seed=42) returned None; expected (str, dict)" });
 
     const episodeId = addEpisode(db, runA.id, envId, false, 0, 5, false);
     const hintedEpisodeId = addEpisode(db, runA.id, envId, true, 0, 3, true);
@@ -131,10 +141,17 @@ export function buildUiFixture(path: string, options: UiFixtureOptions = {}): Ui
         if (i % 3 !== 0) store.upsertEnvStats(db, { environmentId: id, plays: 8, hintPlays: 8, winRate: (i % 10) / 10, hintWinRate: Math.min(1, (i % 10) / 10 + 0.2), regret: 0.2, designerReward: 0.5 });
       }
     });
-    const adapterId = store.insertAdapter(db, { name: "spade-it2", path: "adapters/spade-it2.gguf", runId: runA.id, status: "ready" });
+    const trained = { runId: runA.id, baseModelSha256: "270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d", trainerCommand: "python3 resources/trainers/train_lora.py --data {data} --base {base} --out {out}" };
+    const firstAdapterId = store.insertAdapter(db, { ...trained, name: "spade-it1", path: "adapters/spade-it1.gguf", status: "promoted", manifest: { format: "trl-sft", counts: { lines: 48 } }, log: "step 10 loss 1.92\nstep 20 loss 1.41\n" });
+    const adapterId = store.insertAdapter(db, { ...trained, name: "spade-it2", path: "adapters/spade-it2.gguf", parentId: firstAdapterId, status: "ready", manifest: { format: "trl-sft", counts: { lines: 96 } }, log: "step 10 loss 1.30\nstep 20 loss 1.12\n" });
     store.insertEvalResult(db, { adapterId: null, suite: "gsm8k-100", n: 100, correct: 31, accuracy: 0.31 });
+    store.insertEvalResult(db, { adapterId: firstAdapterId, suite: "gsm8k-100", n: 100, correct: 33, accuracy: 0.33 });
     store.insertEvalResult(db, { adapterId, suite: "gsm8k-100", n: 100, correct: 36, accuracy: 0.36 });
-    return { runIds: [runA.id, runB.id], envId, invalidEnvId, episodeId, hintedEpisodeId, longEpisodeId, documentId };
+    store.insertEvalResult(db, { adapterId: null, suite: "heldout-envs", n: 12, meanReturn: 0.3, winRate: 0.42 });
+    store.insertEvalResult(db, { adapterId, suite: "heldout-envs", n: 12, meanReturn: 0.4, winRate: 0.5 });
+    store.createEnvSet(db, "curated");
+    store.addEnvSetMembers(db, "curated", [{ code: fixtureCode, source: `run:${runA.id}`, environmentId: envId, className: "GuessNumberEnv", hint: "Halve the range each time.", skill: "Logical Deduction", winRate: 0.5, hintWinRate: 1, regret: 0.5 }]);
+    return { runIds: [runA.id, runB.id], envId, invalidEnvId, episodeId, hintedEpisodeId, longEpisodeId, documentId, adapterId, parentAdapterId: firstAdapterId, envSetName: "curated" };
   } finally {
     db.close();
   }

@@ -3,7 +3,9 @@ import type { ValidationReport } from "../environment.js";
 import type { DocumentDetail, DocumentPage } from "./corpusTypes.js";
 import type { EnvironmentDetail, EnvironmentFilter, EnvironmentPage, MemoryFlags } from "./environmentTypes.js";
 import type { EpisodeDetail, TurnPage } from "./episodeTypes.js";
-import type { AdapterView, EvalResultView } from "./modelTypes.js";
+import type { RunComparisonView } from "./compareTypes.js";
+import type { EnvSetDetail, EnvSetSummary } from "./envSetTypes.js";
+import type { AdapterDetail, AdapterView, EvalResultView, ModelFile } from "./modelTypes.js";
 import type { PlayStart, PlayStepResult } from "./playTypes.js";
 import type { RunDetail, RunMetrics, RunSummary } from "./runTypes.js";
 
@@ -18,11 +20,7 @@ export interface WorkbenchInfo {
   runControl: boolean;
 }
 
-export interface ModelFile {
-  name: string;
-  path: string;
-  bytes: number;
-}
+export type { ModelFile };
 
 type Empty = Record<string, never>;
 
@@ -30,6 +28,8 @@ type Empty = Record<string, never>;
 export interface WorkbenchMethods {
   getInfo: { input: Empty; output: WorkbenchInfo };
   listRuns: { input: Empty; output: RunSummary[] };
+  /** Runs side by side: per-iteration loop metrics, summaries, held-out scores, config differences. */
+  compareRuns: { input: { runIds: number[] }; output: RunComparisonView };
   getRun: { input: { runId: number }; output: RunDetail };
   getRunMetrics: { input: { runId: number }; output: RunMetrics };
   listEnvironments: { input: EnvironmentFilter; output: EnvironmentPage };
@@ -46,8 +46,17 @@ export interface WorkbenchMethods {
   listDocuments: { input: { text?: string; offset?: number; limit?: number }; output: DocumentPage };
   getDocument: { input: { documentId: string }; output: DocumentDetail };
   listModels: { input: Empty; output: { dir: string; files: ModelFile[] } };
+  /**
+   * Downloads a model URI (`hf:owner/repo/file.gguf` or `https://...`) into the models folder;
+   * resolves when it is there. Progress comes as `modelProgress` events (phase "download").
+   */
+  downloadModel: { input: { uri: string }; output: ModelFile };
+  cancelModelDownload: { input: { uri: string }; output: { cancelled: boolean } };
   listAdapters: { input: { runId?: number }; output: AdapterView[] };
+  getAdapter: { input: { adapterId: number }; output: AdapterDetail };
   listEvalResults: { input: { adapterId?: number }; output: EvalResultView[] };
+  listEnvSets: { input: Empty; output: EnvSetSummary[] };
+  getEnvSet: { input: { name: string }; output: EnvSetDetail };
   startRun: { input: { config: Record<string, unknown> }; output: { runId: number } };
   pauseRun: { input: { runId: number }; output: { runId: number } };
   resumeRun: { input: { runId: number }; output: { runId: number } };

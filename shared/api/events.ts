@@ -36,6 +36,10 @@ export interface ModelProgressEvent {
   fraction: number | null;
   bytes: number | null;
   totalBytes: number | null;
+  /** "done" or "failed" ends the progress. Defaults to "active" when absent. */
+  state?: "active" | "done" | "failed";
+  /** Why it failed (state "failed"). */
+  error?: string;
 }
 
 /** An iteration finished: its metrics are stored (charts reload). */

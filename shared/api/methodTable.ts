@@ -1,16 +1,18 @@
 // The method table: every API method's input validator. Both transports check each call against
 // it, so an unknown method or a malformed input never reaches the engine.
 import { ApiInputError } from "./ApiInputError.js";
-import { boolean, finiteNumber, id, integer, jsonObject, object, oneOf, optional, string, type Validator } from "./validators.js";
+import { arrayOf, boolean, finiteNumber, id, integer, jsonObject, matching, object, oneOf, optional, string, type Validator } from "./validators.js";
 import type { MethodInput, MethodName } from "./WorkbenchApi.js";
 
 const paging = { offset: optional(integer({ min: 0 })), limit: optional(integer({ min: 1, max: 1000 })) };
 const code = string({ minLength: 1, maxLength: 1_000_000 });
 const runRef = object({ runId: id });
+const modelUri = matching(/^(hf:\S+|https?:\/\/\S+)$/i, "a model URI (hf:owner/repo/file.gguf or an http(s) URL)", 2000);
 
 export const methodTable: { readonly [M in MethodName]: Validator<MethodInput<M>> } = {
   getInfo: object({}),
   listRuns: object({}),
+  compareRuns: object({ runIds: arrayOf(id, 20) }),
   getRun: runRef,
   getRunMetrics: runRef,
   listEnvironments: object({
@@ -37,8 +39,13 @@ export const methodTable: { readonly [M in MethodName]: Validator<MethodInput<M>
   listDocuments: object({ text: optional(string({ maxLength: 500 })), ...paging }),
   getDocument: object({ documentId: string({ minLength: 1, maxLength: 1000 }) }),
   listModels: object({}),
+  downloadModel: object({ uri: modelUri }),
+  cancelModelDownload: object({ uri: modelUri }),
   listAdapters: object({ runId: optional(id) }),
+  getAdapter: object({ adapterId: id }),
   listEvalResults: object({ adapterId: optional(id) }),
+  listEnvSets: object({}),
+  getEnvSet: object({ name: string({ minLength: 1, maxLength: 200 }) }),
   startRun: object({ config: jsonObject }),
   pauseRun: runRef,
   resumeRun: runRef,

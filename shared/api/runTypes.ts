@@ -14,6 +14,8 @@ export interface RunSummary {
   environments: number;
   validEnvironments: number;
   error: string | null;
+  /** What the config switches off or changes relative to the SPADE recipe, e.g. "no memory". */
+  ablations: string[];
   createdAt: number;
   updatedAt: number | null;
   finishedAt: number | null;

@@ -64,6 +64,14 @@ export function string(limits: StringLimits = {}): Validator<string> {
   };
 }
 
+/** A string matching `pattern`; `expected` says what that means in words. */
+export function matching(pattern: RegExp, expected: string, maxLength = 10_000): Validator<string> {
+  return (value, path) => {
+    if (typeof value !== "string" || value.length > maxLength || !pattern.test(value)) fail(path, expected, value);
+    return value;
+  };
+}
+
 export const boolean: Validator<boolean> = (value, path) => {
   if (typeof value !== "boolean") fail(path, "true or false", value);
   return value;

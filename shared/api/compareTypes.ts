@@ -1,0 +1,42 @@
+// Runs side by side (`spade compare` as the workbench shows it).
+
+/** A run's value for one differing config key; `set: false` when the run's config lacks the key. */
+export type ConfigValueView = { set: true; value: unknown } | { set: false };
+
+export interface ConfigDifferenceView {
+  /** Dotted key, e.g. `memory.enabled`. */
+  key: string;
+  /** One per compared run, in the order the runs were asked for. */
+  values: ConfigValueView[];
+}
+
+export interface HeldOutScoreView {
+  adapterId: number | null;
+  adapter: string | null;
+  suite: string;
+  accuracy: number | null;
+  meanReturn: number | null;
+  winRate: number | null;
+}
+
+/** Metric values by name (null where the loop measured nothing). */
+export type MetricValues = Record<string, number | null>;
+
+export interface ComparedRunView {
+  id: number;
+  name: string | null;
+  status: string;
+  /** What the run's config switches off or changes, e.g. "no memory", "reward: regret". */
+  ablations: string[];
+  iterations: (MetricValues & { iteration: number })[];
+  /** Means over the run's iterations. */
+  summary: MetricValues;
+  heldOut: HeldOutScoreView[];
+}
+
+export interface RunComparisonView {
+  /** The compared metric names, in display order. */
+  metrics: string[];
+  runs: ComparedRunView[];
+  configDiff: ConfigDifferenceView[];
+}
