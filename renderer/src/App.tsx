@@ -37,7 +37,7 @@ function View({ route }: { route: Route }) {
     case "corpus":
       return <CorpusView documentId={route.documentId} />;
     case "models":
-      return <ModelsView />;
+      return <ModelsView adapterId={route.adapterId} />;
     case "evaluations":
       return <EvaluationsView />;
     case "settings":

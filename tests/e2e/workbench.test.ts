@@ -1,11 +1,14 @@
 // The workbench end to end: the real `spade serve` on a filled workspace, driven in Debian's Chromium.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { launchChromium, type LaunchedBrowser } from "../../main/bench/launchChromium.js";
+import type { ChatMessage } from "../../shared/llm.js";
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fakeOpenAiServer.js";
+import { selfPlayReply } from "../support/selfPlayScript.js";
 import { buildUiFixture, type UiFixture } from "./support/fixture.js";
 import { rendererBuilt, startServe, type ServeProcess } from "./support/startServe.js";
 
@@ -15,6 +18,7 @@ let fixture: UiFixture;
 let serve: ServeProcess;
 let chromium: LaunchedBrowser;
 let page: Page;
+let model: FakeOpenAiServer;
 const errors: string[] = [];
 
 async function api(method: string, body: unknown, headers: Record<string, string> = {}) {
@@ -35,6 +39,9 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     dir = mkdtempSync(join(tmpdir(), "spade-e2e-"));
     mkdirSync(shots, { recursive: true });
     fixture = buildUiFixture(join(dir, "workspace.sqlite"), { extraEnvironments: 30, longEpisodeTurns: 40 });
+    // A scripted OpenAI-compatible model on loopback for the run started from the form.
+    model = await startFakeOpenAiServer((request) => ({ json: { choices: [{ index: 0, message: { role: "assistant", content: selfPlayReply({ messages: request.body.messages as ChatMessage[] }) }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 5 } } }));
+    writeFileSync(join(dir, "corpus.jsonl"), ["DOC:magic doors", "DOC:riddle numbers"].map((text) => JSON.stringify({ text })).join("\n") + "\n");
     serve = await startServe(join(dir, "workspace.sqlite"));
     chromium = await launchChromium();
     page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -44,6 +51,7 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
   afterAll(async () => {
     await chromium?.close();
     await serve?.stop();
+    await model?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -73,6 +81,7 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     expect(text).toContain("baseline");
     expect(text).toContain("no memory");
     expect(text).toContain("paused");
+    expect(await page.getByTestId("ablations").innerText()).toBe("no memory");
     await page.screenshot({ path: join(shots, "runs.png") });
   });
 
@@ -137,9 +146,128 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await open(`#/compare?runs=${fixture.runIds.join(",")}`);
     await page.getByTestId("config-diff").waitFor();
     expect(await page.getByTestId("config-diff").innerText()).toContain("memory.enabled");
+    expect(await page.getByTestId("compared-runs").innerText()).toContain("no memory");
     await page.locator(".recharts-legend-item").first().waitFor();
-    expect(await page.getByTestId("chart-Mean regret").locator(".recharts-line").count()).toBe(2);
+    const regret = page.getByTestId("chart-Mean regret");
+    expect(await regret.locator(".recharts-line").count()).toBe(2);
+    // One colour per run, the same in every chart.
+    const colours = async (title: string) => page.getByTestId(`chart-${title}`).locator(".recharts-line path.recharts-curve").evaluateAll((paths) => paths.map((p) => p.getAttribute("stroke")));
+    const regretColours = await colours("Mean regret");
+    expect(new Set(regretColours).size).toBe(2);
+    expect(await colours("Validity rate")).toEqual(regretColours);
     await page.screenshot({ path: join(shots, "compare.png") });
+  });
+
+  it("edits code in Monaco, re-validates in the sandbox (marker on the failing line), saves a version and plays it by hand", async () => {
+    await open(`#/envs/${fixture.envId}`);
+    const editor = page.locator(".monaco-editor");
+    await editor.locator(".view-lines").waitFor({ timeout: 30_000 });
+    await expect.poll(async () => (await editor.locator(".view-lines").innerText()).replace(/\u00a0/g, " ")).toContain("class GuessNumberEnv");
+    // A broken edit on a new last line (inside close()): a syntax error the validator places there.
+    await editor.locator(".view-lines").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("x = = 1");
+    await page.getByRole("button", { name: "Validate" }).click();
+    const panel = page.getByTestId("validation-panel");
+    await panel.getByText("Re-validation").waitFor({ timeout: 60_000 });
+    const lines = (await editor.evaluate((element) => element.querySelectorAll(".view-line").length)) as number;
+    expect(lines).toBeGreaterThan(20);
+    const report = await panel.innerText();
+    expect(report).toContain("invalid");
+    const failingLine = Number(/\(line (\d+)\)/.exec(report)?.[1]);
+    expect(failingLine).toBeGreaterThan(20);
+    // The squiggle sits on the row of the failing line.
+    const squiggle = editor.locator(".squiggly-error").first();
+    await squiggle.waitFor({ timeout: 10_000 });
+    const brokenRow = editor.locator(".view-line", { hasText: /x\s=\s=\s1/ });
+    const [squiggleBox, rowBox] = [await squiggle.boundingBox(), await brokenRow.boundingBox()];
+    expect(Math.abs((squiggleBox?.y ?? 0) - (rowBox?.y ?? -100))).toBeLessThan(8);
+    await page.screenshot({ path: join(shots, "env-broken-edit.png") });
+
+    // Undo the broken line, make a harmless edit, validate, save as a new version.
+    await page.getByRole("button", { name: "Revert" }).click();
+    await editor.locator(".view-lines").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("# edited in the workbench");
+    await page.getByRole("button", { name: "Validate" }).click();
+    await panel.getByText("Re-validation: valid").waitFor({ timeout: 60_000 });
+    await page.getByRole("button", { name: "Save as new version" }).click();
+    await page.waitForURL((url) => /#\/envs\/\d+$/.test(url.hash) && url.hash !== `#/envs/${fixture.envId}`, { timeout: 60_000 });
+    const newId = Number(/#\/envs\/(\d+)/.exec(page.url())?.[1]);
+    await page.getByTestId("env-view").getByText(`from #${fixture.envId}`).waitFor();
+    const saved = await api("getEnvironment", { envId: newId });
+    expect(saved.body.result).toMatchObject({ parentId: fixture.envId, source: "edit", valid: true });
+    expect((saved.body.result as { code: string }).code).toContain("# edited in the workbench");
+
+    // Play the new version by hand: seed 0 hides 7.
+    const play = page.getByTestId("play-panel");
+    await play.getByRole("button", { name: "Start playing" }).click();
+    await play.getByTestId("play-log").getByText("Guess a number between 1 and 10").waitFor({ timeout: 60_000 });
+    await play.getByLabel("action").fill("\\boxed{3}");
+    await play.getByLabel("action").press("Enter");
+    await play.getByText("Wrong, go higher.").waitFor();
+    await play.getByLabel("action").fill("\\boxed{7}");
+    await play.getByLabel("action").press("Enter");
+    await play.getByText("Correct!").waitFor();
+    const log = await play.getByTestId("play-log").innerText();
+    expect(log).toContain("reward 1.000");
+    expect(log).toContain("terminated · return 1.00");
+    await page.screenshot({ path: join(shots, "env-play.png") });
+  });
+
+  it("#/models: a download that cannot reach its host fails at once with a visible message; adapters show lineage and scores", async () => {
+    await open("#/models");
+    const form = page.getByTestId("download-form");
+    await form.getByLabel("model URI").fill("https://127.0.0.1:9/models/tiny.gguf");
+    const started = Date.now();
+    await form.getByRole("button", { name: "Download" }).click();
+    await form.getByRole("alert").waitFor();
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await form.getByRole("alert").innerText()).toMatch(/ModelDownloadError.*127\.0\.0\.1:9 cannot be reached/s);
+    const adapters = await page.getByTestId("adapters-table").innerText();
+    expect(adapters).toContain("spade-it1");
+    expect(adapters).toContain("36.0%");
+    await page.getByTestId("adapters-table").getByRole("link", { name: /spade-it2/ }).click();
+    await page.getByTestId("adapter-lineage").waitFor();
+    expect(await page.getByTestId("adapter-lineage").innerText()).toBe("lineage: base model → spade-it1 → spade-it2");
+    expect(await page.getByTestId("adapter-detail").innerText()).toContain("trl-sft");
+    await page.screenshot({ path: join(shots, "models.png"), fullPage: true });
+  });
+
+  it("#/envs?set=<name> lists an environment set", async () => {
+    await open(`#/envs?set=${fixture.envSetName}`);
+    await page.getByTestId("env-set").waitFor();
+    expect(await page.getByTestId("env-set").innerText()).toContain("GuessNumberEnv");
+  });
+
+  it("starts a run from the form: field errors beside the field, then live progress until it completes", async () => {
+    await open("#/runs");
+    await page.getByRole("button", { name: "New run" }).click();
+    const form = page.getByTestId("start-run-form");
+    await form.getByLabel("backend").selectOption("openai");
+    await form.getByLabel("Base URL").fill(model.baseUrl);
+    await form.getByLabel("Model name").fill("scripted");
+    await form.getByLabel("Corpus").fill("corpus.jsonl");
+    await form.getByLabel("Iterations").fill("1");
+    await form.getByLabel("Envs / iteration").fill("2");
+    await form.getByLabel("Plays", { exact: true }).fill("two");
+    await form.getByLabel("Hinted plays").fill("2");
+    await form.getByLabel("Max turns").fill("3");
+    await form.getByLabel("more settings").fill('{"backend": {"stream": false, "logprobs": false}}');
+    await form.getByRole("button", { name: "Start" }).click();
+    expect(await form.getByTestId("error-plays").innerText()).toMatch(/plays: expected .*"two"/);
+    await page.screenshot({ path: join(shots, "start-run-error.png") });
+    await form.getByLabel("Plays", { exact: true }).fill("2");
+    await form.getByRole("button", { name: "Start" }).click();
+    await page.waitForURL(/#\/runs\/\d+$/);
+    const view = page.getByTestId("run-view");
+    await view.getByRole("progressbar").waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(shots, "run-live.png") });
+    await view.locator(".badge-completed").waitFor({ timeout: 90_000 });
+    await expect.poll(async () => Number(await view.getByTestId("env-scroll").getAttribute("data-total")), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await view.getByTestId("chart-Validity rate").waitFor();
   });
 
   it("filters the environment list from the URL", async () => {
@@ -148,14 +276,18 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     expect(await page.getByTestId("env-scroll").getAttribute("data-total")).toBe("1");
   });
 
-  it("corpus, models, evaluations and settings render real data", async () => {
+  it("corpus, evaluations and settings render real data", async () => {
     await open(`#/corpus/${encodeURIComponent(fixture.documentId)}`);
     expect(await page.getByTestId("document-panel").innerText()).toContain("GuessNumberEnv");
-    await open("#/models");
-    expect(await page.getByTestId("adapters-table").innerText()).toContain("spade-it2");
     await open("#/evaluations");
-    await page.getByText("gsm8k-100").first().waitFor();
-    expect(await page.getByTestId("evaluations-view").innerText()).toContain("36.0%");
+    await page.getByTestId("eval-comparison").waitFor();
+    const table = await page.getByTestId("eval-comparison").innerText();
+    expect(table).toContain("base model");
+    expect(table).toContain("+5.0 pt"); // spade-it2 on gsm8k-100: 36% against the base's 31%
+    const bars = page.getByTestId("chart-Held-out score per suite").locator(".recharts-bar-rectangle");
+    await bars.first().waitFor();
+    expect(await bars.count()).toBeGreaterThanOrEqual(4);
+    await page.screenshot({ path: join(shots, "evaluations.png") });
     await open("#/settings");
     expect(await page.getByTestId("settings-view").innerText()).toContain("workspace.sqlite");
     expect(errors).toEqual([]);

@@ -5,7 +5,9 @@ export function ErrorBox({ error, onRetry }: { error: Error; onRetry?: () => voi
   const title = error instanceof ApiCallError ? error.errorName : error.name;
   return (
     <div className="error-box" role="alert">
-      <strong>{title}</strong>: {error.message}
+      <span>
+        <strong>{title}</strong>: {error.message}
+      </span>
       {onRetry && (
         <button type="button" onClick={onRetry}>
           Retry

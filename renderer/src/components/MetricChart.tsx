@@ -1,10 +1,12 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { ChartRow } from "../lib/charts/prepareMetricSeries.js";
-import { seriesColors } from "../lib/charts/metricLabels.js";
+import { seriesColor } from "../lib/charts/metricLabels.js";
 
 export interface ChartSeries {
   key: string;
   label: string;
+  /** Defaults to the palette colour of the series' position. */
+  color?: string;
 }
 
 /** A thin line chart: rows and series come prepared; gaps stay gaps. */
@@ -20,7 +22,7 @@ export function MetricChart({ title, rows, series }: { title: string; rows: Char
           <Tooltip contentStyle={{ background: "#161b22", border: "1px solid #30363d" }} />
           {series.length > 1 && <Legend />}
           {series.map((s, i) => (
-            <Line key={s.key} dataKey={s.key} name={s.label} stroke={seriesColors[i % seriesColors.length]} dot={{ r: 3 }} connectNulls={false} isAnimationActive={false} />
+            <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color ?? seriesColor(i)} dot={{ r: 3 }} connectNulls={false} isAnimationActive={false} />
           ))}
         </LineChart>
       </ResponsiveContainer>

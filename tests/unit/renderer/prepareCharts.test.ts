@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { RunMetrics } from "../../../shared/api/runTypes.js";
 import { prepareHistogram } from "../../../renderer/src/lib/charts/prepareHistogram.js";
 import { metricNames, prepareMetricSeries } from "../../../renderer/src/lib/charts/prepareMetricSeries.js";
-import { configDifferences } from "../../../renderer/src/features/compare/lib/configDifferences.js";
+import type { RunComparisonView } from "../../../shared/api/compareTypes.js";
+import { comparedMetricNames, formatConfigValue, prepareComparisonSeries } from "../../../renderer/src/features/compare/lib/prepareComparison.js";
 
 const a: RunMetrics = { runId: 1, iterations: [{ iteration: 0, values: { meanRegret: 0.1, zeta: 1 }, series: {} }, { iteration: 1, values: { meanRegret: 0.2 }, series: {} }] };
 const b: RunMetrics = { runId: 2, iterations: [{ iteration: 1, values: { meanRegret: 0.3, validityRate: 1 }, series: {} }] };
@@ -29,10 +30,25 @@ describe("chart preparation", () => {
     expect(prepareHistogram(undefined)).toEqual([]);
   });
 
-  it("names only the config keys whose values differ", () => {
-    expect(configDifferences([{ seed: 1, memory: { enabled: true }, plays: 8 }, { seed: 1, memory: { enabled: false } }])).toEqual([
-      { key: "memory.enabled", values: [true, false] },
-      { key: "plays", values: [8, undefined] },
+  it("overlays compared runs by iteration, one column per run, gaps where a run has no value", () => {
+    const view: RunComparisonView = {
+      metrics: ["validityRate", "meanRegret", "noveltyRate"],
+      runs: [
+        { id: 4, name: "a", status: "completed", ablations: [], iterations: [{ iteration: 0, validityRate: 0.5, meanRegret: null, noveltyRate: null }, { iteration: 1, validityRate: 0.7, meanRegret: 0.1, noveltyRate: null }], summary: {}, heldOut: [] },
+        { id: 9, name: null, status: "paused", ablations: ["no memory"], iterations: [{ iteration: 1, validityRate: 0.4, meanRegret: 0.2, noveltyRate: null }], summary: {}, heldOut: [] },
+      ],
+      configDiff: [],
+    };
+    expect(prepareComparisonSeries(view, "validityRate")).toEqual([
+      { iteration: 0, run4: 0.5, run9: null },
+      { iteration: 1, run4: 0.7, run9: 0.4 },
     ]);
+    expect(comparedMetricNames(view)).toEqual(["validityRate", "meanRegret"]);
+  });
+
+  it("says when a run's config lacks a key instead of showing null", () => {
+    expect(formatConfigValue({ set: false })).toBe("not set");
+    expect(formatConfigValue({ set: true, value: null })).toBe("null");
+    expect(formatConfigValue({ set: true, value: { kind: "regret" } })).toBe('{"kind":"regret"}');
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { parseRoute, routes } from "../../../renderer/src/lib/router/parseRoute.js";
 import { filterFromQuery, queryFromFilter } from "../../../renderer/src/features/environments/lib/filterFromQuery.js";
 import { validationMarkers } from "../../../renderer/src/features/environments/lib/validationMarkers.js";
-import { buildRunConfig, defaultRunForm, RunFormError } from "../../../renderer/src/features/runs/lib/buildRunConfig.js";
+import { buildRunConfig, defaultRunForm } from "../../../renderer/src/features/runs/lib/buildRunConfig.js";
+import { checkRunForm, fieldOfConfigError } from "../../../renderer/src/features/runs/lib/checkRunForm.js";
 
 describe("hash routes", () => {
   it("parses the exact routes", () => {
@@ -22,6 +23,8 @@ describe("hash routes", () => {
     expect(parseRoute(routes.compare([4, 5]))).toEqual({ name: "compare", runIds: [4, 5] });
     expect(parseRoute(routes.corpus("a/b:1"))).toEqual({ name: "corpus", documentId: "a/b:1" });
     expect(routes.envs({ run: 1, q: "" })).toBe("#/envs?run=1");
+    expect(parseRoute(routes.models(3))).toEqual({ name: "models", adapterId: 3 });
+    expect(parseRoute("#/models")).toEqual({ name: "models", adapterId: null });
   });
 });
 
@@ -48,11 +51,24 @@ describe("validation markers", () => {
 });
 
 describe("start-run form", () => {
-  it("builds the loop config and names a bad field", () => {
-    const config = buildRunConfig({ ...defaultRunForm, modelPath: "m.gguf", corpusPath: "" });
-    expect(config).toMatchObject({ seed: 1, backend: { kind: "llama", modelPath: "m.gguf" }, corpus: null, memory: { enabled: true } });
-    expect(() => buildRunConfig({ ...defaultRunForm, modelPath: "m.gguf", plays: "two" })).toThrow(RunFormError);
-    expect(() => buildRunConfig({ ...defaultRunForm, modelPath: "m.gguf", plays: "two" })).toThrow(/Plays/);
-    expect(() => buildRunConfig(defaultRunForm)).toThrow(/Model path is required/);
+  it("builds the loop config, merging the extra JSON over the fields", () => {
+    const config = buildRunConfig({ ...defaultRunForm, modelPath: "m.gguf", corpusPath: "", extra: '{"memory": {"capacity": 50}, "canary": false}' });
+    expect(config).toMatchObject({ seed: 1, backend: { kind: "llama", modelPath: "m.gguf" }, corpus: null, memory: { enabled: true, capacity: 50 }, canary: false, designer: { kind: "llm" } });
+    expect(checkRunForm({ ...defaultRunForm, modelPath: "m.gguf" })).toHaveProperty("config");
+  });
+
+  it("checks the config with the engine's parser and names the form field at fault", () => {
+    expect(checkRunForm({ ...defaultRunForm, modelPath: "m.gguf", plays: "two" })).toEqual({ problem: { field: "plays", message: expect.stringMatching(/^run config: plays: expected .*"two"/) } });
+    expect(checkRunForm(defaultRunForm)).toMatchObject({ problem: { field: "modelPath", message: expect.stringContaining("backend.modelPath") } });
+    expect(checkRunForm({ ...defaultRunForm, backendKind: "openai", model: "" })).toMatchObject({ problem: { field: "model" } });
+    expect(checkRunForm({ ...defaultRunForm, modelPath: "m.gguf", designerKind: "fixed" })).toMatchObject({ problem: { field: "designerSet", message: expect.stringContaining("designer.set") } });
+    expect(checkRunForm({ ...defaultRunForm, modelPath: "m.gguf", extra: "[1]" })).toMatchObject({ problem: { field: "extra", message: expect.stringContaining("JSON object") } });
+    expect(checkRunForm({ ...defaultRunForm, modelPath: "m.gguf", extra: '{"agent": {"temprature": 1}}' })).toMatchObject({ problem: { field: "extra", message: expect.stringContaining("agent.temprature: unknown key") } });
+  });
+
+  it("places the engine's errors too", () => {
+    expect(fieldOfConfigError("startRun config: corpus.path: expected a non-empty string, got \"\"")).toBe("corpusPath");
+    expect(fieldOfConfigError("startRun config: backend.threads: expected a positive integer")).toBe("backendKind");
+    expect(fieldOfConfigError("something else went wrong")).toBe("extra");
   });
 });

@@ -19,3 +19,8 @@ export function metricLabel(name: string): string {
 
 /** One colour per series, stable by position. */
 export const seriesColors = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#9c755f"];
+
+/** The colour of the series at `index` (runs in a comparison keep theirs in every chart). */
+export function seriesColor(index: number): string {
+  return seriesColors[index % seriesColors.length] ?? "#4e79a7";
+}

@@ -8,7 +8,7 @@ export type Route =
   | { name: "episode"; episodeId: number }
   | { name: "compare"; runIds: number[] }
   | { name: "corpus"; documentId: string | null }
-  | { name: "models" }
+  | { name: "models"; adapterId: number | null }
   | { name: "evaluations" }
   | { name: "settings" }
   | { name: "notFound"; hash: string };
@@ -51,6 +51,7 @@ export function parseRoute(hash: string): Route {
     case "corpus":
       return { name: "corpus", documentId: second === undefined ? null : decodeURIComponent([second, ...rest].join("/")) };
     case "models":
+      return second === undefined ? { name: "models", adapterId: positiveInt(query.get("adapter") ?? undefined) } : { name: "notFound", hash };
     case "evaluations":
     case "settings":
       return second === undefined ? { name: head } : { name: "notFound", hash };
@@ -73,7 +74,8 @@ export const routes = {
   episode: (episodeId: number) => `#/episodes/${episodeId}`,
   compare: (runIds: number[]) => `#/compare?runs=${runIds.join(",")}`,
   corpus: (documentId?: string) => (documentId ? `#/corpus/${encodeURIComponent(documentId)}` : "#/corpus"),
-  models: () => "#/models",
+  /** `adapterId` opens that adapter's details. */
+  models: (adapterId?: number) => (adapterId === undefined ? "#/models" : `#/models?adapter=${adapterId}`),
   evaluations: () => "#/evaluations",
   settings: () => "#/settings",
 };

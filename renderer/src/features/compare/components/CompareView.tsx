@@ -4,20 +4,18 @@ import { Loading } from "../../../components/Loading.js";
 import { MetricChart } from "../../../components/MetricChart.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
-import { metricLabel, preferredMetrics } from "../../../lib/charts/metricLabels.js";
-import { metricNames, prepareMetricSeries, runSeriesKey } from "../../../lib/charts/prepareMetricSeries.js";
+import { metricLabel, seriesColor } from "../../../lib/charts/metricLabels.js";
+import { runSeriesKey } from "../../../lib/charts/prepareMetricSeries.js";
 import { routes } from "../../../lib/router/parseRoute.js";
-import { configDifferences } from "../lib/configDifferences.js";
+import { comparedMetricNames, prepareComparisonSeries } from "../lib/prepareComparison.js";
+import { ComparedRunsTable } from "./ComparedRunsTable.js";
+import { ConfigDiffTable } from "./ConfigDiffTable.js";
 
 /** `#/compare?runs=a,b`: the runs' metric charts overlaid, one colour per run, and their config differences. */
 export function CompareView({ runIds }: { runIds: number[] }) {
   const api = useApi();
   const [text, setText] = useState(runIds.join(","));
-  const data = useQuery(`compare:${runIds.join(",")}`, async () => {
-    const runs = await Promise.all(runIds.map((runId) => api.getRun({ runId })));
-    const metrics = await Promise.all(runIds.map((runId) => api.getRunMetrics({ runId })));
-    return { runs, metrics };
-  });
+  const comparison = useQuery(`compare:${runIds.join(",")}`, () => (runIds.length === 0 ? Promise.resolve(null) : api.compareRuns({ runIds })));
   const allRuns = useQuery("runs", () => api.listRuns({}));
 
   function apply(event: FormEvent) {
@@ -26,50 +24,39 @@ export function CompareView({ runIds }: { runIds: number[] }) {
     window.location.hash = routes.compare(ids);
   }
 
+  const view = comparison.data;
+  const series = view?.runs.map((run, i) => ({ key: runSeriesKey(run.id), label: `#${run.id}${run.name ? ` ${run.name}` : ""}`, color: seriesColor(i) })) ?? [];
   return (
     <section className="view" data-testid="compare-view">
       <h2>Compare runs</h2>
       <form className="filters" onSubmit={apply}>
         <label>
-          Runs <input value={text} onChange={(e) => setText(e.target.value)} placeholder="1,2" />
+          Runs <input value={text} onChange={(e) => setText(e.target.value)} placeholder="1,2" aria-label="run ids" />
         </label>
         <button type="submit">Compare</button>
-        {allRuns.data && <span className="muted small">available: {allRuns.data.map((r) => `#${r.id}`).join(" ") || "none"}</span>}
+        {allRuns.data && (
+          <span className="muted small">
+            available:{" "}
+            {allRuns.data.map((r) => (
+              <button key={r.id} type="button" className="link-button" onClick={() => setText((t) => [...new Set([...t.split(/[ ,]+/).filter(Boolean), String(r.id)])].join(","))}>
+                #{r.id}
+              </button>
+            ))}
+          </span>
+        )}
       </form>
       {runIds.length === 0 && <p className="empty">Name two or more runs to overlay their metrics.</p>}
-      {data.error && <ErrorBox error={data.error} onRetry={data.reload} />}
-      {runIds.length > 0 && !data.data && !data.error && <Loading what="runs" />}
-      {data.data && (
+      {comparison.error && <ErrorBox error={comparison.error} onRetry={comparison.reload} />}
+      {runIds.length > 0 && !view && !comparison.error && <Loading what="runs" />}
+      {view && (
         <>
+          <ComparedRunsTable view={view} />
           <h3>What differs</h3>
-          <table className="table compact" data-testid="config-diff">
-            <thead>
-              <tr>
-                <th>key</th>
-                {data.data.runs.map((run) => (
-                  <th key={run.id}>run #{run.id}</th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {configDifferences(data.data.runs.map((run) => run.config)).map((diff) => (
-                <tr key={diff.key}>
-                  <td>{diff.key}</td>
-                  {diff.values.map((value, i) => (
-                    <td key={i}>{value === undefined ? "–" : JSON.stringify(value)}</td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ConfigDiffTable view={view} />
+          <h3>Metrics per iteration</h3>
           <div className="chart-grid">
-            {metricNames(data.data.metrics, preferredMetrics).map((name) => (
-              <MetricChart
-                key={name}
-                title={metricLabel(name)}
-                rows={prepareMetricSeries(data.data!.metrics, name)}
-                series={data.data!.runs.map((run) => ({ key: runSeriesKey(run.id), label: `run #${run.id}${run.name ? ` ${run.name}` : ""}` }))}
-              />
+            {comparedMetricNames(view).map((name) => (
+              <MetricChart key={name} title={metricLabel(name)} rows={prepareComparisonSeries(view, name)} series={series} />
             ))}
           </div>
         </>

@@ -3,6 +3,8 @@ import type { EnvironmentFilter } from "../../../../../shared/api/environmentTyp
 import { EnvironmentTable } from "../../../components/EnvironmentTable.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { filterFromQuery, queryFromFilter } from "../lib/filterFromQuery.js";
+import { EnvSetPanel } from "./EnvSetPanel.js";
+import { EnvSetsBar } from "./EnvSetsBar.js";
 
 type Fields = Record<"run" | "iteration" | "valid" | "regretMin" | "regretMax" | "winRateMin" | "winRateMax" | "q" | "order", string>;
 
@@ -11,8 +13,22 @@ function fieldsOf(filter: EnvironmentFilter): Fields {
   return { run: q.run ?? "", iteration: q.iteration ?? "", valid: q.valid ?? "", regretMin: q.regretMin ?? "", regretMax: q.regretMax ?? "", winRateMin: q.winRateMin ?? "", winRateMax: q.winRateMax ?? "", q: q.q ?? "", order: q.order ?? "" };
 }
 
-/** `#/envs?...`: every environment, filtered by the URL's query. */
+/** `#/envs?...`: every environment, filtered by the URL's query; `#/envs?set=<name>`: one environment set. */
 export function EnvListView({ query }: { query: URLSearchParams }) {
+  const set = query.get("set");
+  if (set) {
+    return (
+      <section className="view" data-testid="envs-view">
+        <h2>Environments</h2>
+        <EnvSetsBar current={set} />
+        <EnvSetPanel name={set} />
+      </section>
+    );
+  }
+  return <FilteredEnvironments query={query} />;
+}
+
+function FilteredEnvironments({ query }: { query: URLSearchParams }) {
   const filter = filterFromQuery(query);
   const [fields, setFields] = useState<Fields>(() => fieldsOf(filter));
   const key = query.toString();
@@ -30,6 +46,7 @@ export function EnvListView({ query }: { query: URLSearchParams }) {
   return (
     <section className="view" data-testid="envs-view">
       <h2>Environments</h2>
+      <EnvSetsBar current={null} />
       <form className="filters" onSubmit={apply} aria-label="Filters">
         {input("q", "Text", "")}
         {input("run", "Run")}

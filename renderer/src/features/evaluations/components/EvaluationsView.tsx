@@ -1,46 +1,38 @@
+import { EvalComparisonTable } from "../../../components/EvalComparisonTable.js";
 import { ErrorBox } from "../../../components/ErrorBox.js";
+import { GroupedBarChart } from "../../../components/GroupedBarChart.js";
 import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
-import { formatNumber, formatPercent, formatTime } from "../../../lib/format/formatNumber.js";
+import { seriesColor } from "../../../lib/charts/metricLabels.js";
+import { prepareEvalComparison } from "../../../lib/evals/prepareEvalComparison.js";
+import { EvalHistory } from "./EvalHistory.js";
 
-/** `#/evaluations`: held-out results of the base model and each adapter. */
+/** `#/evaluations`: held-out results, base model vs each adapter, as a table and a chart. */
 export function EvaluationsView() {
   const api = useApi();
-  const results = useQuery("evals", () => api.listEvalResults({}));
+  const data = useQuery("evals", async () => {
+    const [results, adapters] = await Promise.all([api.listEvalResults({}), api.listAdapters({})]);
+    return { results, adapters, comparison: prepareEvalComparison(results, adapters) };
+  });
   return (
     <section className="view" data-testid="evaluations-view">
       <h2>Evaluations</h2>
-      {results.error && <ErrorBox error={results.error} onRetry={results.reload} />}
-      {!results.data && !results.error && <Loading what="evaluations" />}
-      {results.data && results.data.length === 0 && <p className="empty">No evaluations yet (`spade eval`).</p>}
-      {results.data && results.data.length > 0 && (
-        <table className="table compact">
-          <thead>
-            <tr>
-              <th>Model</th>
-              <th>Suite</th>
-              <th>n</th>
-              <th>Accuracy</th>
-              <th>Mean return</th>
-              <th>Win rate</th>
-              <th>When</th>
-            </tr>
-          </thead>
-          <tbody>
-            {results.data.map((result) => (
-              <tr key={result.id}>
-                <td>{result.adapterId === null ? "base" : `adapter #${result.adapterId}`}</td>
-                <td>{result.suite}</td>
-                <td>{result.n}</td>
-                <td>{formatPercent(result.accuracy)}</td>
-                <td>{formatNumber(result.meanReturn)}</td>
-                <td>{formatPercent(result.winRate)}</td>
-                <td>{formatTime(result.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {data.error && <ErrorBox error={data.error} onRetry={data.reload} />}
+      {!data.data && !data.error && <Loading what="evaluations" />}
+      {data.data && data.data.results.length === 0 && <p className="empty">No evaluations yet: `spade eval --suite &lt;file.jsonl&gt; --config &lt;file.json&gt; [--adapter &lt;id&gt;]` stores them here.</p>}
+      {data.data && data.data.results.length > 0 && (
+        <>
+          <h3>Base model vs adapters (latest result per suite)</h3>
+          <EvalComparisonTable comparison={data.data.comparison} />
+          <GroupedBarChart
+            title="Held-out score per suite"
+            rows={data.data.comparison.chartRows}
+            xKey="suite"
+            series={data.data.comparison.models.map((model, i) => ({ key: model.key, label: model.label, color: seriesColor(i) }))}
+          />
+          <EvalHistory results={data.data.results} adapters={data.data.adapters} />
+        </>
       )}
     </section>
   );

@@ -2,18 +2,23 @@ import { ErrorBox } from "../../../components/ErrorBox.js";
 import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
-import { formatTime } from "../../../lib/format/formatNumber.js";
-import { routes } from "../../../lib/router/parseRoute.js";
+import { prepareEvalComparison } from "../../../lib/evals/prepareEvalComparison.js";
+import { AdapterDetailPanel } from "./AdapterDetailPanel.js";
+import { AdapterTable } from "./AdapterTable.js";
+import { DownloadForm } from "./DownloadForm.js";
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** `#/models`: local GGUF files and the trained adapters with their lineage. */
-export function ModelsView() {
+/** `#/models[?adapter=<id>]`: local GGUF files, downloads by URI, and the trained adapters with their lineage. */
+export function ModelsView({ adapterId }: { adapterId: number | null }) {
   const api = useApi();
   const models = useQuery("models", () => api.listModels({}));
-  const adapters = useQuery("adapters", () => api.listAdapters({}));
+  const adapters = useQuery("adapters", async () => {
+    const [list, results] = await Promise.all([api.listAdapters({}), api.listEvalResults({})]);
+    return { list, comparison: prepareEvalComparison(results, list) };
+  });
   return (
     <section className="view" data-testid="models-view">
       <h2>Models</h2>
@@ -23,9 +28,9 @@ export function ModelsView() {
         <>
           <p className="muted small">Folder: {models.data.dir}</p>
           {models.data.files.length === 0 ? (
-            <p className="empty">No GGUF files in the models folder.</p>
+            <p className="empty">No GGUF files in the models folder yet.</p>
           ) : (
-            <table className="table compact">
+            <table className="table compact" data-testid="models-table">
               <tbody>
                 {models.data.files.map((file) => (
                   <tr key={file.path}>
@@ -39,35 +44,12 @@ export function ModelsView() {
           )}
         </>
       )}
+      <DownloadForm onDownloaded={models.reload} />
       <h2>Adapters</h2>
       {adapters.error && <ErrorBox error={adapters.error} onRetry={adapters.reload} />}
-      {adapters.data && adapters.data.length === 0 && <p className="empty">No adapters trained yet.</p>}
-      {adapters.data && adapters.data.length > 0 && (
-        <table className="table compact" data-testid="adapters-table">
-          <thead>
-            <tr>
-              <th>Adapter</th>
-              <th>Run</th>
-              <th>From</th>
-              <th>Status</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {adapters.data.map((adapter) => (
-              <tr key={adapter.id}>
-                <td>
-                  #{adapter.id} {adapter.name}
-                </td>
-                <td>{adapter.runId !== null ? <a href={routes.run(adapter.runId)}>#{adapter.runId}</a> : "–"}</td>
-                <td>{adapter.parentId !== null ? `#${adapter.parentId}` : "base"}</td>
-                <td>{adapter.status ?? "–"}</td>
-                <td>{formatTime(adapter.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {adapters.data && adapters.data.list.length === 0 && <p className="empty">No adapters trained yet (`spade train`).</p>}
+      {adapters.data && adapters.data.list.length > 0 && <AdapterTable adapters={adapters.data.list} comparison={adapters.data.comparison} selected={adapterId} />}
+      {adapterId !== null && <AdapterDetailPanel key={adapterId} adapterId={adapterId} />}
     </section>
   );
 }

@@ -1,43 +1,30 @@
+import { ErrorBox } from "../../../components/ErrorBox.js";
+import { EvalComparisonTable } from "../../../components/EvalComparisonTable.js";
+import { GroupedBarChart } from "../../../components/GroupedBarChart.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
-import { formatPercent } from "../../../lib/format/formatNumber.js";
-import { ErrorBox } from "../../../components/ErrorBox.js";
+import { seriesColor } from "../../../lib/charts/metricLabels.js";
+import { prepareEvalComparison } from "../../../lib/evals/prepareEvalComparison.js";
 
-/** Held-out evaluation scores of the run's adapters, when any were trained and evaluated. */
+/** Held-out scores of the run's adapters against the base model, when any were trained and evaluated. */
 export function HeldOutScores({ runId }: { runId: number }) {
   const api = useApi();
   const scores = useQuery(`heldout:${runId}`, async () => {
-    const adapters = await api.listAdapters({ runId });
-    const results = await Promise.all(adapters.map((adapter) => api.listEvalResults({ adapterId: adapter.id })));
-    return adapters.map((adapter, i) => ({ adapter, results: results[i] ?? [] })).filter((entry) => entry.results.length > 0);
+    const [adapters, all] = await Promise.all([api.listAdapters({ runId }), api.listEvalResults({})]);
+    const ids = new Set(adapters.map((adapter) => adapter.id));
+    const mine = all.filter((result) => result.adapterId !== null && ids.has(result.adapterId));
+    const suites = new Set(mine.map((result) => result.suite));
+    const base = all.filter((result) => result.adapterId === null && suites.has(result.suite));
+    return mine.length === 0 ? null : prepareEvalComparison([...base, ...mine], adapters);
   });
   if (scores.error) return <ErrorBox error={scores.error} />;
-  if (!scores.data || scores.data.length === 0) return null;
+  if (!scores.data) return null;
+  const comparison = scores.data;
   return (
-    <div className="card">
+    <div className="card" data-testid="held-out-scores">
       <h3>Held-out scores per adapter</h3>
-      <table className="table">
-        <thead>
-          <tr>
-            <th>Adapter</th>
-            <th>Suite</th>
-            <th>n</th>
-            <th>Accuracy</th>
-          </tr>
-        </thead>
-        <tbody>
-          {scores.data.flatMap(({ adapter, results }) =>
-            results.map((result) => (
-              <tr key={result.id}>
-                <td>{adapter.name}</td>
-                <td>{result.suite}</td>
-                <td>{result.n}</td>
-                <td>{formatPercent(result.accuracy)}</td>
-              </tr>
-            )),
-          )}
-        </tbody>
-      </table>
+      <EvalComparisonTable comparison={comparison} />
+      <GroupedBarChart title="Held-out score per suite" rows={comparison.chartRows} xKey="suite" series={comparison.models.map((model, i) => ({ key: model.key, label: model.label, color: seriesColor(i) }))} />
     </div>
   );
 }

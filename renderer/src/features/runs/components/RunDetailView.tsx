@@ -8,6 +8,7 @@ import { useApi } from "../../../lib/api/ApiContext.js";
 import { formatTime } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
+import { AblationBadges } from "./AblationBadges.js";
 import { HeldOutScores } from "./HeldOutScores.js";
 import { RunCharts } from "./RunCharts.js";
 import { useState } from "react";
@@ -35,6 +36,7 @@ export function RunDetailView({ runId }: { runId: number }) {
         <h2>
           Run #{r.id} {r.name ?? ""} <StatusBadge status={r.status} />
         </h2>
+        <AblationBadges ablations={r.ablations} />
         <RunControls run={r} onDone={run.reload} onError={setActionError} />
         <a href={routes.compare([r.id])}>Compare…</a>
       </header>

@@ -8,6 +8,7 @@ import { useApi } from "../../../lib/api/ApiContext.js";
 import { formatTime } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
+import { AblationBadges } from "./AblationBadges.js";
 import { RunControls } from "./RunControls.js";
 import { StartRunForm } from "./StartRunForm.js";
 
@@ -62,6 +63,7 @@ export function RunsView() {
                     <a href={routes.run(run.id)}>
                       #{run.id} {run.name ?? ""}
                     </a>
+                    <AblationBadges ablations={run.ablations} />
                   </td>
                   <td>
                     <StatusBadge status={run.status} />

@@ -8,7 +8,7 @@ export function useLiveProgress(onChange: () => void) {
   const [model, setModel] = useState<ModelProgressEvent | null>(null);
   useWorkbenchEvents((event) => {
     if (event.type === "runProgress") setRuns((previous) => ({ ...previous, [event.runId]: event }));
-    else if (event.type === "modelProgress") setModel(event.fraction !== null && event.fraction >= 1 ? null : event);
+    else if (event.type === "modelProgress") setModel(event.state === "done" || event.state === "failed" ? null : event);
     else onChange();
   });
   return { runs, model };

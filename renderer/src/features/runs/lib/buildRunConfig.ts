@@ -1,4 +1,5 @@
 // The start-run form's fields -> the loop's run config (the engine adds the workspace `db`).
+// Numbers typed wrong stay as text, so parseRunConfig names the field and the value.
 
 export interface RunForm {
   name: string;
@@ -9,12 +10,17 @@ export interface RunForm {
   hintPlays: string;
   maxTurns: string;
   backendKind: "llama" | "openai";
+  /** A local GGUF path (from the models list or typed) or a model URI. */
   modelPath: string;
   baseUrl: string;
   model: string;
   corpusPath: string;
   rewardKind: string;
   memoryEnabled: boolean;
+  designerKind: "llm" | "fixed";
+  designerSet: string;
+  /** More config as a JSON object, merged over the fields above (e.g. `{"agent": {"temperature": 0.8}}`). */
+  extra: string;
 }
 
 export const defaultRunForm: RunForm = {
@@ -32,39 +38,54 @@ export const defaultRunForm: RunForm = {
   corpusPath: "",
   rewardKind: "blend",
   memoryEnabled: true,
+  designerKind: "llm",
+  designerSet: "",
+  extra: "",
 };
 
-/** A form value that must be a whole number; the error names the field. */
+/** The form's extra JSON is not a JSON object. */
 export class RunFormError extends Error {
   override readonly name = "RunFormError";
 }
 
-function whole(label: string, text: string, min: number): number {
-  if (!/^\d+$/.test(text.trim()) || Number(text) < min) throw new RunFormError(`${label} must be a whole number of at least ${min}, got "${text}"`);
-  return Number(text);
+function numberOrText(text: string): number | string {
+  const trimmed = text.trim();
+  return trimmed !== "" && Number.isFinite(Number(trimmed)) ? Number(trimmed) : trimmed;
+}
+
+function parseExtra(text: string): Record<string, unknown> {
+  if (!text.trim()) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new RunFormError(`extra config is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new RunFormError("extra config must be a JSON object, e.g. {\"agent\": {\"temperature\": 0.8}}");
+  return value as Record<string, unknown>;
 }
 
 export function buildRunConfig(form: RunForm): Record<string, unknown> {
-  const backend =
-    form.backendKind === "llama"
-      ? { kind: "llama", modelPath: required("Model path", form.modelPath) }
-      : { kind: "openai", baseUrl: required("Base URL", form.baseUrl), model: required("Model", form.model) };
-  return {
+  const backend = form.backendKind === "llama" ? { kind: "llama", modelPath: form.modelPath.trim() } : { kind: "openai", baseUrl: form.baseUrl.trim(), model: form.model.trim() };
+  const config: Record<string, unknown> = {
     ...(form.name.trim() ? { name: form.name.trim() } : {}),
-    seed: whole("Seed", form.seed, 0),
-    iterations: whole("Iterations", form.iterations, 1),
-    envsPerIteration: whole("Environments per iteration", form.envsPerIteration, 1),
-    plays: whole("Plays", form.plays, 1),
-    hintPlays: whole("Hinted plays", form.hintPlays, 0),
-    maxTurns: whole("Max turns", form.maxTurns, 1),
+    seed: numberOrText(form.seed),
+    iterations: numberOrText(form.iterations),
+    envsPerIteration: numberOrText(form.envsPerIteration),
+    plays: numberOrText(form.plays),
+    hintPlays: numberOrText(form.hintPlays),
+    maxTurns: numberOrText(form.maxTurns),
     backend,
     corpus: form.corpusPath.trim() ? { path: form.corpusPath.trim() } : null,
+    designer: form.designerKind === "fixed" ? { kind: "fixed", set: form.designerSet.trim() } : { kind: "llm" },
     reward: { kind: form.rewardKind },
     memory: { enabled: form.memoryEnabled },
   };
-}
-
-function required(label: string, text: string): string {
-  if (!text.trim()) throw new RunFormError(`${label} is required`);
-  return text.trim();
+  const extra = parseExtra(form.extra);
+  for (const [key, value] of Object.entries(extra)) {
+    const current = config[key];
+    const bothObjects = [current, value].every((v) => typeof v === "object" && v !== null && !Array.isArray(v));
+    config[key] = bothObjects ? { ...(current as object), ...(value as object) } : value;
+  }
+  return config;
 }

@@ -1,0 +1,48 @@
+import { ErrorBox } from "../../../components/ErrorBox.js";
+import { Loading } from "../../../components/Loading.js";
+import { useQuery } from "../../../hooks/useQuery.js";
+import { useApi } from "../../../lib/api/ApiContext.js";
+import { formatNumber, formatPercent } from "../../../lib/format/formatNumber.js";
+import { routes } from "../../../lib/router/parseRoute.js";
+
+/** The members of one environment set (`#/envs?set=<name>`). */
+export function EnvSetPanel({ name }: { name: string }) {
+  const api = useApi();
+  const set = useQuery(`envset:${name}`, () => api.getEnvSet({ name }));
+  if (set.error) return <ErrorBox error={set.error} onRetry={set.reload} />;
+  if (!set.data) return <Loading what={`set ${name}`} />;
+  return (
+    <div data-testid="env-set">
+      <h3>
+        Set “{set.data.name}”{" "}
+        <span className="muted small">
+          {set.data.members} environments · a fixed-pool run draws from it with <code>{`"designer": {"kind": "fixed", "set": ${JSON.stringify(set.data.name)}}`}</code>
+        </span>
+      </h3>
+      <table className="table compact">
+        <thead>
+          <tr>
+            <th>Class</th>
+            <th>Skill</th>
+            <th>Win</th>
+            <th>Hint win</th>
+            <th>Regret</th>
+            <th>Source</th>
+          </tr>
+        </thead>
+        <tbody>
+          {set.data.items.map((item) => (
+            <tr key={item.codeSha256}>
+              <td>{item.environmentId !== null ? <a href={routes.env(item.environmentId)}>{item.className ?? `#${item.environmentId}`}</a> : (item.className ?? item.codeSha256.slice(0, 12))}</td>
+              <td>{item.skill ?? "–"}</td>
+              <td>{formatPercent(item.winRate)}</td>
+              <td>{formatPercent(item.hintWinRate)}</td>
+              <td>{formatNumber(item.regret, 3)}</td>
+              <td className="muted small">{item.source}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+// The run config checked with the engine's own parser (shared/runConfig.ts) before it is sent, and
+// any config error (from here or from the engine's edge) placed next to the form field it names.
+import { parseRunConfig } from "../../../../../shared/runConfig.js";
+import { InputError } from "../../../../../shared/validation/InputError.js";
+import { buildRunConfig, RunFormError, type RunForm } from "./buildRunConfig.js";
+
+export type RunFormField = keyof RunForm;
+
+export interface RunFormProblem {
+  /** The field to show it next to; "extra" for keys only the extra JSON can set. */
+  field: RunFormField;
+  message: string;
+}
+
+const direct: Record<string, RunFormField> = {
+  name: "name",
+  seed: "seed",
+  iterations: "iterations",
+  envsPerIteration: "envsPerIteration",
+  plays: "plays",
+  hintPlays: "hintPlays",
+  maxTurns: "maxTurns",
+  "backend.modelPath": "modelPath",
+  "backend.baseUrl": "baseUrl",
+  "backend.model": "model",
+  "designer.set": "designerSet",
+  "designer.kind": "designerKind",
+  "reward.kind": "rewardKind",
+  "memory.enabled": "memoryEnabled",
+  corpus: "corpusPath",
+  "corpus.path": "corpusPath",
+};
+
+/** The form field a config error message (`<where>: <key path>: <problem>`) is about. */
+export function fieldOfConfigError(message: string): RunFormField {
+  const path = /^[^:]+: ([\w.[\]]+): /.exec(message)?.[1];
+  if (!path) return "extra";
+  if (direct[path]) return direct[path];
+  if (path.startsWith("backend.")) return "backendKind";
+  return "extra";
+}
+
+/** The problem with the form as the engine would see it, or null when the config parses. */
+export function checkRunForm(form: RunForm): { config: Record<string, unknown> } | { problem: RunFormProblem } {
+  let config: Record<string, unknown>;
+  try {
+    config = buildRunConfig(form);
+  } catch (error) {
+    if (error instanceof RunFormError) return { problem: { field: "extra", message: error.message } };
+    throw error;
+  }
+  try {
+    // The engine fills in the workspace database; any path stands in for it here.
+    parseRunConfig({ ...config, db: "workspace" }, "run config");
+  } catch (error) {
+    if (error instanceof InputError) return { problem: { field: fieldOfConfigError(error.message), message: error.message } };
+    throw error;
+  }
+  return { config };
+}
