@@ -105,7 +105,7 @@ describe("spade run: kill -9 and --resume", () => {
     for (const env of resumed.runs[0]!.environments.filter((e) => e.valid)) {
       expect(env.episodes).toHaveLength(1 + 4 + 4); // canary + plays + hinted plays, none twice
     }
-  });
+  }, 240_000);
 
   it("refuses --resume when no unfinished run has this config, and a bad config by key", async () => {
     const none = await start(["run", "--config", writeConfig("fresh"), "--resume"]).done;
@@ -116,5 +116,5 @@ describe("spade run: kill -9 and --resume", () => {
     const result = await start(["run", "--config", bad]).done;
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bad\.json: plays: expected an integer >= 1, got "8"/);
-  });
+  }, 60_000);
 });
