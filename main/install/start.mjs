@@ -27,6 +27,10 @@ export function hasDisplay(env = process.env, platform = process.platform) {
   return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
 }
 
+/**
+ * @param {string} command
+ * @param {string[]} args
+ */
 function run(command, args) {
   const result = spawnSync(command, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], shell: process.platform === "win32" });
   if (result.status !== 0) {
@@ -35,14 +39,16 @@ function run(command, args) {
   }
 }
 
+/** @param {boolean} needShell */
 function buildMissing(needShell) {
-  const bin = (name) => join(root, "node_modules", ".bin", name);
+  const bin = (/** @type {string} */ name) => join(root, "node_modules", ".bin", name);
   if (!existsSync(outputs.engine)) run(bin("tsc"), ["-p", "tsconfig.engine.json"]);
   if (!existsSync(outputs.renderer) || (needShell && !existsSync(outputs.shell))) run(bin("electron-vite"), ["build"]);
 }
 
+/** @param {import("node:child_process").ChildProcess} child */
 function forward(child) {
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
