@@ -1,11 +1,10 @@
 import { diffConfigs, type ConfigDifference } from "../../shared/configDiff.js";
-import { parseRunConfig } from "../../shared/runConfig.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { listAdapters } from "../store/queries/adapters.js";
 import { listEvalResults } from "../store/queries/evalResults.js";
 import { getMetrics } from "../store/queries/metrics.js";
 import { getRun } from "../store/queries/runs.js";
-import { describeAblations } from "../selfplay/describeAblations.js";
+import { storedRunAblations } from "../selfplay/describeAblations.js";
 
 /** The loop metrics that `spade compare` lines up. */
 export const comparedMetrics = ["validityRate", "meanRegret", "meanWinRate", "designerReward", "noveltyRate"] as const;
@@ -44,12 +43,7 @@ export function compareRuns(db: ReadonlyDb, runIds: readonly number[]): RunCompa
     const run = getRun(db, runId);
     if (!run) throw new Error(`run ${runId} does not exist in this workspace`);
     configs.push(run.config);
-    let ablations: string[] = [];
-    try {
-      ablations = describeAblations(parseRunConfig(run.config, `run ${runId}`));
-    } catch {
-      ablations = [];
-    }
+    const ablations = storedRunAblations(run.config);
     const iterations = getMetrics(db, runId).map(({ iteration, metrics }) => {
       const row = { iteration } as Compared & { iteration: number };
       for (const name of comparedMetrics) row[name] = typeof metrics[name] === "number" ? (metrics[name] as number) : null;

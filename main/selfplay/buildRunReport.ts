@@ -1,11 +1,10 @@
 import type { RunReport, ReportRun } from "../../shared/runReport.js";
-import { parseRunConfig } from "../../shared/runConfig.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { listEnvironments } from "../store/queries/environments.js";
 import { listEpisodes } from "../store/queries/episodes.js";
 import { getHint } from "../store/queries/hints.js";
 import { getRun, listRuns, type Run } from "../store/queries/runs.js";
-import { describeAblations } from "./describeAblations.js";
+import { storedRunAblations } from "./describeAblations.js";
 
 /** The `spade report` object: every designer attempt of each run, valid or not, with its plays. */
 export function buildRunReport(db: ReadonlyDb, runId?: number): RunReport {
@@ -20,12 +19,7 @@ export function buildRunReport(db: ReadonlyDb, runId?: number): RunReport {
 }
 
 function reportRun(db: ReadonlyDb, run: Run): ReportRun {
-  let ablations: string[] = [];
-  try {
-    ablations = describeAblations(parseRunConfig(run.config, `run ${run.id}`));
-  } catch {
-    ablations = [];
-  }
+  const ablations = storedRunAblations(run.config);
   const environments = listEnvironments(db, { runId: run.id, orderBy: "id", limit: Number.MAX_SAFE_INTEGER }).map((env) => {
     const episodes = env.valid ? listEpisodes(db, env.id) : [];
     return {
