@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { resourcePath } from "../paths.js";
 import type { EnvSession } from "./EnvSession.js";
-import { SandboxCrashedError } from "./errors.js";
+import { SandboxCrashedError, SandboxTimeoutError } from "./errors.js";
 import type { OpenResult } from "./protocol.js";
 import { callTimeout, harnessErrorToException, parseHarnessReply, SandboxEnvSession, type SessionLimits } from "./SandboxEnvSession.js";
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
@@ -138,7 +138,7 @@ export class SandboxPool {
       maxPrintChars: this.options.maxPrintChars,
       deadlineAt: options.deadlineAt ?? null,
     };
-    const process = await this.acquire(code);
+    const process = await this.acquire(code, limits.deadlineAt);
     const reply = await process
       .request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars }, "open", callTimeout(limits.callTimeoutMs, limits.deadlineAt))
       .catch((error: Error) => {
@@ -169,12 +169,33 @@ export class SandboxPool {
     await Promise.all(exits);
   }
 
-  private acquire(code: string): Promise<SandboxProcess> {
+  /** An idle process for `code`, waiting for one if all are busy (at most until `deadlineAt`). */
+  private acquire(code: string, deadlineAt: number | null): Promise<SandboxProcess> {
     if (this.disposed) return Promise.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
     if (this.broken && this.live.size + this.starting === 0) return Promise.reject(this.broken);
     const index = this.pickIdle(code);
     if (index >= 0) return Promise.resolve(this.idle.splice(index, 1)[0] as SandboxProcess);
-    return new Promise((resolve, reject) => this.waiters.push({ code, resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { code, resolve, reject };
+      if (deadlineAt !== null) {
+        const waitMs = Math.max(1, deadlineAt - Date.now());
+        const timer = setTimeout(() => {
+          const position = this.waiters.indexOf(waiter);
+          if (position < 0) return;
+          this.waiters.splice(position, 1);
+          reject(new SandboxTimeoutError("open", waitMs));
+        }, waitMs);
+        waiter.resolve = (process) => {
+          clearTimeout(timer);
+          resolve(process);
+        };
+        waiter.reject = (error) => {
+          clearTimeout(timer);
+          reject(error);
+        };
+      }
+      this.waiters.push(waiter);
+    });
   }
 
   /** The idle process that kept this code's interpreter, else the one idle longest (its spare interpreter is most likely ready). */

@@ -48,6 +48,7 @@ export class SandboxProcess {
   private nextId = 1;
   private pending: Pending | null = null;
   private dead = false;
+  private killed = false;
   private stderrTail = "";
   private exitListeners: Array<() => void> = [];
 
@@ -92,8 +93,9 @@ export class SandboxProcess {
     return this.child.pid;
   }
 
+  /** False once the child was killed or exited. */
   get alive(): boolean {
-    return !this.dead;
+    return !this.dead && !this.killed;
   }
 
   onExit(listener: () => void): void {
@@ -103,7 +105,7 @@ export class SandboxProcess {
 
   /** Sends one request and waits for its reply, at most `timeoutMs`. */
   request(message: ChildRequest, operation: string, timeoutMs: number): Promise<ChildReply> {
-    if (this.dead) return Promise.reject(new SandboxCrashedError(operation, "the sandbox process is no longer running"));
+    if (!this.alive) return Promise.reject(new SandboxCrashedError(operation, "the sandbox process is no longer running"));
     if (this.pending) return Promise.reject(new SandboxCrashedError(operation, `a request (${this.pending.operation}) is still running`));
     const id = this.nextId++;
     return new Promise<ChildReply>((resolve, reject) => {
@@ -120,7 +122,9 @@ export class SandboxProcess {
 
   /** Kills the child (SIGKILL); safe to call twice. */
   kill(): void {
-    if (!this.dead) this.child.kill("SIGKILL");
+    if (this.dead || this.killed) return;
+    this.killed = true;
+    this.child.kill("SIGKILL");
   }
 
   private waitForReady(): Promise<void> {

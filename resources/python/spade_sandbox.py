@@ -25,6 +25,8 @@ import json
 import linecache
 import math
 import operator
+import os
+import posix
 import random
 import sys
 import traceback
@@ -68,6 +70,7 @@ TAINTING_EVENTS = frozenset({
     "socket.bind", "socket.sendto", "socket.getaddrinfo", "import",
 })
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_globals", "f_locals"})
+IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: such classes cannot be patched at all
 WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
 
 
@@ -182,7 +185,7 @@ def _make_baseline(bound):
     gc_get_threshold, gc_isenabled = gc.get_threshold, gc.isenabled
     dict_types = (dict, collections.OrderedDict, collections.defaultdict, collections.Counter)
     sequence_types = (list, collections.deque)
-    skipped_types = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+    skipped_types = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
 
     def kept_copy(container):
         kind = type_(container)
@@ -196,6 +199,9 @@ def _make_baseline(bound):
             return list_(set_iter(container))
         return bytes_(container)
 
+    proxy_keys, proxy_values, proxy_items = types.MappingProxyType.keys, types.MappingProxyType.values, types.MappingProxyType.items
+    type_namespace = type.__dict__["__dict__"].__get__
+
     def unchanged(container, kept):
         kind = type_(container)
         if kind in dict_types:
@@ -206,6 +212,11 @@ def _make_baseline(bound):
             return len_(container) == len_(kept) and all_(map_(is_, items, kept))
         if kind is set:
             return len_(container) == len_(kept) and all_(map_(is_, set_iter(container), kept))
+        if isinstance_(container, type):
+            # A class: assigning a class attribute fires no audit event, so its namespace is compared.
+            namespace = type_namespace(container)
+            return (len_(namespace) == len_(kept) and all_(map_(is_, proxy_keys(namespace), dict_keys(kept)))
+                    and all_(map_(is_, proxy_values(namespace), dict_values(kept))))
         return bytes_(container) == kept
 
     def settings(gc_enabled):
@@ -223,7 +234,13 @@ def _make_baseline(bound):
             return []
         entries = [(name, None, namespace, dict_copy(namespace))]
         for attribute, value in list_(dict_items(namespace)):
-            if isinstance_(value, skipped_types) or f"{name}.{attribute}" in CACHE_ATTRIBUTES:
+            if f"{name}.{attribute}" in CACHE_ATTRIBUTES:
+                continue
+            if isinstance_(value, type):
+                if getattr_(value, "__module__", None) == name and not value.__flags__ & IMMUTABLE_TYPE:
+                    entries.append((f"{name}.{attribute} (class)", None, value, dict_(proxy_items(type_namespace(value)))))
+                continue
+            if isinstance_(value, skipped_types):
                 continue
             kind = type_(value)
             if kind in dict_types or kind in sequence_types or kind is set or kind is bytearray:
@@ -291,10 +308,22 @@ def _make_baseline(bound):
     return first_difference, rebase, drop_new_modules
 
 
+def _refuse(name):
+    def refused(*args, **kwargs):
+        raise PermissionError(f"{name} is not available in the SPADE sandbox")
+    refused.__name__ = name.rpartition(".")[2]
+    refused.__qualname__ = refused.__name__
+    return refused
+
+
 def prepare():
     """Prepares this interpreter for environment code, before the memory snapshot: adds the
     audit hook, builds the request handler and captures the baseline. Interpreters made from
     the snapshot then only need ``connect``."""
+    # Emscripten runs os.system through the host's child_process, which the sandbox forbids; the
+    # refusal would arrive as a JavaScript error that breaks the interpreter. Refuse it in Python.
+    for module in (os, posix):
+        module.system = _refuse("os.system")
     bound = dict(vars(builtins))
     isinstance_, len_, str_, int_, float_, type_, callable_, getattr_ = isinstance, len, str, int, float, type, callable, getattr
     json_loads, json_dumps = json.loads, json.dumps
@@ -518,6 +547,8 @@ def prepare():
             linecache_cache[ENV_FILE] = (len_(code), None, code.splitlines(True), ENV_FILE)
         try:
             summary = "".join(format_exception_only(type_(exc), exc)).strip()
+            if isinstance_(exc, SyntaxError):
+                summary = summary.rpartition("\n")[2]  # the other lines (file, code, caret) are in the traceback
             frames = "".join(format_list(extract_tb(tb))) if tb is not None else ""
             text = ("Traceback (most recent call last):\n" + frames if frames else "") + summary + "\n"
         except BaseException:  # an exception whose str() itself fails

@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resourcePath } from "../../main/paths.js";
+import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
+import { CHECKS, validateEnvironment } from "../../main/validator/validateEnvironment.js";
+import { createTestPool } from "../support/sandboxTestPool.js";
+
+const broken = (name: string) => readFileSync(new URL(`../fixtures/environments/broken/${name}.py`, import.meta.url), "utf8");
+
+// The broken fixtures: the check that must fail, words its message must contain, and the line.
+const EXPECTED: Array<[fixture: string, check: string, words: string[], line?: number]> = [
+  ["syntax_error", "code_executes", ["does not compile", "SyntaxError"], 2],
+  ["no_env_class", "single_env_class", ["no class whose name ends in 'Env'"]],
+  ["constructor_error", "constructs", ["ConstructorErrorEnv() raised TypeError"], 7],
+  ["wrong_tuple", "step_probes", ["must return a 5-tuple", "got a tuple of length 4"]],
+  ["step_exception", "step_probes", ["step() raised ZeroDivisionError: division by zero"], 11],
+  ["nan_reward", "step_probes", ["reward of NaN", "finite"]],
+  ["nondeterministic", "reset_deterministic", ["reset(seed=42) twice gave different observations"]],
+  ["reward_out_of_range", "reward_range", ["reward of 5", "[-1, 1]"]],
+  ["huge_output", "observation_size", ["1000000 characters", "limit"]],
+  ["no_solution", "solution", ["no solution() method"]],
+  ["infinite_loop", "step_probes", ["timeout"]],
+  ["memory_bomb", "step_probes", ["memory"]],
+];
+
+describe("validateEnvironment", () => {
+  let pool: SandboxPool;
+  beforeAll(async () => {
+    pool = await createTestPool({ stepTimeoutMs: 3_000, memoryLimitMb: 600 });
+  });
+  afterAll(async () => {
+    await pool?.dispose();
+  });
+
+  it.each(readdirSync(resourcePath("environments")).filter((file) => file.endsWith(".py")))("accepts the example environment %s", async (file) => {
+    const report = await validateEnvironment(pool, readFileSync(resourcePath("environments", file), "utf8"));
+    expect(report.error).toBeNull();
+    expect(report.valid).toBe(true);
+    const expected = CHECKS.filter((name) => name !== "tool_schemas" || file.includes("tools"));
+    expect(report.checks.map((check) => check.name)).toEqual(expected);
+    expect(report.checks.every((check) => check.ok)).toBe(true);
+    expect(report.className).toMatch(/Env$/);
+  });
+
+  it.each(EXPECTED)("rejects %s at %s", async (fixture, check, words, line) => {
+    const report = await validateEnvironment(pool, broken(fixture));
+    expect(report.valid).toBe(false);
+    const failed = report.checks.at(-1);
+    expect(failed?.name).toBe(check);
+    expect(failed?.ok).toBe(false);
+    expect(report.checks.slice(0, -1).every((earlier) => earlier.ok)).toBe(true);
+    expect(report.error).toBe(failed?.detail);
+    for (const word of words) expect(report.error).toContain(word);
+    if (line !== undefined) expect(failed?.line).toBe(line);
+  });
+
+  it("stops at the overall deadline and says timeout", async () => {
+    const started = performance.now();
+    const report = await validateEnvironment(pool, broken("infinite_loop"), { timeoutMs: 1_000 });
+    expect(report.valid).toBe(false);
+    expect(report.error).toContain("timeout");
+    expect(performance.now() - started).toBeLessThan(1_900);
+  });
+});
