@@ -46,6 +46,7 @@ export function RunDetailView({ runId }: { runId: number }) {
         {r.iterations !== null ? ` / ${r.iterations}` : ""} iterations · {r.validEnvironments} valid of {r.environments} environments · started {formatTime(r.createdAt)}
         {r.error && <span className="bad"> · {r.error}</span>}
       </p>
+      {live.model && <ProgressBar label={`${live.model.phase === "download" ? "Downloading" : "Loading"} ${live.model.model}`} fraction={live.model.fraction} />}
       {progress && r.status === "running" && <ProgressBar label={`iteration ${progress.iteration}${progress.phase ? ` · ${progress.phase}` : ""}`} fraction={progress.total > 0 ? progress.done / progress.total : null} />}
       {metrics.error && <ErrorBox error={metrics.error} onRetry={metrics.reload} />}
       {metrics.data && <RunCharts metrics={metrics.data} />}
