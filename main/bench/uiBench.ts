@@ -8,12 +8,8 @@ import { appRoot } from "../paths.js";
 import { startServer } from "../server/startServer.js";
 import type { BenchSection } from "./BenchSection.js";
 import { launchChromium } from "./launchChromium.js";
+import { timeInPage, type TimedAction } from "./timeInPage.js";
 import { buildUiFixture } from "./uiFixture.js";
-
-/** Runs in the page: in-app navigation, no reload. */
-function setHash(hash: string): void {
-  (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
-}
 
 const ENVIRONMENTS = 10_000;
 const TURNS = 1000;
@@ -35,26 +31,28 @@ export const uiBench: BenchSection = {
       await page.goto(`${server.url}#/settings`);
       await page.getByTestId("settings-view").waitFor();
 
-      let start = performance.now();
+      const start = performance.now();
       await page.goto(`${server.url}#/runs`);
       await page.getByTestId("runs-table").waitFor();
       const firstRenderMs = performance.now() - start;
       log(`first render of #/runs: ${firstRenderMs.toFixed(0)} ms`);
 
-      start = performance.now();
-      await page.evaluate(setHash, `#/episodes/${fixture.longEpisodeId}`);
-      await page.getByTestId("step-label").filter({ hasText: `step 1 / ${TURNS}` }).waitFor();
-      await page.getByTestId("reward-timeline").locator("path.timeline-line").first().waitFor();
-      const episode1000TurnsMs = performance.now() - start;
+      // Every turn loaded (the label counts them) and the reward timeline drawn with all of them.
+      const openEpisode: TimedAction = {
+        action: "hash",
+        target: `#/episodes/${fixture.longEpisodeId}`,
+        wanted: [
+          { selector: '[data-testid="step-label"]', text: `step 1 / ${TURNS}` },
+          { selector: `[data-testid="reward-timeline"][data-points="${TURNS}"] path.timeline-line` },
+        ],
+      };
+      const episode1000TurnsMs = await page.evaluate(timeInPage, openEpisode);
       log(`opening a ${TURNS}-turn episode: ${episode1000TurnsMs.toFixed(0)} ms`);
 
-      await page.evaluate(setHash, `#/envs?run=${fixture.runIds[0]}`);
-      const scroller = page.getByTestId("env-scroll");
-      await page.locator(`[data-env-id="${fixture.envId}"]`).waitFor();
-      start = performance.now();
-      await scroller.evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
-      await page.locator(`.env-slot[data-index="${ENVIRONMENTS - 1}"] a`).waitFor();
-      const envList10kMs = performance.now() - start;
+      const openList: TimedAction = { action: "hash", target: `#/envs?run=${fixture.runIds[0]}`, wanted: [{ selector: `[data-env-id="${fixture.envId}"]` }] };
+      await page.evaluate(timeInPage, openList);
+      const scrollToEnd: TimedAction = { action: "scrollEnd", target: '[data-testid="env-scroll"]', wanted: [{ selector: `.env-slot[data-index="${ENVIRONMENTS - 1}"] a` }] };
+      const envList10kMs = await page.evaluate(timeInPage, scrollToEnd);
       log(`scrolling ${ENVIRONMENTS} environments to the end: ${envList10kMs.toFixed(0)} ms`);
       return { firstRenderMs: Math.round(firstRenderMs), episode1000TurnsMs: Math.round(episode1000TurnsMs), envList10kMs: Math.round(envList10kMs) };
     } finally {
