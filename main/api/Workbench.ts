@@ -9,6 +9,7 @@ import type { WorkbenchApi, WorkbenchInfo } from "../../shared/api/WorkbenchApi.
 import { adapterLineage } from "../adapters/adapterLineage.js";
 import { compareRuns } from "../experiments/compareRuns.js";
 import { appRoot } from "../paths.js";
+import { storedRunAblations } from "../selfplay/describeAblations.js";
 import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
 import * as store from "../store/index.js";
 import { countDocuments, environmentCountsByRun, removeFromMemory } from "../store/queries/uiQueries.js";
@@ -18,7 +19,6 @@ import { listModelFiles } from "./listModelFiles.js";
 import { ModelDownloads } from "./ModelDownloads.js";
 import { NotFoundError } from "./NotFoundError.js";
 import { PlaySessions } from "./PlaySessions.js";
-import { runAblations } from "./runAblations.js";
 import { toComparisonView } from "./toComparisonView.js";
 import * as views from "./toViews.js";
 import { toWorkbenchEvent } from "./toWorkbenchEvent.js";
@@ -149,7 +149,7 @@ export class Workbench {
   #runSummary(run: store.Run, counts?: { total: number; valid: number }) {
     const total = counts?.total ?? store.countEnvironments(this.db, { runId: run.id });
     const valid = counts?.valid ?? store.countEnvironments(this.db, { runId: run.id, valid: true });
-    return views.toRunSummary(run, total, valid, runAblations(run.config));
+    return views.toRunSummary(run, total, valid, storedRunAblations(run.config));
   }
 
   #createApi(): WorkbenchApi {
