@@ -178,10 +178,18 @@ describe("OpenAiBackend failures, retries and limits", () => {
   });
 
   it("abort returns what streamed so far with finishReason abort", async () => {
-    const { backend } = await setup(() => ({ events: streamChunks(["one ", "two ", "three ", "four ", "five"]), delayMs: 40 }));
+    let served!: () => void;
+    const firstChunkSent = new Promise<void>((resolve) => (served = resolve));
+    const { backend } = await setup(() => {
+      served();
+      return { events: streamChunks(["one ", "two ", "three ", "four ", "five"]), delayMs: 2000 };
+    });
     const controller = new AbortController();
     const call = backend.chat({ messages, signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
+    // Abort once the first chunk is on its way and well before the second (2 s later), however busy the machine.
+    await firstChunkSent;
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
     const result = await call;
     expect(result.finishReason).toBe("abort");
     expect(result.text.startsWith("one ")).toBe(true);
