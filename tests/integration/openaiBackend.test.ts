@@ -182,7 +182,7 @@ describe("OpenAiBackend failures, retries and limits", () => {
     const firstChunkSent = new Promise<void>((resolve) => (served = resolve));
     const { backend } = await setup(() => {
       served();
-      return { events: streamChunks(["one ", "two ", "three ", "four ", "five"]), delayMs: 2000 };
+      return { events: streamChunks(["one ", "two ", "three ", "four ", "five"]).slice(1), delayMs: 2000 }; // "one " first
     });
     const controller = new AbortController();
     const call = backend.chat({ messages, signal: controller.signal });
