@@ -3,8 +3,9 @@ import { exportBench } from "../training/exportBench.js";
 import { loopBench } from "./loopBench.js";
 import { rawTokensBench } from "./rawTokensBench.js";
 import { rolloutBench } from "./rolloutBench.js";
+import { sandboxBench } from "./sandboxBench.js";
 import { storeBench } from "./storeBench.js";
 import { uiBench } from "./uiBench.js";
 
 /** The benchmark sections, in output order. */
-export const benchSections: BenchSection[] = [rolloutBench, storeBench, loopBench, uiBench, rawTokensBench, exportBench];
+export const benchSections: BenchSection[] = [sandboxBench, rolloutBench, storeBench, loopBench, uiBench, rawTokensBench, exportBench];

@@ -61,7 +61,8 @@ export interface RawStepResult {
 }
 
 export interface CloseResult {
-  clean: boolean;
+  /** null when the check was left for later. */
+  clean: boolean | null;
   difference: string | null;
   closeError: string | null;
 }

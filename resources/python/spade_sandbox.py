@@ -329,7 +329,7 @@ def prepare():
     json_loads, json_dumps = json.loads, json.dumps
     math_isfinite = math.isfinite
     random_seed = random.seed
-    gc_collect, gc_isenabled, gc_disable, gc_enable = gc.collect, gc.isenabled, gc.disable, gc.enable
+    gc_collect, gc_isenabled = gc.collect, gc.isenabled
     linecache_cache = linecache.cache
     modules_dict = sys.modules
     extract_tb, format_list, format_exception_only = traceback.extract_tb, traceback.format_list, traceback.format_exception_only
@@ -375,7 +375,18 @@ def prepare():
         if mark is not None:
             mark(reason)
 
+    def during_collection(phase, info):
+        # Finalizers of environment objects can run in any garbage collection, also one that
+        # harness code triggers: arm the hook for the duration of every collection.
+        if phase == "start":
+            state["mode_before_gc"] = state["mode"]
+            if state["mode"] == "off":
+                state["mode"] = "on"
+        else:
+            state["mode"] = state.pop("mode_before_gc", "off")
+
     sys.addaudithook(audit)
+    gc.callbacks.append(during_collection)
     first_difference, rebase, drop_new_modules = _make_baseline(bound)
     rebase([])
     session = {}
@@ -512,22 +523,24 @@ def prepare():
         state["env_globals"] = None
         linecache_cache.pop(ENV_FILE, None)
         drop_new_modules()
-        # Young objects (most of the environment's) are collected now, with the hook armed, so
-        # their finalizers run as environment code; automatic collection stays off while only
-        # harness code runs.
-        gc_collect(1)
+        # The environment's young objects go now; older ones in a later collection, which arms
+        # the hook as well (during_collection).
+        gc_collect(0)
         state["mode"] = "off"
         sys.stdout, sys.stderr = state["streams"]
-        gc_enabled = gc_isenabled()
-        gc_disable()
-        try:
-            difference = first_difference(gc_enabled)
-        finally:
-            if gc_enabled:
-                gc_enable()
+        if not request.get("check", True):
+            return {"clean": None, "difference": None, "closeError": error}
+        difference = first_difference(gc_isenabled())
         return {"clean": difference is None, "difference": difference, "closeError": error}
 
-    operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close}
+    def op_check(request):
+        """The cleanliness verdict on its own: the host runs it when idle, or before reusing this
+        interpreter for the same code, instead of at every close."""
+        state["mode"] = "off"
+        difference = first_difference(gc_isenabled())
+        return {"clean": difference is None, "difference": difference, "closeError": None}
+
+    operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close, "check": op_check}
 
     def error_response(kind, exc, op):
         state["mode"] = "format"
@@ -555,7 +568,23 @@ def prepare():
             text = summary = type_(exc).__name__
         return {"kind": kind, "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": summary, "traceback": text, "line": line}
 
+    # What handle() answers when environment code broke something the harness itself relies
+    # on (json, builtins...): a constant, so producing it needs nothing that could be patched.
+    broken_harness = (
+        '{"ok": false, "error": {"kind": "code", "op": "sandbox", "stage": null, "className": null, '
+        '"exception": "the environment changed something the sandbox harness relies on (a builtin or a '
+        'standard module), so this call could not be answered", "traceback": "", "line": null}, "printed": ""}'
+    )
+
     def handle(request_json):
+        try:
+            return answer(request_json)
+        except BaseException:
+            state["mode"] = "off"
+            mark_tainted("the environment broke the harness")
+            return broken_harness
+
+    def answer(request_json):
         request = json_loads(request_json)
         op = request.get("op")
         session.pop("stage", None)
@@ -572,7 +601,7 @@ def prepare():
             operation = operations.get(op)
             if operation is None:
                 raise ContractError(f"unknown sandbox operation {op!r}")
-            if op not in ("open", "close") and "env" not in session:
+            if op not in ("open", "close", "check") and "env" not in session:
                 raise ContractError(f"{op}() called before the environment was created")
             response = {"ok": True, "result": operation(request)}
         except ContractError as exc:

@@ -1,5 +1,3 @@
-import { playEnvironment } from "../../sandbox/playEnvironment.js";
-import { SandboxPool } from "../../sandbox/SandboxPool.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs, parseIntegerOption } from "../parseCommandArgs.js";
 import { UsageError } from "../UsageError.js";
@@ -21,6 +19,9 @@ export const envPlayCommand: Command = {
     if (seed === undefined) throw new UsageError("spade env play: --seed <n> is required");
     if (!Number.isSafeInteger(seed)) throw new UsageError(`spade env play: --seed must be a safe integer, got ${values.seed}`);
     const { code } = readEnvironmentFile("env play", positionals);
+    // Loaded here, not at the top: every other command would pay for the sandbox's modules.
+    const { SandboxPool } = await import("../../sandbox/SandboxPool.js");
+    const { playEnvironment } = await import("../../sandbox/playEnvironment.js");
     const pool = await SandboxPool.create({ size: 1 });
     try {
       const report = await playEnvironment(pool, code, { seed, actions: values.action ?? [], hint: values.hint === true });

@@ -1,5 +1,3 @@
-import { SandboxPool } from "../../sandbox/SandboxPool.js";
-import { validateEnvironment } from "../../validator/validateEnvironment.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
 import { readEnvironmentFile } from "./envFile.js";
@@ -12,6 +10,9 @@ export const envValidateCommand: Command = {
   async run(argv) {
     const { values, positionals } = parseCommandArgs("env validate", argv, { json: { type: "boolean" } });
     const { file, code } = readEnvironmentFile("env validate", positionals);
+    // Loaded here, not at the top: every other command would pay for the sandbox's modules.
+    const { SandboxPool } = await import("../../sandbox/SandboxPool.js");
+    const { validateEnvironment } = await import("../../validator/validateEnvironment.js");
     const pool = await SandboxPool.create({ size: 1 });
     try {
       const report = await validateEnvironment(pool, code);

@@ -21,7 +21,14 @@ import os from "node:os";
 import { pathToFileURL } from "node:url";
 import { hardenRealm } from "./hardenRealm.mjs";
 
-/** @typedef {{ handle: (json: string) => string, code: string | null, taint: string | null, destroy: () => void }} Interpreter */
+/**
+ * @typedef {object} Interpreter
+ * @property {(json: string) => string} handle the harness's request handler
+ * @property {string | null} code the only environment code this interpreter may run again
+ * @property {string | null} taint why the interpreter must not be reused, once known
+ * @property {boolean | null} clean the harness's verdict since the last session; null = not checked yet
+ * @property {() => void} destroy
+ */
 
 const send = /** @type {(message: unknown) => boolean} */ (process.send?.bind(process));
 const collectGarbage = /** @type {(() => void) | undefined} */ (/** @type {Record<string, unknown>} */ (globalThis).gc);
@@ -100,7 +107,7 @@ function connectInterpreter(py) {
   const connect = py.runPython("import sys\nsys.modules['spade_sandbox'].connect", { globals });
   globals.destroy();
   /** @type {Interpreter} */
-  const interpreter = { handle: () => "", code: null, taint: null, destroy: () => {} };
+  const interpreter = { handle: () => "", code: null, taint: null, clean: true, destroy: () => {} };
   const handle = connect((/** @type {string} */ reason) => {
     interpreter.taint ??= String(reason);
   });
@@ -147,11 +154,15 @@ async function createInterpreter() {
   return connectInterpreter(await loadInterpreter(snapshot));
 }
 
+/** @type {boolean} */
+let garbagePending = false;
+
+/** Drops the current interpreter; its memory is reclaimed later, when the child is idle. */
 function discardCurrent() {
   if (!current) return;
   current.destroy();
   current = null;
-  collectGarbage?.();
+  garbagePending = true;
 }
 
 /** @type {NodeJS.Timeout | null} */
@@ -159,16 +170,22 @@ let spareTimer = null;
 const SPARE_IDLE_MS = 100;
 
 /**
- * Prepares the next fresh interpreter once the child has been idle for a moment. Creating one
- * blocks this thread for a few hundred ms, so it must not sit between a session's close and the
- * next open of the same code, which reuses the current interpreter anyway.
+ * Once the child has been idle for a moment: checks the current interpreter, reclaims discarded
+ * ones and prepares the next fresh interpreter. Creating one blocks this thread for a few hundred
+ * ms, so it must not sit between a session's close and the next open of the same code, which
+ * reuses the current interpreter anyway.
  */
 function prepareSpareWhenIdle() {
   if (spareTimer) clearTimeout(spareTimer);
   spareTimer = null;
-  if (spare || !snapshot) return;
+  if ((spare || !snapshot) && !garbagePending && current?.clean !== null) return;
   spareTimer = setTimeout(() => {
     spareTimer = null;
+    checkCurrent();
+    if (garbagePending) {
+      garbagePending = false;
+      collectGarbage?.();
+    }
     if (spare) return;
     spare = createInterpreter();
     spare.catch(() => {
@@ -188,6 +205,7 @@ async function takeFresh() {
  * @param {{ code: string, maxObservationChars: number, maxPrintChars: number }} message
  */
 async function open(message) {
+  if (current && current.code === message.code) checkCurrent();
   let fresh = current !== null && current.code === null;
   // An interpreter only ever runs one code: a different code gets a fresh one.
   if (!current || (current.code !== null && current.code !== message.code) || current.taint !== null) {
@@ -206,14 +224,27 @@ function call(message) {
   return { json: current.handle(message.json) };
 }
 
+/**
+ * Ends the session. The cleanliness check is left for later (checkCurrent): most of the time the
+ * next session brings different code and the interpreter is discarded without it.
+ */
 function close() {
   if (!current) return { json: JSON.stringify({ ok: true, result: { clean: false, difference: "no interpreter" }, printed: "" }), kept: false, taint: null };
-  const json = current.handle(JSON.stringify({ op: "close" }));
+  const json = current.handle(JSON.stringify({ op: "close", check: false }));
   const response = JSON.parse(json);
   const taint = current.taint;
-  const kept = taint === null && response.ok === true && response.result?.clean === true;
+  const kept = taint === null && response.ok === true;
+  current.clean = null;
   if (!kept) discardCurrent();
   return { json, kept, taint };
+}
+
+/** Runs the harness's cleanliness check on the current interpreter if it is still pending; discards it when not clean. */
+function checkCurrent() {
+  if (!current || current.clean !== null || current.taint !== null) return;
+  const response = JSON.parse(current.handle(JSON.stringify({ op: "check" })));
+  current.clean = response.ok === true && response.result?.clean === true;
+  if (!current.clean) discardCurrent();
 }
 
 /** @param {any} message */

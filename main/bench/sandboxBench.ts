@@ -1,0 +1,117 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { resourcePath } from "../paths.js";
+import { SandboxPool } from "../sandbox/SandboxPool.js";
+import { validateEnvironment } from "../validator/validateEnvironment.js";
+import type { BenchSection } from "./BenchSection.js";
+
+const GAME = resourcePath("environments", "code_breaker.py");
+const ACTIONS = ["\\boxed{0123}", "\\boxed{4567}", "\\boxed{8901}", "\\boxed{2345}", "\\boxed{6789}", "\\boxed{1357}", "\\boxed{9}", "\\boxed{0246}"];
+const STEPS = 3000;
+const VALIDATIONS = 7;
+// The pause before each validation: the Designer's generation time, during which the sandbox
+// prepares its spare interpreter.
+const VALIDATION_PAUSE_MS = 1500;
+
+// The same loop as the sandbox measurement, in the machine's CPython: reset, steps, a new seed
+// after each episode.
+const NATIVE_DRIVER = `
+import json, random, sys, time
+code = open(sys.argv[1]).read()
+namespace = {"__name__": "spade_environment"}
+exec(compile(code, "environment.py", "exec"), namespace)
+cls = next(value for key, value in namespace.items() if isinstance(value, type) and key.endswith("Env"))
+actions, count = json.loads(sys.argv[2]), int(sys.argv[3])
+random.seed(0)
+env = cls()
+seed = 0
+random.seed(seed)
+env.reset(seed=seed)
+start = time.perf_counter()
+for index in range(count):
+    observation, reward, terminated, truncated, info = env.step(actions[index % len(actions)])
+    if terminated or truncated:
+        seed += 1
+        random.seed(seed)
+        env.reset(seed=seed)
+print(json.dumps({"stepsPerSec": count / (time.perf_counter() - start)}))
+`;
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+}
+
+const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+
+function nativeStepsPerSec(log: (line: string) => void): number {
+  const result = spawnSync("python3", ["-c", NATIVE_DRIVER, GAME, JSON.stringify(ACTIONS), String(STEPS * 10)], { encoding: "utf8", timeout: 120_000 });
+  if (result.status !== 0) {
+    log(`native python3 unavailable: ${result.error?.message ?? result.stderr.trim().split("\n").at(-1)}`);
+    return Number.NaN;
+  }
+  return (JSON.parse(result.stdout) as { stepsPerSec: number }).stepsPerSec;
+}
+
+async function measureSteps(pool: SandboxPool, code: string): Promise<{ stepsPerSec: number; stepP50Ms: number }> {
+  const session = await pool.open(code);
+  const times: number[] = [];
+  try {
+    let seed = 0;
+    await session.reset(seed);
+    const started = performance.now();
+    for (let index = 0; index < STEPS; index++) {
+      const before = performance.now();
+      const step = await session.step(ACTIONS[index % ACTIONS.length] as string);
+      times.push(performance.now() - before);
+      if (step.terminated || step.truncated) await session.reset(++seed);
+    }
+    return { stepsPerSec: STEPS / ((performance.now() - started) / 1000), stepP50Ms: percentile(times, 0.5) };
+  } finally {
+    await session.close();
+  }
+}
+
+/** `spade bench` section "sandbox": the step round trip, validation and start-up of the sandbox. */
+export const sandboxBench: BenchSection = {
+  name: "sandbox",
+  async run(log) {
+    // The first start writes the snapshot cache if there is none; the second is the cold start
+    // every later process (a CLI run, a replaced sandbox) pays.
+    let started = performance.now();
+    const first = await SandboxPool.create({ size: 1 });
+    log(`first start: ${Math.round(performance.now() - started)} ms (cold when no snapshot was cached yet); isolation: ${first.isolation}`);
+    await first.dispose();
+    started = performance.now();
+    const pool = await SandboxPool.create({ size: 1 });
+    const coldStartMs = performance.now() - started;
+    try {
+      const code = readFileSync(GAME, "utf8");
+      const { stepsPerSec, stepP50Ms } = await measureSteps(pool, code);
+      log(`${STEPS} steps of code_breaker through EnvSession.step: ${Math.round(stepsPerSec)} steps/s, p50 ${round(stepP50Ms)} ms`);
+      const native = nativeStepsPerSec(log);
+      log(`the same environment and actions in python3: ${Math.round(native)} steps/s`);
+      const durations: number[] = [];
+      for (let index = 0; index < VALIDATIONS; index++) {
+        await new Promise((resolve) => setTimeout(resolve, VALIDATION_PAUSE_MS));
+        const report = await validateEnvironment(pool, `${code}\n# variant ${index}\n`);
+        if (!report.valid) throw new Error(`the benchmark game did not validate: ${report.error}`);
+        durations.push(report.durationMs);
+      }
+      log(`validation of ${VALIDATIONS} new variants (fresh interpreter each, after a ${VALIDATION_PAUSE_MS} ms pause): p50 ${percentile(durations, 0.5)} ms`);
+      const burst = performance.now();
+      for (let index = 0; index < 5; index++) await validateEnvironment(pool, `${code}\n# burst ${index}\n`);
+      log(`back-to-back validations of new code, no pause: ${Math.round((5 * 60_000) / (performance.now() - burst))} environments/minute on one sandbox`);
+      return {
+        stepsPerSec: Math.round(stepsPerSec),
+        stepP50Ms: round(stepP50Ms),
+        nativePythonStepsPerSec: Math.round(native),
+        ratio: round(stepsPerSec / native, 4),
+        validateMsP50: percentile(durations, 0.5),
+        coldStartMs: Math.round(coldStartMs),
+      };
+    } finally {
+      await pool.dispose();
+    }
+  },
+};
