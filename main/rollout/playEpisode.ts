@@ -2,6 +2,7 @@ import { episodeReturn, withHint, type StepResult } from "../../shared/environme
 import type { SamplingOptions } from "../../shared/llm.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
+import { SandboxTimeoutError } from "../sandbox/errors.js";
 import { agentSystemPrompt } from "./agentSystemPrompt.js";
 import { buildTurnMessages } from "./buildTurnMessages.js";
 import { extractBoxedAction } from "./extractAction.js";
@@ -115,5 +116,5 @@ function describe(error: unknown): string {
 }
 
 function isTimeout(error: unknown): boolean {
-  return error instanceof Error && /timeout|timed out/i.test(`${error.name} ${error.message}`);
+  return error instanceof SandboxTimeoutError;
 }
