@@ -39,7 +39,6 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
       specs,
       hint: null,
       maxTurns,
-      historyTurns: 1,
       sampling: { maxTokens },
       concurrency: sequences,
       onEpisode: (episode) => {
