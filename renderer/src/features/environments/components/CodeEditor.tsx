@@ -6,8 +6,12 @@ import { setupMonaco } from "../lib/setupMonaco.js";
 const monaco = setupMonaco();
 type StandaloneEditor = Parameters<OnMount>[0];
 
-/** Monaco with Python highlighting; `markers` are shown as error squiggles. */
-export function CodeEditor({ value, onChange, markers }: { value: string; onChange: (code: string) => void; markers: EditorMarker[] }) {
+/**
+ * Monaco with Python highlighting; `markers` are shown as error squiggles. The editor owns its
+ * text (uncontrolled): a controlled value can lag a fast typist by a render and overwrite the
+ * keys typed meanwhile. To replace the text, remount it with a new `key`.
+ */
+export function CodeEditor({ initialValue, onChange, markers }: { initialValue: string; onChange: (code: string) => void; markers: EditorMarker[] }) {
   const editorRef = useRef<StandaloneEditor | null>(null);
   const [mounted, setMounted] = useState(false);
 
@@ -34,7 +38,7 @@ export function CodeEditor({ value, onChange, markers }: { value: string; onChan
         height="100%"
         language="python"
         theme="vs-dark"
-        value={value}
+        defaultValue={initialValue}
         onChange={(code) => onChange(code ?? "")}
         onMount={(editor) => {
           editorRef.current = editor;

@@ -14,6 +14,8 @@ export function EditPanel({ envId, code, stored }: { envId: number; code: string
   const [report, setReport] = useState<{ report: ValidationReport; forCode: string } | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState<"validate" | "save" | null>(null);
+  /** Bumped by Revert: a new editor starts from the stored code. */
+  const [revision, setRevision] = useState(0);
   const edited = draft !== code;
   const shown = report && report.forCode === draft ? report.report : edited ? null : stored;
   const markers = useMemo(() => validationMarkers(shown, draft.split("\n").length), [shown, draft]);
@@ -44,12 +46,19 @@ export function EditPanel({ envId, code, stored }: { envId: number; code: string
         <button type="button" onClick={() => act("save")} disabled={busy !== null || !edited}>
           {busy === "save" ? "Saving…" : "Save as new version"}
         </button>
-        <button type="button" onClick={() => setDraft(code)} disabled={!edited}>
+        <button
+          type="button"
+          onClick={() => {
+            setDraft(code);
+            setRevision((r) => r + 1);
+          }}
+          disabled={!edited}
+        >
           Revert
         </button>
         {edited && <span className="muted small">edited</span>}
       </div>
-      <CodeEditor value={draft} onChange={setDraft} markers={markers} />
+      <CodeEditor key={revision} initialValue={code} onChange={setDraft} markers={markers} />
       {error && <ErrorBox error={error} />}
       <ValidationPanel report={shown} title={report && report.forCode === draft ? "Re-validation" : "Validation"} />
     </div>
