@@ -2,9 +2,8 @@ import { isAbsolute, resolve } from "node:path";
 import { parseBackendConfig, type BackendConfig } from "../../shared/backendConfig.js";
 import { InputError } from "../../shared/validation/InputError.js";
 import type { LlmBackend } from "./LlmBackend.js";
-import { LlamaBackend } from "./llama/LlamaBackend.js";
+import { isModelUri } from "./llama/isModelUri.js";
 import type { DownloadProgress } from "./llama/resolveModelSource.js";
-import { isModelUri } from "./llama/resolveModelSource.js";
 import { OpenAiBackend } from "./openai/OpenAiBackend.js";
 
 export interface CreateBackendOptions {
@@ -29,6 +28,8 @@ export async function createBackend(config: BackendConfig | Readonly<Record<stri
   const local = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
   if (parsed.kind === "llama") {
     const { kind: _kind, modelPath, lora, modelsDir, ...settings } = parsed;
+    // Loaded on demand: node-llama-cpp takes about a second to import, and most commands never need it.
+    const { LlamaBackend } = await import("./llama/LlamaBackend.js");
     return LlamaBackend.load({
       ...settings,
       model: isModelUri(modelPath) ? modelPath : local(modelPath),

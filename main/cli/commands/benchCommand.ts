@@ -1,4 +1,3 @@
-import { benchSections } from "../../bench/sections.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
 import { UsageError } from "../UsageError.js";
@@ -9,6 +8,7 @@ export const benchCommand: Command = {
   summary: "measure the engine; --json prints one object with a key per section",
   async run(argv) {
     const { values } = parseCommandArgs("bench", argv, { json: { type: "boolean" }, only: { type: "string" } }, false);
+    const { benchSections } = await import("../../bench/sections.js"); // heavy (model runtime, browser driver): only when benchmarking
     const names = benchSections.map((section) => section.name);
     const only = values.only?.split(",").map((name) => name.trim()).filter(Boolean);
     for (const name of only ?? []) {

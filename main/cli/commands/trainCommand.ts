@@ -8,7 +8,7 @@ import { withAdapter } from "../../adapters/withAdapter.js";
 import { evaluateModel } from "../../eval/evaluateModel.js";
 import { isEnvironmentSuite } from "../../eval/evaluateSuite.js";
 import { openEnvironmentSandbox, type EnvironmentSandbox } from "../../eval/openEnvironmentSandbox.js";
-import { isModelUri } from "../../llm/llama/resolveModelSource.js";
+import { isModelUri } from "../../llm/llama/isModelUri.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
 import { openDatabase } from "../../store/openDatabase.js";
 import { findAdapterIdByPath } from "../../store/queries/trainingQueries.js";

@@ -2,6 +2,7 @@ import { connect } from "node:net";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { resolveModelFile } from "node-llama-cpp";
+import { isModelUri } from "./isModelUri.js";
 import { ModelDownloadError } from "./ModelDownloadError.js";
 
 export interface DownloadProgress {
@@ -21,10 +22,6 @@ export interface ResolveModelSourceOptions {
 
 export function defaultModelsDir(): string {
   return join(homedir(), ".spade", "models");
-}
-
-export function isModelUri(model: string): boolean {
-  return /^(hf:|https?:\/\/)/i.test(model);
 }
 
 /**
