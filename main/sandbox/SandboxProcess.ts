@@ -69,7 +69,7 @@ export class SandboxProcess {
   static async start(options: SandboxProcessOptions): Promise<StartedSandbox> {
     const started = performance.now();
     const child = spawn(options.launch.command, options.launch.args, {
-      env: {},
+      env: options.launch.env,
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "advanced",
     });

@@ -11,6 +11,22 @@ export interface SandboxLaunch {
   networkNamespace: boolean;
   /** A readable list of the isolation layers in force. */
   isolation: string;
+  /** The child's whole environment: empty (no API keys, no paths), except what the runtime itself needs. */
+  env: Record<string, string>;
+}
+
+/**
+ * Inside Electron, `process.execPath` is the Electron binary: it runs as plain Node only with
+ * ELECTRON_RUN_AS_NODE. Nothing else of the parent's environment is passed on.
+ */
+export function sandboxEnvironment(versions: NodeJS.ProcessVersions = process.versions): Record<string, string> {
+  return versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
+}
+
+/** Node renamed `--experimental-permission` to `--permission` in 22.13 (and 23.5). */
+export function permissionFlag(nodeVersion: string = process.versions.node): string {
+  const [major = 0, minor = 0] = nodeVersion.split(".").map(Number);
+  return major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13) ? "--permission" : "--experimental-permission";
 }
 
 export interface SandboxLaunchOptions {
@@ -26,7 +42,7 @@ let unshareWorks: boolean | undefined;
 export function canUnshareNetwork(): boolean {
   if (unshareWorks !== undefined) return unshareWorks;
   if (process.platform !== "linux") return (unshareWorks = false);
-  const probe = spawnSync("unshare", ["-rn", process.execPath, "-e", ""], { stdio: "ignore", timeout: 10_000, env: {} });
+  const probe = spawnSync("unshare", ["-rn", process.execPath, "-e", ""], { stdio: "ignore", timeout: 10_000, env: sandboxEnvironment() });
   return (unshareWorks = probe.status === 0);
 }
 
@@ -45,7 +61,7 @@ export function buildSandboxLaunch(options: SandboxLaunchOptions = {}): SandboxL
   const pyodide = pyodideDirectory();
   const script = sandboxHostScript();
   const nodeArgs = [
-    "--experimental-permission",
+    permissionFlag(),
     `--allow-fs-read=${pyodide}`,
     `--allow-fs-read=${dirname(script)}`,
     // module.register() runs its hooks on a loader thread, which the permission model counts as a worker.
@@ -67,8 +83,8 @@ export function buildSandboxLaunch(options: SandboxLaunchOptions = {}): SandboxL
   const namespace = (options.networkIsolation ?? "auto") === "auto" && canUnshareNetwork();
   if (namespace) {
     layers.push("own network namespace (unshare -rn): no network interfaces");
-    return { command: "unshare", args: ["-rn", process.execPath, ...nodeArgs], networkNamespace: true, isolation: layers.join("; ") };
+    return { command: "unshare", args: ["-rn", process.execPath, ...nodeArgs], networkNamespace: true, isolation: layers.join("; "), env: sandboxEnvironment() };
   }
   layers.push("no network namespace (unshare -rn unavailable or disabled): network blocked by the module hook only");
-  return { command: process.execPath, args: nodeArgs, networkNamespace: false, isolation: layers.join("; ") };
+  return { command: process.execPath, args: nodeArgs, networkNamespace: false, isolation: layers.join("; "), env: sandboxEnvironment() };
 }
