@@ -2,7 +2,6 @@
 // `modelProgress` events (throttled), cancellable.
 import type { ModelProgressEvent } from "../../shared/api/events.js";
 import type { ModelFile } from "../../shared/api/modelTypes.js";
-import { resolveModelSource } from "../llm/llama/resolveModelSource.js";
 import { describeModelFile } from "./listModelFiles.js";
 
 export interface ModelDownloadsOptions {
@@ -51,6 +50,7 @@ export class ModelDownloads {
     let last = 0;
     this.#options.emit({ ...base, fraction: null, bytes: null, totalBytes: null, state: "active" });
     try {
+      const { resolveModelSource } = await import("../llm/llama/resolveModelSource.js"); // node-llama-cpp loads on first use
       const path = await resolveModelSource(uri, {
         modelsDir: this.#options.modelsDir,
         signal,
