@@ -1,4 +1,5 @@
 // `spade report --json`: a CLI contract other tools rely on. Extend only compatibly.
+import type { EnvStatistics } from "./envStatistics.js";
 
 export interface ReportEpisode {
   id: number;
@@ -10,7 +11,7 @@ export interface ReportEpisode {
   canary: boolean;
 }
 
-export interface ReportEnvironment {
+export interface ReportEnvironment extends EnvStatistics {
   id: number;
   iteration: number;
   className: string | null;
@@ -18,13 +19,6 @@ export interface ReportEnvironment {
   validationError: string | null;
   novel: boolean | null;
   hint: string | null;
-  plays: number;
-  hintPlays: number;
-  winRate: number | null;
-  hintWinRate: number | null;
-  meanReturn: number | null;
-  hintMeanReturn: number | null;
-  regret: number | null;
   designerReward: number | null;
   documentId: string | null;
   episodes: ReportEpisode[];

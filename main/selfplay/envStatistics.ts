@@ -1,15 +1,6 @@
-/** What a batch of plays says about one environment (SPADE-NOTES "Hints and regret"). */
-export interface EnvStatistics {
-  plays: number;
-  hintPlays: number;
-  /** Fraction of unhinted plays with return > 0; null without plays. */
-  winRate: number | null;
-  hintWinRate: number | null;
-  meanReturn: number | null;
-  hintMeanReturn: number | null;
-  /** max(0, hinted mean return - unhinted mean return); null unless both kinds were played. */
-  regret: number | null;
-}
+import type { EnvStatistics } from "../../shared/envStatistics.js";
+
+export type { EnvStatistics };
 
 export function computeEnvStatistics(plays: readonly { hinted: boolean; return: number }[]): EnvStatistics {
   const unhinted = plays.filter((play) => !play.hinted).map((play) => play.return);

@@ -1,5 +1,6 @@
 // What the workbench shows about environments (one row per designer attempt or edited version).
 import type { ValidationReport } from "../environment.js";
+import type { EnvStatistics } from "../envStatistics.js";
 import type { EpisodeSummary } from "./episodeTypes.js";
 
 export type EnvironmentSource = "designer" | "repair" | "edit" | "import" | "fixed";
@@ -54,14 +55,7 @@ export interface EnvironmentPage {
   items: EnvironmentListItem[];
 }
 
-export interface EnvironmentStats {
-  plays: number;
-  hintPlays: number;
-  winRate: number | null;
-  hintWinRate: number | null;
-  meanReturn: number | null;
-  hintMeanReturn: number | null;
-  regret: number | null;
+export interface EnvironmentStats extends EnvStatistics {
   designerReward: number | null;
   rewardKind: string | null;
   stepTimeouts: number;

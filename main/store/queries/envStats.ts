@@ -1,17 +1,10 @@
+import type { EnvStatistics } from "../../../shared/envStatistics.js";
 import type { ReadonlyDb, WritableDb } from "../DatabaseHandle.js";
 import { statement } from "../statement.js";
 
 /** What the plays of one environment say about it, and what the designer earned for it. */
-export interface EnvStats {
+export interface EnvStats extends EnvStatistics {
   environmentId: number;
-  /** Unhinted plays (the canary not counted). */
-  plays: number;
-  hintPlays: number;
-  winRate: number | null;
-  hintWinRate: number | null;
-  meanReturn: number | null;
-  hintMeanReturn: number | null;
-  regret: number | null;
   designerReward: number | null;
   /** The reward variant that computed `designerReward`, e.g. "blend". */
   rewardKind: string | null;
