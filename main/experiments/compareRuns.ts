@@ -1,3 +1,4 @@
+import type { HeldOutScoreView } from "../../shared/api/compareTypes.js";
 import { diffConfigs, type ConfigDifference } from "../../shared/configDiff.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { listAdapters } from "../store/queries/adapters.js";
@@ -10,14 +11,7 @@ import { storedRunAblations } from "../selfplay/describeAblations.js";
 export const comparedMetrics = ["validityRate", "meanRegret", "meanWinRate", "designerReward", "noveltyRate"] as const;
 type Compared = Record<(typeof comparedMetrics)[number], number | null>;
 
-export interface HeldOutScore {
-  adapterId: number | null;
-  adapter: string | null;
-  suite: string;
-  accuracy: number | null;
-  meanReturn: number | null;
-  winRate: number | null;
-}
+export type HeldOutScore = HeldOutScoreView;
 
 export interface ComparedRun {
   id: number;
