@@ -42,6 +42,12 @@ export interface SelfPlayDeps {
   onEvent?: (event: LoopEvent) => void;
 }
 
+interface EnvironmentProbe {
+  observation: string;
+  hint: string | null;
+  solution: string;
+}
+
 /** The seed used to compare first observations in the novelty check. */
 const NOVELTY_PROBE_SEED = 0;
 
@@ -52,7 +58,7 @@ const NOVELTY_PROBE_SEED = 0;
  * stores nothing twice, and ends with the statistics an uninterrupted run would have.
  */
 export class SelfPlayLoop {
-  private readonly observationCache = new Map<number, string>();
+  private readonly probeCache = new Map<number, EnvironmentProbe>();
 
   constructor(
     private readonly runId: number,
@@ -212,14 +218,19 @@ export class SelfPlayLoop {
     return getEnvironment(db, id)!;
   }
 
-  private async firstObservation(envId: number, code: string): Promise<string> {
-    const cached = this.observationCache.get(envId);
+  /**
+   * One session per environment answers what the loop asks before playing: the first observation
+   * for the novelty probe seed, the environment's own hint, and its reference solution.
+   */
+  private async probe(envId: number, code: string): Promise<EnvironmentProbe> {
+    const cached = this.probeCache.get(envId);
     if (cached !== undefined) return cached;
     const session = await this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
     try {
       const { observation } = await session.reset(NOVELTY_PROBE_SEED);
-      this.observationCache.set(envId, observation);
-      return observation;
+      const probe = { observation, hint: await session.hint(), solution: await session.solution() };
+      this.probeCache.set(envId, probe);
+      return probe;
     } finally {
       await session.close();
     }
@@ -234,27 +245,20 @@ export class SelfPlayLoop {
     for (const entry of listMemory(db, this.runId, { inMemoryOnly: true })) {
       const stored = getEnvironment(db, entry.environmentId);
       if (!stored?.code || stored.id === env.id) continue;
-      references.push({ environmentId: stored.id, code: stored.code, observation: await this.firstObservation(stored.id, stored.code).catch(() => "") });
+      const observation = await this.probe(stored.id, stored.code).then((probe) => probe.observation, () => "");
+      references.push({ environmentId: stored.id, code: stored.code, observation });
     }
-    const observation = await this.firstObservation(env.id, env.code!).catch(() => "");
+    const observation = await this.probe(env.id, env.code!).then((probe) => probe.observation, () => "");
     const verdict = judgeNovelty({ code: env.code!, observation }, references, this.config.memory);
     setEnvironmentNovelty(db, env.id, verdict.novel ? "novel" : "duplicate", verdict.duplicateOf);
     return verdict.novel;
   }
 
   private async hintFor(env: Environment): Promise<string> {
-    const { db, backend, pool } = this.deps;
+    const { db, backend } = this.deps;
     const stored = getHint(db, env.id);
     if (stored) return stored.text;
-    const session = await pool.open(env.code!, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
-    let own: string | null;
-    let solution: string;
-    try {
-      own = await session.hint();
-      solution = await session.solution();
-    } finally {
-      await session.close();
-    }
+    const { hint: own, solution } = await this.probe(env.id, env.code!);
     if (own !== null && own.trim() !== "") {
       insertHint(db, { environmentId: env.id, source: "env", text: own.trim() });
       return own.trim();
@@ -262,7 +266,7 @@ export class SelfPlayLoop {
     const written = await writeHint(backend, env.code!, solution, {
       temperature: this.config.hint.temperature,
       maxTokens: this.config.hint.maxTokens,
-      seed: deriveSeed(this.config.seed, "hint", env.id),
+      seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0),
     });
     insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply });
     return written.text;
