@@ -168,6 +168,9 @@ function discardCurrent() {
 /** @type {NodeJS.Timeout | null} */
 let spareTimer = null;
 const SPARE_IDLE_MS = 100;
+const CHECK_IDLE_MS = 5;
+/** @type {ReturnType<typeof setTimeout> | null} */
+let checkTimer = null;
 
 /**
  * Once the child has been idle for a moment: checks the current interpreter, reclaims discarded
@@ -178,6 +181,10 @@ const SPARE_IDLE_MS = 100;
 function prepareSpareWhenIdle() {
   if (spareTimer) clearTimeout(spareTimer);
   spareTimer = null;
+  // The self-play loop opens the same code many times in a row (one session per play): a check
+  // done in the first idle moment is one the next open of that code does not wait for.
+  if (checkTimer) clearTimeout(checkTimer);
+  checkTimer = current?.clean === null ? setTimeout(() => ((checkTimer = null), checkCurrent()), CHECK_IDLE_MS) : null;
   if ((spare || !snapshot) && !garbagePending && current?.clean !== null) return;
   spareTimer = setTimeout(() => {
     spareTimer = null;
