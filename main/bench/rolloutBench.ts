@@ -21,6 +21,9 @@ const maxTokens = 24;
 interface Batch {
   seconds: number;
   completionTokens: number;
+  turns: number;
+  /** Time spent waiting for the model, summed over turns. */
+  modelSeconds: number;
 }
 
 /** Plays `episodes` full episodes of the bench game with the real model, storing every one. */
@@ -32,6 +35,8 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
     const environmentId = insertEnvironment(db, { runId: run.id, iteration: 0, slot: 0, attempt: 0, source: "designer", code, valid: true });
     const specs: PlaySpec[] = Array.from({ length: episodes }, (_, playIndex) => ({ hinted: false, playIndex, canary: false, seed: 1000 + playIndex }));
     let completionTokens = 0;
+    let turnCount = 0;
+    let modelMs = 0;
     const start = performance.now();
     await runPlays({
       open: () => pool.open(code),
@@ -44,10 +49,12 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
       onEpisode: (episode) => {
         const { turns, ...fields } = episode;
         completionTokens += turns.reduce((sum, turn) => sum + turn.completionTokens, 0);
+        turnCount += turns.length;
+        modelMs += turns.reduce((sum, turn) => sum + turn.latencyMs, 0);
         insertEpisodeWithTurns(db, { ...fields, runId: run.id, environmentId }, turns);
       },
     });
-    return { seconds: (performance.now() - start) / 1000, completionTokens };
+    return { seconds: (performance.now() - start) / 1000, completionTokens, turns: turnCount, modelSeconds: modelMs / 1000 };
   } finally {
     await backend.dispose();
   }
@@ -85,6 +92,11 @@ export const rolloutBench: BenchSection = {
         sequentialEpisodesPerSec,
         parallelEpisodesPerSec,
         parallelSpeedup: parallelEpisodesPerSec / sequentialEpisodesPerSec,
+        // Where a turn's time goes, one episode at a time: the model call (prompt evaluation over the
+        // growing conversation + generation) and everything else (sandbox open/step/close, prompt
+        // building, recording, SQLite). The second is fixed per turn: its share shrinks as models grow.
+        modelMsPerTurn: (sequential.modelSeconds * 1000) / sequential.turns,
+        engineMsPerTurn: ((sequential.seconds - sequential.modelSeconds) * 1000) / sequential.turns,
       };
       log(`rollout: raw ${rawTokensPerSec.toFixed(0)} tok/s, engine ${engineTokensPerSec.toFixed(0)} tok/s, ${sequentialEpisodesPerSec.toFixed(2)} -> ${parallelEpisodesPerSec.toFixed(2)} episodes/s`);
       return result;
