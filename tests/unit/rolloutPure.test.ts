@@ -37,3 +37,11 @@ describe("turnSeed", () => {
     expect(Number.isInteger(turnSeed(123456789, 24)) && turnSeed(123456789, 24) >= 0).toBe(true);
   });
 });
+
+describe("lastBoxedContent", () => {
+  it("skips an unclosed box at the end and reads the complete one before it", () => {
+    expect(lastBoxedContent("\\boxed{7} and then \\boxed{4")).toBe("7");
+    expect(lastBoxedContent("\\boxed{4")).toBeNull();
+    expect(lastBoxedContent("\\boxed{\\frac{1}{2}}")).toBe("\\frac{1}{2}");
+  });
+});
