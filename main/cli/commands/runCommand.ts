@@ -7,6 +7,7 @@ import { findResumableRun } from "../../selfplay/findResumableRun.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
 import { RunController } from "../../selfplay/RunController.js";
 import { openDatabase } from "../../store/openDatabase.js";
+import { updateRunConfig } from "../../store/queries/runs.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
 import { readJsonFile } from "../readJsonFile.js";
@@ -16,7 +17,7 @@ import { UsageError } from "../UsageError.js";
 export const runCommand: Command = {
   name: "run",
   usage: "run --config <file.json> [--resume] [--adapter <id|name|path>]",
-  summary: "run SPADE self-play; --resume continues the unfinished run with this config; --adapter plays with a LoRA",
+  summary: "run SPADE self-play; --resume continues the unfinished run with this config; --adapter plays with a LoRA (with --resume: from there on)",
   async run(argv) {
     const { values } = parseCommandArgs("run", argv, { config: { type: "string" }, resume: { type: "boolean" }, adapter: { type: "string" } }, false);
     if (!values.config) throw new UsageError("spade run: --config <file.json> is required");
@@ -44,6 +45,7 @@ export const runCommand: Command = {
     if (values.resume) {
       const run = findResumableRun(db, config);
       if (!run) throw new UsageError(`spade run --resume: ${config.db} has no unfinished run with this config (seed ${config.seed})`);
+      if (JSON.stringify(run.config) !== JSON.stringify(config)) updateRunConfig(db, run.id, config); // a new adapter from here on
       runId = (await controller.resume(run.id)).runId;
       process.stderr.write(`resuming run ${runId} at iteration ${run.iterationsCompleted + 1}\n`);
     } else {

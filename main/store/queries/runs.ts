@@ -102,6 +102,11 @@ export function updateRunStatus(db: WritableDb, runId: number, status: RunStatus
   );
 }
 
+/** Replaces the run's stored config (a run resumed with another LoRA adapter plays on with it). */
+export function updateRunConfig(db: WritableDb, runId: number, config: unknown): void {
+  statement(db, `UPDATE runs SET config = ?, updated_at = ? WHERE id = ?`).run(toJson(config), Date.now(), runId);
+}
+
 export function setIterationsCompleted(db: WritableDb, runId: number, iterationsCompleted: number): void {
   statement(db, `UPDATE runs SET iterations_completed = ?, updated_at = ? WHERE id = ?`).run(iterationsCompleted, Date.now(), runId);
 }
