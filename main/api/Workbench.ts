@@ -10,6 +10,7 @@ import { adapterLineage } from "../adapters/adapterLineage.js";
 import { compareRuns } from "../experiments/compareRuns.js";
 import { appRoot } from "../paths.js";
 import { storedRunAblations } from "../selfplay/describeAblations.js";
+import { checkRunConfigFiles } from "../selfplay/checkRunConfigFiles.js";
 import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
 import * as store from "../store/index.js";
 import { countDocuments, environmentCountsByRun, removeFromMemory } from "../store/queries/uiQueries.js";
@@ -311,7 +312,9 @@ export class Workbench {
         const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "startRun config");
         // A model URI downloads into the folder the models view lists, unless the config says otherwise.
         const backend = parsed.backend.kind === "llama" && parsed.backend.modelsDir === undefined ? { ...parsed.backend, modelsDir } : parsed.backend;
-        return control.start(resolveRunConfigPaths({ ...parsed, backend }, dirname(this.#options.dbPath)));
+        const resolved = resolveRunConfigPaths({ ...parsed, backend }, dirname(this.#options.dbPath));
+        checkRunConfigFiles(resolved, "startRun config");
+        return control.start(resolved);
       },
       pauseRun: async ({ runId }) => {
         await this.#requireRunControl().pause(runId);

@@ -1,7 +1,7 @@
 // `spade run` as a real child process against a scripted OpenAI-compatible server on loopback:
 // kill -9 in the middle, then --resume, must end with the statistics of an uninterrupted run.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -116,5 +116,13 @@ describe("spade run: kill -9 and --resume", () => {
     const result = await start(["run", "--config", bad]).done;
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bad\.json: plays: expected an integer >= 1, got "8"/);
+
+    const noModel = join(dir, "no-model.json");
+    writeFileSync(noModel, JSON.stringify({ db: "no-model.sqlite", seed: 1, iterations: 1, envsPerIteration: 1, plays: 1, hintPlays: 1, maxTurns: 2, backend: { kind: "llama", modelPath: "models/missing.gguf" }, corpus: null }));
+    const missing = await start(["run", "--config", noModel]).done;
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`no-model.json: backend.modelPath: ${join(dir, "models/missing.gguf")} does not exist`);
+    expect(episodeCount(join(dir, "no-model.sqlite"))).toBe(0);
+    expect(existsSync(join(dir, "no-model.sqlite"))).toBe(false); // refused before a run was created
   }, 60_000);
 });

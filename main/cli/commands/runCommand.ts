@@ -3,6 +3,7 @@ import { parseRunConfig } from "../../../shared/runConfig.js";
 import { InputError } from "../../../shared/validation/InputError.js";
 import { resolveAdapterRef } from "../../adapters/resolveAdapterRef.js";
 import { withAdapter } from "../../adapters/withAdapter.js";
+import { checkRunConfigFiles } from "../../selfplay/checkRunConfigFiles.js";
 import { findResumableRun } from "../../selfplay/findResumableRun.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
 import { RunController } from "../../selfplay/RunController.js";
@@ -25,6 +26,7 @@ export const runCommand: Command = {
     let config;
     try {
       config = resolveRunConfigPaths(parseRunConfig(readJsonFile("run", configPath), configPath), dirname(configPath));
+      checkRunConfigFiles(config, configPath);
     } catch (error) {
       if (error instanceof InputError) throw new UsageError(`spade run: ${error.message}`);
       throw error;
