@@ -1,8 +1,8 @@
 import type { ChatMessage } from "../../shared/llm.js";
 import type { ExportResult } from "./ExportResult.js";
-import { groupAdvantages } from "./groupAdvantages.js";
 import { assistantContent } from "./playConversation.js";
-import { emptyExclusions, selectPlays, type PlaySelectionOptions } from "./selectPlays.js";
+import { scoredGroups } from "./scoredGroups.js";
+import type { PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
 
 /** A model output the way ART stores it: an OpenAI chat-completion choice (these are trained on). */
@@ -30,17 +30,9 @@ export interface ArtGroupLine {
  * choices, rewarded with its return. Groups without a learning signal are dropped, as for GRPO.
  */
 export function buildArtGroups(groups: readonly StoredPlayGroup[], options: PlaySelectionOptions = {}): ExportResult<ArtGroupLine> {
-  const exclusions = emptyExclusions();
-  let droppedZeroVariance = 0;
-  let droppedTooSmall = 0;
+  const { scored, counts } = scoredGroups(groups, options);
   const lines: ArtGroupLine[] = [];
-  for (const group of groups) {
-    const plays = selectPlays(group, options, exclusions);
-    if (!groupAdvantages(plays.map((play) => play.episode.return))) {
-      if (plays.length < 2) droppedTooSmall++;
-      else droppedZeroVariance++;
-      continue;
-    }
+  for (const { group, plays } of scored) {
     lines.push({
       trajectories: plays.map(({ episode, turns }) => {
         const messages: Array<ChatMessage | ArtChoice> = (turns[0]!.messages ?? []).map((message) => ({ ...message }));
@@ -58,5 +50,6 @@ export function buildArtGroups(groups: readonly StoredPlayGroup[], options: Play
     });
   }
   const trajectories = lines.reduce((sum, line) => sum + line.trajectories.length, 0);
+  const { droppedZeroVariance, droppedTooSmall, ...exclusions } = counts;
   return { lines, counts: { groups: lines.length, trajectories, droppedZeroVariance, droppedTooSmall, ...exclusions } };
 }

@@ -1,8 +1,8 @@
 import type { ChatMessage } from "../../shared/llm.js";
 import type { ExportResult } from "./ExportResult.js";
-import { groupAdvantages } from "./groupAdvantages.js";
 import { assistantContent, playConversation } from "./playConversation.js";
-import { emptyExclusions, selectPlays, type PlaySelectionOptions } from "./selectPlays.js";
+import { scoredGroups } from "./scoredGroups.js";
+import type { PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
 
 export interface GrpoTurn {
@@ -45,18 +45,9 @@ export interface GrpoGroupLine {
  * Groups without a learning signal (fewer than two plays, or zero variance) are dropped and counted.
  */
 export function buildGrpoGroups(groups: readonly StoredPlayGroup[], options: PlaySelectionOptions = {}): ExportResult<GrpoGroupLine> {
-  const exclusions = emptyExclusions();
-  let droppedZeroVariance = 0;
-  let droppedTooSmall = 0;
+  const { scored, counts } = scoredGroups(groups, options);
   const lines: GrpoGroupLine[] = [];
-  for (const group of groups) {
-    const plays = selectPlays(group, options, exclusions);
-    const normalised = groupAdvantages(plays.map((play) => play.episode.return));
-    if (!normalised) {
-      if (plays.length < 2) droppedTooSmall++;
-      else droppedZeroVariance++;
-      continue;
-    }
+  for (const { group, plays, normalised } of scored) {
     const { environment } = group;
     lines.push({
       environmentId: environment.id,
@@ -86,5 +77,6 @@ export function buildGrpoGroups(groups: readonly StoredPlayGroup[], options: Pla
     });
   }
   const plays = lines.reduce((sum, line) => sum + line.plays.length, 0);
+  const { droppedZeroVariance, droppedTooSmall, ...exclusions } = counts;
   return { lines, counts: { groups: lines.length, plays, droppedZeroVariance, droppedTooSmall, ...exclusions } };
 }

@@ -1,8 +1,8 @@
 import type { ChatMessage } from "../../shared/llm.js";
 import type { ExportResult } from "./ExportResult.js";
-import { groupAdvantages } from "./groupAdvantages.js";
 import { assistantContent } from "./playConversation.js";
-import { emptyExclusions, selectPlays, type PlaySelectionOptions } from "./selectPlays.js";
+import { scoredGroups } from "./scoredGroups.js";
+import type { PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
 
 /** One line of `trl-kto.jsonl`, TRL's unpaired-preference format (conversational). */
@@ -18,20 +18,11 @@ export interface KtoLine {
  * (positive GRPO advantage) and undesirable when it fell below. Groups without a signal are dropped.
  */
 export function buildKtoLines(groups: readonly StoredPlayGroup[], options: PlaySelectionOptions = {}): ExportResult<KtoLine> {
-  const exclusions = emptyExclusions();
-  let droppedZeroVariance = 0;
-  let droppedTooSmall = 0;
+  const { scored, counts } = scoredGroups(groups, options);
   let playsAtMean = 0;
   let desirable = 0;
   const lines: KtoLine[] = [];
-  for (const group of groups) {
-    const plays = selectPlays(group, options, exclusions);
-    const normalised = groupAdvantages(plays.map((play) => play.episode.return));
-    if (!normalised) {
-      if (plays.length < 2) droppedTooSmall++;
-      else droppedZeroVariance++;
-      continue;
-    }
+  for (const { plays, normalised } of scored) {
     plays.forEach((play, i) => {
       const advantage = normalised.advantages[i]!;
       if (advantage === 0) {
@@ -44,5 +35,6 @@ export function buildKtoLines(groups: readonly StoredPlayGroup[], options: PlayS
       }
     });
   }
+  const { droppedZeroVariance, droppedTooSmall, ...exclusions } = counts;
   return { lines, counts: { lines: lines.length, desirable, undesirable: lines.length - desirable, droppedZeroVariance, droppedTooSmall, playsAtMean, ...exclusions } };
 }
