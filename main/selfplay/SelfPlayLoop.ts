@@ -321,7 +321,9 @@ export class SelfPlayLoop {
     const counted = episodes.filter((episode) => !episode.canary);
     const timeouts = episodes.filter((episode) => episode.timedOut).length;
     const stats = computeEnvStatistics(counted);
-    const reward = designerReward({ stats, timedOut: timeouts > 0, skillHistory: skillHistory(db, this.runId, env) }, this.config.reward);
+    // Only the learning-potential reward looks back at the skill's history (a scan of the run's environments).
+    const history = this.config.reward.kind === "learningPotential" ? skillHistory(db, this.runId, env) : undefined;
+    const reward = designerReward({ stats, timedOut: timeouts > 0, skillHistory: history }, this.config.reward);
     transaction(db, () => {
       upsertEnvStats(db, { environmentId: env.id, ...stats, designerReward: reward, rewardKind: this.config.reward.kind, stepTimeouts: timeouts });
       if (novel && timeouts === 0 && stats.winRate !== null) {
