@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
 import { openCorpus } from "../../main/corpus/openCorpus.js";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
+import { learningPotential } from "../../main/selfplay/designerReward.js";
 import { SelfPlayLoop } from "../../main/selfplay/SelfPlayLoop.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { createEnvSet, addEnvSetMembers } from "../../main/store/queries/envSets.js";
@@ -139,6 +140,14 @@ describe("the self-play loop", () => {
     const stats = getEnvStats(db, env.id)!;
     expect(stats.rewardKind).toBe(kind);
     expect(stats.designerReward).toBeCloseTo(expected(stats.winRate!));
+  });
+
+  it("the learning-potential reward follows the skill's win rates across environments", async () => {
+    const { db, runId } = await runLoop("reward-lp", { envsPerIteration: 2, hintPlays: 2, reward: { kind: "learningPotential" }, designer: { skills: ["Planning"] }, memory: { novelty: false } }, ["DOC:magic"]);
+    const [first, second] = listEnvironments(db, { runId, orderBy: "id" }).map((env) => getEnvStats(db, env.id)!);
+    expect(first!.designerReward).toBe(0); // one observation: no fast/slow gap yet
+    expect(first!.winRate).not.toBe(second!.winRate); // the seeds give different win rates, so the history matters
+    expect(second!.designerReward).toBeCloseTo(learningPotential([first!.winRate!, second!.winRate!]));
   });
 
   it("without corpus or memory the designer prompt has no document and no references", async () => {
