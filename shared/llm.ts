@@ -1,11 +1,33 @@
 // Model-facing data shared by the engine and the UI: chat messages, sampling, results.
 
-export type ChatRole = "system" | "user" | "assistant";
+export type ChatRole = "system" | "user" | "assistant" | "tool";
+
+/** One function call the model made (OpenAI `tool_calls` shape, arguments as the JSON text it wrote). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A tool offered to the model (OpenAI function-tool schema). */
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
 
 export interface ChatMessage {
   role: ChatRole;
   content: string;
+  /** Assistant messages: the calls it made, in order. */
+  toolCalls?: ToolCall[];
+  /** Tool messages: the call this result answers. */
+  toolCallId?: string;
 }
+
+/** Whether a thinking model reasons before it answers. "auto": the model's own default. */
+export type ThinkingMode = "off" | "on" | "auto";
 
 /** Sampling options for one call. Unset fields take the backend's defaults. */
 export interface SamplingOptions {
@@ -34,4 +56,16 @@ export interface ChatResult {
   tokenIds?: number[];
   /** Probability of each generated token, where the backend can give them. */
   tokenProbs?: number[];
+  /**
+   * Log-probability of each generated token under the distribution it was sampled from
+   * (temperature, top-k/top-p applied), where the backend can give them. The behaviour
+   * log-probs a GRPO trainer's importance ratio needs.
+   */
+  tokenLogprobs?: number[];
+  /** The prompt's token ids exactly as the model evaluated them, where the backend can give them. */
+  promptTokenIds?: number[];
+  /** The sampling settings this call actually used (defaults filled in). */
+  samplingUsed?: SamplingOptions;
+  /** Function calls the model made (native tool calling). */
+  toolCalls?: ToolCall[];
 }

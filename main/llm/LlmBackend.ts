@@ -1,10 +1,14 @@
 import type { LoraSpec } from "../../shared/backendConfig.js";
-import type { ChatMessage, ChatResult, SamplingOptions } from "../../shared/llm.js";
+import type { ChatMessage, ChatResult, SamplingOptions, ThinkingMode, ToolSpec } from "../../shared/llm.js";
 
 export interface ChatRequest {
   messages: ChatMessage[];
   sampling?: SamplingOptions;
   signal?: AbortSignal;
+  /** Tools offered through the model's own chat template (local) or the `tools` field (remote). Defaults to none. */
+  tools?: ToolSpec[];
+  /** Thinking control for models that reason. Defaults to "auto" (the model's own default). */
+  thinking?: ThinkingMode;
 }
 
 /**

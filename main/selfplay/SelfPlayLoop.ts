@@ -29,6 +29,7 @@ import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
 import { skillHistory } from "./skillHistory.js";
+import type { TrainingStep } from "./TrainingStep.js";
 import { writeHint } from "./writeHint.js";
 
 export interface SelfPlayDeps {
@@ -40,6 +41,8 @@ export interface SelfPlayDeps {
   /** Aborting stops the loop at the next safe point (nothing half-written is kept). */
   signal?: AbortSignal;
   onEvent?: (event: LoopEvent) => void;
+  /** Training inside the run: asked after every completed iteration. Absent: the run only collects experience. */
+  training?: TrainingStep;
 }
 
 interface EnvironmentProbe {
@@ -71,6 +74,8 @@ export class SelfPlayLoop {
     const { db } = this.deps;
     const run = getRun(db, this.runId);
     if (!run) throw new Error(`run ${this.runId} does not exist in this workspace`);
+    // A run killed between an iteration and its training round takes the round up again first.
+    if (run.iterationsCompleted > 0 && !(await this.train(run.iterationsCompleted - 1))) return "interrupted";
     for (let iteration = run.iterationsCompleted; iteration < this.config.iterations; iteration++) {
       if (this.deps.signal?.aborted) return "interrupted";
       const started = startIteration(db, this.runId, iteration);
@@ -87,8 +92,15 @@ export class SelfPlayLoop {
         setIterationsCompleted(db, this.runId, iteration + 1);
       });
       this.emit({ type: "iterationCompleted", runId: this.runId, iteration, metrics: numericOnly(metrics) });
+      if (!(await this.train(iteration))) return "interrupted";
     }
     return "completed";
+  }
+
+  /** The training round due after `iteration`, if the run trains. False when interrupted. */
+  private async train(iteration: number): Promise<boolean> {
+    if (!this.deps.training) return true;
+    return (await this.deps.training.afterIteration(iteration, this.deps.signal)) === "done";
   }
 
   /** One environment slot: design (with repairs), then hint, plays and scoring. False when interrupted. */
@@ -183,6 +195,7 @@ export class SelfPlayLoop {
           validation,
           validationError: validation.error,
           tokens: reply.promptTokens + reply.completionTokens,
+          adapter: backend.adapter,
         });
         if (!validation.valid) {
           upsertEnvStats(db, { environmentId: envId, plays: 0, hintPlays: 0, designerReward: this.config.reward.invalidReward, rewardKind: this.config.reward.kind });

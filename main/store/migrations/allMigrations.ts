@@ -1,5 +1,6 @@
 import type { Migration } from "./Migration.js";
 import { initialMigration } from "./001_initial.js";
+import { sampledAdapterMigration } from "./002_sampledAdapter.js";
 
 /** Every migration, in version order. Append new ones; never edit a released one. */
-export const allMigrations: readonly Migration[] = [initialMigration];
+export const allMigrations: readonly Migration[] = [initialMigration, sampledAdapterMigration];

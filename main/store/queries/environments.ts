@@ -42,6 +42,8 @@ export interface Environment {
   novelty: Novelty | null;
   duplicateOf: number | null;
   tokens: number | null;
+  /** The adapter the designer was sampled with (null: the base model or not sampled). */
+  adapter: string | null;
   createdAt: number;
 }
 
@@ -119,6 +121,7 @@ interface EnvironmentRow {
   novelty: Novelty | null;
   duplicate_of: number | null;
   tokens: number | null;
+  adapter: string | null;
   created_at: number;
 }
 
@@ -155,6 +158,7 @@ function toSummaryBase(row: EnvironmentRow): Omit<Environment, "prompt" | "rawRe
     novelty: row.novelty,
     duplicateOf: row.duplicate_of,
     tokens: row.tokens,
+    adapter: row.adapter ?? null,
     createdAt: row.created_at,
   };
 }
@@ -183,8 +187,8 @@ export function insertEnvironment(db: WritableDb, env: NewEnvironment): number {
   const row = statement(
     db,
     `INSERT INTO environments (run_id, iteration, slot, attempt, parent_id, source, document_id, skill, difficulty, prompt,
-       raw_reply, code, code_sha256, class_name, valid, validation, validation_error, novelty, duplicate_of, tokens, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+       raw_reply, code, code_sha256, class_name, valid, validation, validation_error, novelty, duplicate_of, tokens, adapter, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   ).get(
     env.runId ?? null,
     env.iteration ?? null,
@@ -206,6 +210,7 @@ export function insertEnvironment(db: WritableDb, env: NewEnvironment): number {
     env.novelty ?? null,
     env.duplicateOf ?? null,
     env.tokens ?? null,
+    env.adapter ?? null,
     Date.now(),
   ) as { id: number };
   return row.id;

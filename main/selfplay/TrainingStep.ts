@@ -1,0 +1,9 @@
+/**
+ * A training round the loop asks for after an iteration (issue: training inside the run). The
+ * loop calls it once per completed iteration, before the next one starts; the step decides
+ * whether a round is due, and may unload and reload the backend with a new adapter. It must be
+ * idempotent across resume: a round already completed for `iteration` is not run again.
+ */
+export interface TrainingStep {
+  afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted">;
+}
