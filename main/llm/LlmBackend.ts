@@ -23,6 +23,10 @@ export interface LlmBackend {
   /** The adapter in use, or null; recorded with every episode. */
   readonly adapter: string | null;
   chat(request: ChatRequest): Promise<ChatResult>;
+  /** Tokens of the model's context window, when the backend knows it (the loop fits prompts to it). Defaults to unknown. */
+  readonly contextSize?: number;
+  /** Tokens the messages take once rendered by the chat template; absent when the backend cannot count. */
+  countTokens?(messages: ChatMessage[]): Promise<number>;
   /** Embeddings for novelty checks; absent when the backend cannot give them. */
   embed?(text: string): Promise<number[]>;
   /** Switches LoRA adapters for later calls (calls running finish on the old ones); absent when the backend cannot. */

@@ -5,4 +5,6 @@ export type LoopEvent =
   | { type: "environmentAdded"; runId: number; iteration: number; slot: number; environmentId: number; valid: boolean; className: string | null }
   | { type: "episodeFinished"; runId: number; environmentId: number; hinted: boolean; playIndex: number; return: number; error: string | null }
   | { type: "environmentScored"; runId: number; environmentId: number; winRate: number | null; regret: number | null; designerReward: number }
-  | { type: "iterationCompleted"; runId: number; iteration: number; metrics: Record<string, number> };
+  | { type: "iterationCompleted"; runId: number; iteration: number; metrics: Record<string, number> }
+  /** Something the loop changed to keep going, e.g. a grounding document trimmed to fit the context. */
+  | { type: "note"; runId: number; iteration: number; kind: string; text: string };

@@ -1,3 +1,4 @@
+import { freemem } from "node:os";
 import type { RunConfig } from "../../shared/runConfig.js";
 import { parseRunConfig } from "../../shared/runConfig.js";
 import { openCorpus } from "../corpus/openCorpus.js";
@@ -8,6 +9,19 @@ import type { WritableDb } from "../store/DatabaseHandle.js";
 import { acquireRunLock, createRun, getRun, heartbeatRunLock, releaseRunLock, updateRunStatus, type RunStatus } from "../store/queries/runs.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
+
+/** Memory a sandbox process is budgeted at when the pool sizes itself (Pyodide with a game loaded, measured about 150-250 MiB). */
+const sandboxBudgetBytes = 256 * 1024 * 1024;
+
+/**
+ * Sandbox processes for a run: `sandbox.processes` when set, else one per play the backend can
+ * serve at once plus one for validation, at least 2, at most what free memory allows (and 64).
+ */
+export function sandboxProcesses(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): number {
+  if (config.sandbox.processes !== null) return config.sandbox.processes;
+  const byMemory = Math.max(2, Math.floor(freemem() / sandboxBudgetBytes));
+  return Math.max(2, Math.min(backend.parallelism + 1, byMemory, 64));
+}
 
 export type RunControllerEvent = LoopEvent | { type: "runStatus"; runId: number; status: RunStatus; error: string | null };
 
@@ -121,7 +135,7 @@ export class RunController {
     try {
       const corpus = config.corpus ? await (this.options.openCorpus ?? openCorpus)(config.corpus.path) : null;
       const model = (backend = await (this.options.createBackend ?? ((c) => createBackend(c.backend)))(config));
-      const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs })))(config));
+      const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, size: sandboxProcesses(c, model) })))(config));
       const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent: (event) => this.emit(event) });
       const outcome = await loop.run();
       status = outcome === "completed" ? "completed" : entry.intent === "stop" ? "stopped" : "paused";
