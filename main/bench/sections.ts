@@ -1,5 +1,6 @@
 import type { BenchSection } from "./BenchSection.js";
 import { exportBench } from "../training/exportBench.js";
+import { concurrencyBench } from "./concurrencyBench.js";
 import { loopBench } from "./loopBench.js";
 import { rawTokensBench } from "./rawTokensBench.js";
 import { rolloutBench } from "./rolloutBench.js";
@@ -8,4 +9,4 @@ import { storeBench } from "./storeBench.js";
 import { uiBench } from "./uiBench.js";
 
 /** The benchmark sections, in output order. */
-export const benchSections: BenchSection[] = [sandboxBench, rolloutBench, storeBench, loopBench, uiBench, rawTokensBench, exportBench];
+export const benchSections: BenchSection[] = [sandboxBench, rolloutBench, storeBench, loopBench, concurrencyBench, uiBench, rawTokensBench, exportBench];

@@ -27,6 +27,9 @@ export class RunProgress {
         );
         break;
       }
+      case "note":
+        this.line(`iteration ${event.iteration + 1}: ${event.text}`);
+        break;
       case "runStatus":
         if (event.status !== "running") this.line(`run ${event.runId} ${event.status}${event.error ? `: ${event.error}` : ""}`);
         break;

@@ -1,4 +1,4 @@
-import { freemem } from "node:os";
+import { availableParallelism, freemem } from "node:os";
 import type { RunConfig } from "../../shared/runConfig.js";
 import { parseRunConfig } from "../../shared/runConfig.js";
 import { openCorpus } from "../corpus/openCorpus.js";
@@ -15,12 +15,13 @@ const sandboxBudgetBytes = 256 * 1024 * 1024;
 
 /**
  * Sandbox processes for a run: `sandbox.processes` when set, else one per play the backend can
- * serve at once plus one for validation, at least 2, at most what free memory allows (and 64).
+ * serve at once plus one for validation, at least 2, at most what free memory allows, two per CPU
+ * core (the pool starts them all up front) and 64.
  */
 export function sandboxProcesses(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): number {
   if (config.sandbox.processes !== null) return config.sandbox.processes;
-  const byMemory = Math.max(2, Math.floor(freemem() / sandboxBudgetBytes));
-  return Math.max(2, Math.min(backend.parallelism + 1, byMemory, 64));
+  const byMemory = Math.floor(freemem() / sandboxBudgetBytes);
+  return Math.max(2, Math.min(backend.parallelism + 1, byMemory, 2 * availableParallelism(), 64));
 }
 
 export type RunControllerEvent = LoopEvent | { type: "runStatus"; runId: number; status: RunStatus; error: string | null };

@@ -1,3 +1,4 @@
+import type { BenchValue } from "../../bench/BenchSection.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
 import { UsageError } from "../UsageError.js";
@@ -14,7 +15,7 @@ export const benchCommand: Command = {
     for (const name of only ?? []) {
       if (!names.includes(name)) throw new UsageError(`spade bench: --only names unknown section "${name}" (known: ${names.join(", ")})`);
     }
-    const result: Record<string, Record<string, number>> = {};
+    const result: Record<string, Record<string, BenchValue>> = {};
     for (const section of benchSections) {
       if (only && !only.includes(section.name)) continue;
       process.stderr.write(`bench: ${section.name}...\n`);
