@@ -1,9 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ChatMessage } from "../../shared/llm.js";
+import { Worker } from "node:worker_threads";
 import { parseRunConfig } from "../../shared/runConfig.js";
 import { createBackend } from "../llm/createBackend.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
@@ -12,7 +10,6 @@ import { SelfPlayLoop } from "../selfplay/SelfPlayLoop.js";
 import { openDatabase } from "../store/openDatabase.js";
 import { createRun } from "../store/queries/runs.js";
 import type { BenchSection, BenchValue } from "./BenchSection.js";
-import { requestRole } from "./ScriptedBackend.js";
 
 const latencyMs = 50;
 const levels = [1, 4, 16, 64];
@@ -29,27 +26,69 @@ const gameCode = `class GuessEnv:
         return "No.", 0.0, False, False, {}
 `;
 
-/** A simulated OpenAI-compatible server: every request answered after `latencyMs`; records service time and requests in flight. */
-async function startLatencyServer(): Promise<{ server: Server; baseUrl: string; stats: { serviceMs: number; inFlight: number; peak: number; requests: number } }> {
-  const stats = { serviceMs: 0, inFlight: 0, peak: 0, requests: 0 };
-  const server = createServer(async (req, res) => {
-    const started = performance.now();
-    stats.inFlight++;
-    stats.peak = Math.max(stats.peak, stats.inFlight);
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { messages: ChatMessage[] };
-    const role = requestRole({ messages: body.messages });
-    const content = role === "designer" || role === "repair" ? "```python\n" + gameCode + "```\n" : role === "hint" ? "Think first." : "\\boxed{7}";
-    await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 3 } }));
-    stats.inFlight--;
-    stats.requests++;
-    stats.serviceMs += performance.now() - started;
+/**
+ * The simulated OpenAI-compatible server, run in a worker thread so that its own CPU time does not
+ * compete with the engine's event loop (a real server is another process): every request is
+ * answered after `latencyMs`; it counts service time and requests in flight.
+ */
+const serverSource = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { createServer } = require("node:http");
+const stats = { serviceMs: 0, inFlight: 0, peak: 0, requests: 0 };
+const server = createServer(async (req, res) => {
+  const started = performance.now();
+  stats.inFlight++;
+  stats.peak = Math.max(stats.peak, stats.inFlight);
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const first = JSON.parse(Buffer.concat(chunks).toString("utf8")).messages[0].content;
+  const content = first.startsWith("You are the Environment Designer") ? workerData.designerReply : first.startsWith("You write hints") ? "Think first." : "\\boxed{7}";
+  await new Promise((resolve) => setTimeout(resolve, workerData.latencyMs));
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 3 } }));
+  stats.inFlight--;
+  stats.requests++;
+  stats.serviceMs += performance.now() - started;
+});
+server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }));
+parentPort.on("message", (message) => {
+  if (message === "stats") parentPort.postMessage({ stats: { ...stats } });
+  if (message === "reset") Object.assign(stats, { serviceMs: 0, inFlight: 0, peak: 0, requests: 0 });
+  if (message === "close") server.close(() => process.exit(0));
+});
+`;
+
+interface ServerStats {
+  serviceMs: number;
+  peak: number;
+  requests: number;
+}
+
+async function startLatencyServer(): Promise<{ baseUrl: string; stats(): Promise<ServerStats>; reset(): void; close(): Promise<void> }> {
+  const worker = new Worker(serverSource, { eval: true, workerData: { latencyMs, designerReply: "```python\n" + gameCode + "```\n" } });
+  const next = <T>(key: string) => new Promise<T>((resolve) => {
+    const listener = (message: Record<string, unknown>) => {
+      if (key in message) {
+        worker.off("message", listener);
+        resolve(message[key] as T);
+      }
+    };
+    worker.on("message", listener);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, stats };
+  const port = await next<number>("port");
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    stats: () => {
+      const answer = next<ServerStats>("stats");
+      worker.postMessage("stats");
+      return answer;
+    },
+    reset: () => worker.postMessage("reset"),
+    close: async () => {
+      worker.postMessage("close");
+      await new Promise((resolve) => worker.once("exit", resolve));
+    },
+  };
 }
 
 /**
@@ -80,7 +119,7 @@ export const concurrencyBench: BenchSection = {
   name: "concurrency",
   async run(log) {
     const dir = mkdtempSync(join(tmpdir(), "spade-bench-concurrency-"));
-    const { server, baseUrl, stats } = await startLatencyServer();
+    const server = await startLatencyServer();
     const results: { [key: string]: BenchValue }[] = [];
     try {
       for (const concurrency of levels) {
@@ -88,28 +127,26 @@ export const concurrencyBench: BenchSection = {
         const config = parseRunConfig(
           {
             db: join(dir, `c${concurrency}.sqlite`), seed: 1, iterations: 1, envsPerIteration: slots, plays, hintPlays, maxTurns,
-            backend: { kind: "openai", baseUrl, model: "latency", maxConcurrency: concurrency, stream: false, logprobs: false }, corpus: null,
+            backend: { kind: "openai", baseUrl: server.baseUrl, model: "latency", maxConcurrency: concurrency, stream: false, logprobs: false }, corpus: null,
           },
           "concurrency bench",
         );
         const db = openDatabase(config.db);
         const run = createRun(db, { config, seed: config.seed });
         const backend = await createBackend(config.backend);
-        Object.assign(stats, { serviceMs: 0, inFlight: 0, peak: 0, requests: 0 });
+        server.reset();
         const start = performance.now();
         await new SelfPlayLoop(run.id, config, { db, backend, pool: instantPool(), corpus: null }).run();
         const wallSeconds = (performance.now() - start) / 1000;
         await backend.dispose();
         db.close();
+        const stats = await server.stats();
         const utilization = stats.serviceMs / 1000 / (concurrency * wallSeconds);
         log(`concurrency ${concurrency}: ${stats.requests} requests, peak ${stats.peak} in flight, ${wallSeconds.toFixed(2)} s, utilization ${(utilization * 100).toFixed(0)}%`);
         results.push({ concurrency, utilization, peakInFlight: stats.peak, wallSeconds });
       }
     } finally {
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
+      await server.close();
       rmSync(dir, { recursive: true, force: true });
     }
     return { latencyMs, levels: results };
