@@ -1,5 +1,6 @@
 // The workspace store: open a database, then call the query functions of each domain with it.
 export type { ReadonlyDb, WritableDb } from "./DatabaseHandle.js";
+export { DatabaseDamagedError } from "./DatabaseDamagedError.js";
 export { DatabaseOpenError } from "./DatabaseOpenError.js";
 export { DatabaseVersionError } from "./DatabaseVersionError.js";
 export { RecordNotFoundError } from "./RecordNotFoundError.js";
