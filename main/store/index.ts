@@ -6,6 +6,7 @@ export { DatabaseVersionError } from "./DatabaseVersionError.js";
 export { RecordNotFoundError } from "./RecordNotFoundError.js";
 export { RunLockedError } from "./RunLockedError.js";
 export { StoreDataError } from "./StoreDataError.js";
+export { TextTooLongError, checkTextLength, maxNameLength } from "./TextTooLongError.js";
 export { openDatabase, spadeApplicationId, type OpenDatabaseOptions } from "./openDatabase.js";
 export { migrateDatabase, readSchemaVersion, schemaVersion } from "./migrateDatabase.js";
 export { transaction } from "./transaction.js";

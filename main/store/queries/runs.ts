@@ -4,6 +4,7 @@ import { RecordNotFoundError } from "../RecordNotFoundError.js";
 import { holderState, processStartTime, type HolderState } from "../processIdentity.js";
 import { RunLockedError } from "../RunLockedError.js";
 import { statement } from "../statement.js";
+import { checkTextLength } from "../TextTooLongError.js";
 
 export const runStatuses = ["running", "paused", "stopped", "failed", "completed"] as const;
 export type RunStatus = (typeof runStatuses)[number];
@@ -71,6 +72,7 @@ function toRun(row: RunRow): Run {
 const terminal = (status: RunStatus) => status === "stopped" || status === "failed" || status === "completed";
 
 export function createRun(db: WritableDb, run: NewRun = {}): Run {
+  checkTextLength("run name", run.name ?? "");
   const now = Date.now();
   const row = statement(
     db,
