@@ -9,7 +9,11 @@ import { acquireRunLockPatiently, createRun, getRun, heartbeatRunLock, releaseRu
 import type { LoopEvent } from "./LoopEvent.js";
 import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
 
-export type RunControllerEvent = LoopEvent | { type: "runStatus"; runId: number; status: RunStatus; error: string | null };
+export type RunControllerEvent =
+  | LoopEvent
+  | { type: "runStatus"; runId: number; status: RunStatus; error: string | null }
+  /** Something the researcher should know that does not stop the run (e.g. corpus lines left out). */
+  | { type: "notice"; runId: number; message: string };
 
 export interface RunControllerOptions {
   db: WritableDb;
@@ -122,6 +126,10 @@ export class RunController {
     let error: string | null = null;
     try {
       const corpus = config.corpus ? await (this.options.openCorpus ?? openCorpus)(config.corpus.path) : null;
+      if (corpus && corpus.skipped.count > 0) {
+        const { count, examples } = corpus.skipped;
+        this.emit({ type: "notice", runId, message: `corpus ${corpus.path}: ${count} line${count === 1 ? " is" : "s are"} not a document and left out (${examples.join("; ")}${count > examples.length ? "; ..." : ""})` });
+      }
       const model = (backend = await (this.options.createBackend ?? ((c) => createBackend(c.backend)))(config));
       const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs })))(config));
       const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent: (event) => this.emit(event) });
