@@ -1,6 +1,7 @@
 // Electron shell: one hardened window; the engine runs in this (main) process and is reached
 // only through the `spade:call` channel checked against the method table.
 import { app, BrowserWindow, ipcMain } from "electron";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { dispatchCall } from "../main/api/dispatchCall.js";
@@ -23,10 +24,24 @@ async function loadEngine(root: string) {
   return { Workbench: engine.Workbench, dispatchCall: dispatch.dispatchCall };
 }
 
+/**
+ * From the sources (`npm start`), better-sqlite3 in node_modules is the Node build the CLI uses;
+ * the Electron build lives apart (main/install/nativeBinding.mjs) and reaches the engine's
+ * openDatabase as its `nativeBinding` through SPADE_SQLITE_BINDING. A packaged app was rebuilt
+ * for Electron in place by electron-builder, so it needs none.
+ */
+function electronSqliteBinding(root: string): string | undefined {
+  if (process.env.SPADE_SQLITE_BINDING || app.isPackaged) return process.env.SPADE_SQLITE_BINDING;
+  const stored = join(root, "node_modules", ".spade-native", `electron-${process.versions.modules}`, "better_sqlite3.node");
+  return existsSync(stored) ? stored : undefined;
+}
+
 async function main(): Promise<void> {
   await app.whenReady();
   const root = app.getAppPath();
   process.env.SPADE_RESOURCES_ROOT ??= root;
+  const binding = electronSqliteBinding(root);
+  if (binding) process.env.SPADE_SQLITE_BINDING = binding;
   hardenApp(APP_ORIGIN);
   serveAppProtocol(join(root, "out", "renderer"));
 

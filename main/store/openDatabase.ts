@@ -14,6 +14,13 @@ export interface OpenDatabaseOptions {
   readonly?: boolean;
   /** How long a statement waits for another connection's write lock, in ms. Defaults to 5000. */
   busyTimeoutMs?: number;
+  /**
+   * Path of a better-sqlite3 build for the runtime this engine runs in (better-sqlite3's
+   * `nativeBinding` option): the Electron shell passes the build made for Electron, which sits
+   * apart from the Node build the CLI loads. Defaults to the SPADE_SQLITE_BINDING environment
+   * variable, else better-sqlite3's own build.
+   */
+  nativeBinding?: string;
 }
 
 /**
@@ -29,13 +36,14 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): R
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new TypeError(`openDatabase: busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
   }
+  const nativeBinding = options.nativeBinding ?? (process.env.SPADE_SQLITE_BINDING || undefined);
   if (readonly && !existsSync(path)) throw new DatabaseOpenError(path, "the file does not exist");
   let db: BetterSqlite3.Database;
   try {
     if (!readonly && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    db = new BetterSqlite3(path, { readonly, fileMustExist: readonly });
+    db = new BetterSqlite3(path, { readonly, fileMustExist: readonly, ...(nativeBinding ? { nativeBinding } : {}) });
   } catch (error) {
-    throw new DatabaseOpenError(path, describe(error), { cause: error });
+    throw new DatabaseOpenError(path, describeBindingError(error, nativeBinding), { cause: error });
   }
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -77,6 +85,15 @@ function checkApplication(db: BetterSqlite3.Database, path: string): void {
   if (tables.length > 0) {
     throw new DatabaseOpenError(path, `it is a SQLite database but not a SPADE workspace (it has tables ${tables.join(", ")})`);
   }
+}
+
+/** A native module built for another runtime gets a message saying which build to make. */
+function describeBindingError(error: unknown, nativeBinding: string | undefined): string {
+  const message = describe(error);
+  if (!/NODE_MODULE_VERSION|compiled against a different Node\.js version|Cannot find module .*better_sqlite3/i.test(message)) return message;
+  const runtime = process.versions.electron ? `Electron ${process.versions.electron}` : `Node ${process.versions.node}`;
+  const which = nativeBinding ? `the better-sqlite3 build at ${nativeBinding}` : "better-sqlite3's default build (made for the Node that ran npm ci)";
+  return `${message}\n${which} does not load in ${runtime} (ABI ${process.versions.modules}): build one for this runtime with \`node main/install/nativeBinding.mjs ${process.versions.electron ? "electron" : "node " + process.execPath}\` and pass it in SPADE_SQLITE_BINDING`;
 }
 
 function describe(error: unknown): string {
