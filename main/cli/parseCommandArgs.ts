@@ -27,11 +27,9 @@ export function parseCommandArgs<T extends CommandOptions>(command: string, argv
   const end = argv.indexOf("--");
   const head = end >= 0 ? argv.slice(0, end) : argv;
   if (head.includes("--help") || head.includes("-h")) throw new HelpRequest(command, describeOptions(options));
-  const plain = Object.fromEntries(
-    Object.entries(options).map(([name, { help: _help, valueName: _valueName, defaultText: _defaultText, ...descriptor }]) => [name, descriptor]),
-  ) as { [K in keyof T]: ParseOption & Pick<T[K], "type" | "multiple"> };
   try {
-    return parseArgs({ args: argv, options: plain, strict: true, allowPositionals });
+    // parseArgs reads type/short/multiple/default and ignores the help fields.
+    return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (error) {
     throw new UsageError(`spade ${command}: ${(error as Error).message}`);
   }
