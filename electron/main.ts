@@ -4,6 +4,7 @@ import { app, BrowserWindow, ipcMain } from "electron";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { defaultWorkspacePath } from "../main/api/defaultWorkspacePath.js";
 import type { dispatchCall } from "../main/api/dispatchCall.js";
 import type { Workbench } from "../main/api/Workbench.js";
 import type { WorkbenchEvent } from "../shared/api/events.js";
@@ -13,6 +14,7 @@ import { APP_ORIGIN, registerAppScheme, serveAppProtocol } from "./serveAppProto
 
 type EngineModule = { Workbench: typeof Workbench };
 type DispatchModule = { dispatchCall: typeof dispatchCall };
+type WorkspaceModule = { defaultWorkspacePath: typeof defaultWorkspacePath };
 
 registerAppScheme();
 
@@ -21,7 +23,16 @@ async function loadEngine(root: string) {
   const base = join(root, "out", "engine", "main", "api");
   const engine = (await import(pathToFileURL(join(base, "Workbench.js")).href)) as EngineModule;
   const dispatch = (await import(pathToFileURL(join(base, "dispatchCall.js")).href)) as DispatchModule;
-  return { Workbench: engine.Workbench, dispatchCall: dispatch.dispatchCall };
+  const workspace = (await import(pathToFileURL(join(base, "defaultWorkspacePath.js")).href)) as WorkspaceModule;
+  return { Workbench: engine.Workbench, dispatchCall: dispatch.dispatchCall, defaultWorkspacePath: workspace.defaultWorkspacePath };
+}
+
+/** `npm start -- --db <path>` (or `--db=<path>`): the workspace to open; else the same default as `spade serve`. */
+function workspaceArgument(argv: string[]): string | undefined {
+  const index = argv.findIndex((arg) => arg === "--db" || arg.startsWith("--db="));
+  if (index < 0) return undefined;
+  const arg = argv[index]!;
+  return arg === "--db" ? argv[index + 1] : arg.slice("--db=".length);
 }
 
 /**
@@ -46,7 +57,8 @@ async function main(): Promise<void> {
   serveAppProtocol(join(root, "out", "renderer"));
 
   const engine = await loadEngine(root);
-  const workbench = engine.Workbench.open({ dbPath: process.env.SPADE_WORKSPACE ?? join(app.getPath("userData"), "workspace.sqlite"), shell: "electron" });
+  // One default workspace for the window, `spade serve` and the README's CLI examples.
+  const workbench = engine.Workbench.open({ dbPath: workspaceArgument(process.argv) ?? engine.defaultWorkspacePath(), shell: "electron" });
 
   ipcMain.handle(CALL_CHANNEL, async (event, request: unknown) => {
     const frameUrl = event.senderFrame?.url ?? "";

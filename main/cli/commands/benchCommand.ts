@@ -7,7 +7,7 @@ export const benchCommand: Command = {
   usage: "bench [--json] [--only <section,...>]",
   summary: "measure the engine; --json prints one object with a key per section",
   async run(argv) {
-    const { values } = parseCommandArgs("bench", argv, { json: { type: "boolean" }, only: { type: "string" } }, false);
+    const { values } = parseCommandArgs("bench", argv, { json: { type: "boolean", help: "Print one JSON object with a key per section (skipped sections carry their reason)." }, only: { type: "string", valueName: "section,...", help: "Run only these sections.", defaultText: "every section" } }, false);
     const { benchSections } = await import("../../bench/sections.js"); // heavy (model runtime, browser driver): only when benchmarking
     const names = benchSections.map((section) => section.name);
     const only = values.only?.split(",").map((name) => name.trim()).filter(Boolean);
