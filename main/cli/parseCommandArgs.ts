@@ -47,7 +47,7 @@ export function describeOptions(options: CommandOptions): string {
   });
   rows.push(["-h, --help", "Print this help and exit."]);
   const width = Math.min(36, Math.max(...rows.map(([flag]) => flag.length)) + 2);
-  return rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`).join("\n");
+  return rows.map(([flag, text]) => `  ${flag.padEnd(Math.max(width, flag.length + 2))}${text}`).join("\n");
 }
 
 /** Parses an integer option, refusing anything that is not a whole number. */
