@@ -17,6 +17,13 @@ export interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
   /** Files up to this size get SQLite's `quick_check` at open, so damage is named before it is read. Defaults to 1 GiB. */
   checkUpToBytes?: number;
+  /**
+   * Path of a better-sqlite3 build for the runtime this engine runs in (better-sqlite3's
+   * `nativeBinding` option): the Electron shell passes the build made for Electron, which sits
+   * apart from the Node build the CLI loads. Defaults to the SPADE_SQLITE_BINDING environment
+   * variable, else better-sqlite3's own build.
+   */
+  nativeBinding?: string;
 }
 
 /**
@@ -37,15 +44,17 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): R
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new TypeError(`openDatabase: busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
   }
+  const nativeBinding = options.nativeBinding ?? (process.env.SPADE_SQLITE_BINDING || undefined);
   if (readonly && !existsSync(path)) throw new DatabaseOpenError(path, "the file does not exist");
   const size = path === ":memory:" || !existsSync(path) ? 0 : statSync(path).size;
   if (readonly && size === 0) throw new DatabaseOpenError(path, "the file is empty (0 bytes), not a workspace: point --db at a workspace, or delete the file");
   let db: BetterSqlite3.Database;
   try {
     if (!readonly && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    db = readonly ? openForReading(path) : new BetterSqlite3(path);
+    const binding = nativeBinding ? { nativeBinding } : {};
+    db = readonly ? openForReading(path, binding) : new BetterSqlite3(path, binding);
   } catch (error) {
-    throw new DatabaseOpenError(path, describe(error), { cause: error });
+    throw new DatabaseOpenError(path, describeBindingError(error, nativeBinding), { cause: error });
   }
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -75,14 +84,14 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): R
 }
 
 /** Opens an existing file for reading: writable-but-query-only where we may write it (see openDatabase). */
-function openForReading(path: string): BetterSqlite3.Database {
+function openForReading(path: string, binding: { nativeBinding?: string }): BetterSqlite3.Database {
   let db: BetterSqlite3.Database;
   try {
-    db = new BetterSqlite3(path, { fileMustExist: true });
+    db = new BetterSqlite3(path, { fileMustExist: true, ...binding });
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code !== "SQLITE_READONLY" && code !== "SQLITE_CANTOPEN" && code !== "SQLITE_PERM") throw error;
-    return new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+    return new BetterSqlite3(path, { readonly: true, fileMustExist: true, ...binding });
   }
   db.pragma("query_only = ON");
   return db;
@@ -118,6 +127,15 @@ function checkApplication(db: BetterSqlite3.Database, path: string): void {
   if (tables.length > 0) {
     throw new DatabaseOpenError(path, `it is a SQLite database but not a SPADE workspace (it has tables ${tables.join(", ")})`);
   }
+}
+
+/** A native module built for another runtime gets a message saying which build to make. */
+function describeBindingError(error: unknown, nativeBinding: string | undefined): string {
+  const message = describe(error);
+  if (!/NODE_MODULE_VERSION|compiled against a different Node\.js version|Cannot find module .*better_sqlite3/i.test(message)) return message;
+  const runtime = process.versions.electron ? `Electron ${process.versions.electron}` : `Node ${process.versions.node}`;
+  const which = nativeBinding ? `the better-sqlite3 build at ${nativeBinding}` : "better-sqlite3's default build (made for the Node that ran npm ci)";
+  return `${message}\n${which} does not load in ${runtime} (ABI ${process.versions.modules}): build one for this runtime with \`node main/install/nativeBinding.mjs ${process.versions.electron ? "electron" : "node " + process.execPath}\` and pass it in SPADE_SQLITE_BINDING`;
 }
 
 function describe(error: unknown): string {
