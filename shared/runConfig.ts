@@ -209,6 +209,9 @@ export interface TrainerConfig {
 /** The games recipe's skills (kept for callers of the old name). */
 export const defaultSkills = gameSkills;
 
+/** A run's name is a label: at most this many characters. */
+export const maxRunNameLength = 200;
+
 const topKeys = ["recipe", "db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "regenerationInterval", "skillsPerRegen", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer"];
 
 /**
@@ -231,7 +234,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
   return {
     recipe,
     db: readString(where, "db", c.db, { nonEmpty: true }),
-    name: optional(c.name ?? undefined, (v) => readString(where, "name", v)) ?? null,
+    name: optional(c.name ?? undefined, (v) => readString(where, "name", v, { maxLength: maxRunNameLength })) ?? null,
     seed: int("seed", 0),
     iterations: int("iterations", 1),
     envsPerIteration: int("envsPerIteration", 1),

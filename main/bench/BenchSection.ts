@@ -4,6 +4,20 @@ export type BenchValue = number | readonly BenchValue[] | { readonly [key: strin
 /** One section of `spade bench --json`: a name and a measurement that returns its numbers. */
 export interface BenchSection {
   name: string;
+  /**
+   * Gets what the section needs before it is measured (e.g. builds the renderer); throws
+   * BenchSkipped when that cannot be had. Defaults to nothing to prepare.
+   */
+  prepare?(log: (line: string) => void): Promise<void>;
   /** Measures and returns the section's object, e.g. `{ stepsPerSec: 41000, ... }`. */
   run(log: (line: string) => void): Promise<Record<string, BenchValue>>;
 }
+
+/** What `spade bench --json` prints for a section that did not run. */
+export interface SkippedSection {
+  skipped: true;
+  reason: string;
+}
+
+export type BenchResult = Record<string, Record<string, BenchValue> | SkippedSection>;
+

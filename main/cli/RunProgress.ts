@@ -30,6 +30,9 @@ export class RunProgress {
       case "note":
         this.line(`iteration ${event.iteration + 1}: ${event.text}`);
         break;
+      case "notice":
+        this.line(`note: ${event.message}`);
+        break;
       case "runStatus":
         if (event.status !== "running") this.line(`run ${event.runId} ${event.status}${event.error ? `: ${event.error}` : ""}`);
         break;

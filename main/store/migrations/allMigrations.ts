@@ -1,7 +1,8 @@
 import type { Migration } from "./Migration.js";
 import { initialMigration } from "./001_initial.js";
 import { sampledAdapterMigration } from "./002_sampledAdapter.js";
-import { rolloutScheduleMigration } from "./003_rolloutSchedule.js";
+import { runOwnerStartMigration } from "./003_runOwnerStart.js";
+import { rolloutScheduleMigration } from "./004_rolloutSchedule.js";
 
 /** Every migration, in version order. Append new ones; never edit a released one. */
-export const allMigrations: readonly Migration[] = [initialMigration, sampledAdapterMigration, rolloutScheduleMigration];
+export const allMigrations: readonly Migration[] = [initialMigration, sampledAdapterMigration, runOwnerStartMigration, rolloutScheduleMigration];
