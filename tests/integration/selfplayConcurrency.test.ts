@@ -37,23 +37,31 @@ afterAll(async () => {
 });
 
 /** A latency from the request's content: the same request always waits as long, different ones differ. */
-function latencyOf(request: ChatRequest, slowSkill: string | null): number {
-  if (slowSkill !== null && requestRole(request) === "designer" && request.messages[0]!.content.includes(slowSkill)) return 400;
+function latencyOf(request: ChatRequest): number {
   const hash = createHash("sha256").update(JSON.stringify(request.messages)).digest();
   return hash[0]! % 25;
+}
+
+/** Holds the designer call of one skill until `gate` opens (or 60 s pass, which fails the test that uses it). */
+interface HeldDesigner {
+  skill: string;
+  gate: Promise<void>;
 }
 
 /** Serves at most `parallelism` requests at once, like a server with that many slots; more wait in line. */
 class LatencyBackend extends ScriptedBackend {
   inFlight = 0;
   peakInFlight = 0;
-  constructor(parallelism: number, slowSkill: string | null = null) {
+  constructor(parallelism: number, held: HeldDesigner | null = null) {
     const slots = new Semaphore(parallelism);
     super(async (request) => {
       await slots.acquire();
       this.inFlight++;
       this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
-      await new Promise((resolve) => setTimeout(resolve, latencyOf(request, slowSkill)));
+      if (held && requestRole(request) === "designer" && request.messages[0]!.content.includes(held.skill)) {
+        await Promise.race([held.gate, new Promise((resolve) => setTimeout(resolve, 60_000))]);
+      }
+      await new Promise((resolve) => setTimeout(resolve, latencyOf(request)));
       this.inFlight--;
       slots.release();
       return selfPlayReply(request);
@@ -61,7 +69,7 @@ class LatencyBackend extends ScriptedBackend {
   }
 }
 
-async function runAt(name: string, parallelism: number, slowSkill: string | null = null) {
+async function runAt(name: string, parallelism: number, held: HeldDesigner | null = null, onEvent?: (event: LoopEvent) => void) {
   const config = parseRunConfig(
     {
       db: join(dir, `${name}.sqlite`), seed: 5, iterations: 2, envsPerIteration: 3, plays: 3, hintPlays: 2, maxTurns: 2,
@@ -72,9 +80,12 @@ async function runAt(name: string, parallelism: number, slowSkill: string | null
   );
   const db = openDatabase(config.db);
   const run = createRun(db, { config, seed: config.seed });
-  const backend = new LatencyBackend(parallelism, slowSkill);
+  const backend = new LatencyBackend(parallelism, held);
   const events: { at: number; event: LoopEvent }[] = [];
-  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus: await openCorpus(config.corpus!.path), onEvent: (event) => events.push({ at: performance.now(), event }) }).run();
+  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus: await openCorpus(config.corpus!.path), onEvent: (event) => {
+    events.push({ at: performance.now(), event });
+    onEvent?.(event);
+  } }).run();
   return { db, runId: run.id, backend, events, outcome };
 }
 
@@ -112,14 +123,21 @@ describe("the loop's scheduler", () => {
   }, 240_000);
 
   it("a slot plays as soon as its own game is valid, while another slot's designer call is still out", async () => {
-    // Slot 0's designer (skill 1 of the rotation) answers after 400 ms, the others within 25 ms.
-    const { events, outcome } = await runAt("order", 16, gameSkills[0]!);
+    // Slot 0's designer call (the rotation's first skill) is issued first and answered only once
+    // another slot has finished a play: a loop that worked slot by slot would wait 60 s and fail.
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const otherSlots = new Set<number>();
+    const { events, outcome } = await runAt("order", 16, { skill: gameSkills[0]!, gate }, (event) => {
+      if (event.type === "environmentAdded" && event.iteration === 0 && event.slot !== 0 && event.valid) otherSlots.add(event.environmentId);
+      if (event.type === "episodeFinished" && otherSlots.has(event.environmentId)) open();
+    });
     expect(outcome).toBe("completed");
-    const firstIteration = events.filter(({ event }) => "iteration" in event ? event.iteration === 0 : true);
+    const firstIteration = events.filter(({ event }) => !("iteration" in event) || event.iteration === 0);
     const slot0Added = firstIteration.find(({ event }) => event.type === "environmentAdded" && event.slot === 0)!;
-    const otherAdded = firstIteration.filter(({ event }) => event.type === "environmentAdded" && event.slot !== 0 && event.valid).map(({ event }) => (event as { environmentId: number }).environmentId);
-    const otherPlayed = firstIteration.find(({ event }) => event.type === "episodeFinished" && otherAdded.includes(event.environmentId))!;
-    // Issued first, finished last: the other slots' plays did not wait for it.
+    const otherPlayed = firstIteration.find(({ event }) => event.type === "episodeFinished" && otherSlots.has(event.environmentId))!;
+    // Issued first, finished after another slot's play: completion order differs from issue order.
     expect(otherPlayed.at).toBeLessThan(slot0Added.at);
-  }, 120_000);
+    expect(slot0Added.at - firstIteration[0]!.at).toBeLessThan(60_000);
+  }, 180_000);
 });
