@@ -204,9 +204,9 @@ class HfTrainer:
 
 def one_shot(args):
     """The trainer hook's form: {dataset}/batch.jsonl -> {outputDir}/peft, PROGRESS / METRIC lines."""
-    manifest_path = os.path.join(args.dataset, "manifest.json")
+    manifest_path = os.path.join(args.dataset, "manifest.json") if args.dataset else ""
     files = []
-    if os.path.exists(manifest_path):
+    if manifest_path and os.path.exists(manifest_path):
         with open(manifest_path, encoding="utf-8") as f:
             files = json.load(f).get("files", [])
         print(f"dataset {args.dataset}: " + ", ".join(f"{x['path']} ({x['lines']} lines)" for x in files), flush=True)
