@@ -141,9 +141,9 @@ class GgufModel:
         return cos, sin
 
     def _rope(self, x):
-        """x: [T, heads, head_dim]. Rotates the first rope_dim dims of each head as ggml_rope does."""
+        """x: [B, T, heads, head_dim]. Rotates the first rope_dim dims of each head as ggml_rope does."""
         torch = _torch()
-        n = x.shape[0]
+        n = x.shape[1]
         cos, sin = self._rope_angles(n, x.device)
         cos, sin = cos.unsqueeze(1).to(x.dtype), sin.unsqueeze(1).to(x.dtype)
         rot, rest = x[..., : self.rope_dim], x[..., self.rope_dim :]
@@ -162,10 +162,14 @@ class GgufModel:
         return normed.to(x.dtype) * weight
 
     def hidden_states(self, tokens, lora=None):
-        """The final normed hidden states of `tokens` (a 1-D LongTensor), [T, n_embd]."""
+        """The final normed hidden states of `tokens` ([B, T] LongTensor), [B, T, n_embd].
+
+        Sequences shorter than T are right-padded: causal attention never lets a real token see
+        the padding after it, so each sequence's states are those of its own forward pass.
+        """
         torch = _torch()
         x = self.token_embd[tokens]
-        n = tokens.shape[0]
+        batch, n = tokens.shape
         causal = torch.full((n, n), float("-inf"), device=x.device).triu(1)
         group = self.n_head // self.n_head_kv
         for i, layer in enumerate(self.layers):
@@ -180,9 +184,9 @@ class GgufModel:
                 return y
 
             h = self._rms_norm(x, layer["attn_norm"])
-            q = proj(h, "attn_q").view(n, self.n_head, self.head_dim_k)
-            k = proj(h, "attn_k").view(n, self.n_head_kv, self.head_dim_k)
-            v = proj(h, "attn_v").view(n, self.n_head_kv, self.head_dim_v)
+            q = proj(h, "attn_q").view(batch, n, self.n_head, self.head_dim_k)
+            k = proj(h, "attn_k").view(batch, n, self.n_head_kv, self.head_dim_k)
+            v = proj(h, "attn_v").view(batch, n, self.n_head_kv, self.head_dim_v)
             if layer["attn_q_norm"] is not None:
                 q = self._rms_norm(q, layer["attn_q_norm"])
             if layer["attn_k_norm"] is not None:
@@ -194,23 +198,34 @@ class GgufModel:
                 q, k, v = _round_f16(q), _round_f16(k), _round_f16(v)
             if group > 1:
                 # ggml broadcasts kv head j to query heads j*group .. (j+1)*group - 1
-                k = k.repeat_interleave(group, dim=1)
-                v = v.repeat_interleave(group, dim=1)
-            scores = torch.einsum("thd,shd->hts", q.float(), k.float()) / math.sqrt(self.head_dim_k) + causal
+                k = k.repeat_interleave(group, dim=2)
+                v = v.repeat_interleave(group, dim=2)
+            scores = torch.einsum("bthd,bshd->bhts", q.float(), k.float()) / math.sqrt(self.head_dim_k) + causal
             attn = torch.softmax(scores, dim=-1).to(v.dtype)
             if self.kv_f16:
                 attn = _round_f16(attn)
-            out = torch.einsum("hts,shd->thd", attn, v).reshape(n, self.n_head * self.head_dim_v)
+            out = torch.einsum("bhts,bshd->bthd", attn, v).reshape(batch, n, self.n_head * self.head_dim_v)
             x = x + proj(out, "attn_output")
             h = self._rms_norm(x, layer["ffn_norm"])
             gate = torch.nn.functional.silu(proj(h, "ffn_gate"))
             x = x + proj(gate * proj(h, "ffn_up"), "ffn_down")
         return self._rms_norm(x, self.output_norm)
 
-    def logits_at(self, tokens, positions, lora=None):
-        """Logits predicting the token after each of `positions` (float32, [len(positions), vocab])."""
-        h = self.hidden_states(tokens[: int(positions.max()) + 1], lora)
-        return (h[positions] @ self.output.t()).float()
+    def logits_at(self, sequences, lora=None):
+        """For each (tokens, positions) pair: the logits predicting the token after each position (float32, [len(positions), vocab]).
+
+        The sequences go through one batched forward pass, each cut after its last position.
+        """
+        torch = _torch()
+        lengths = [int(positions.max()) + 1 for _, positions in sequences]
+        padded = torch.zeros((len(sequences), max(lengths)), dtype=torch.long, device=self.device)
+        for row, ((tokens, _), length) in enumerate(zip(sequences, lengths)):
+            padded[row, :length] = tokens[:length]
+        h = self.hidden_states(padded, lora)
+        rows = torch.cat([torch.full_like(positions, row) for row, (_, positions) in enumerate(sequences)])
+        cols = torch.cat([positions for _, positions in sequences])
+        logits = (h[rows, cols] @ self.output.t()).float()
+        return list(torch.split(logits, [len(positions) for _, positions in sequences]))
 
 
 class Lora:
@@ -322,14 +337,21 @@ class GgufPolicy:
         self.vocab_size = model.vocab_size
 
     def logprobs(self, line, grad, adapter=True):
+        return self.logprobs_many([line], grad, adapter)[0]
+
+    def logprobs_many(self, lines, grad, adapter=True):
+        """logprobs() of several lines through one padded forward pass."""
         torch = _torch()
         device = self.model.device
-        tokens = torch.tensor(line.tokens, dtype=torch.long, device=device)
-        trained = torch.tensor(line.trained, dtype=torch.long, device=device)
+        sequences = []
+        for line in lines:
+            tokens = torch.tensor(line.tokens, dtype=torch.long, device=device)
+            trained = torch.tensor(line.trained, dtype=torch.long, device=device)
+            sequences.append((tokens, trained - 1))
         lora = self.lora if adapter else None
         with torch.set_grad_enabled(grad):
-            logits = self.model.logits_at(tokens, trained - 1, lora)
-            return spade_grpo.sampling_logprobs(logits, tokens[trained], line.sampling)
+            logits = self.model.logits_at(sequences, lora)
+            return [spade_grpo.sampling_logprobs(l, tokens[positions + 1], line.sampling) for l, (tokens, positions), line in zip(logits, sequences, lines)]
 
     def trainable_parameters(self):
         return list(self.lora.parameters()) if self.lora else []
