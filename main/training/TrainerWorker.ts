@@ -170,6 +170,11 @@ export class TrainerWorker {
     return worker;
   }
 
+  /** Resolves when the process has exited (shut down, killed or crashed). */
+  waitForExit(): Promise<void> {
+    return this.exitPromise;
+  }
+
   /** Whether the process is still running. */
   get alive(): boolean {
     return this.exited === null;
