@@ -113,6 +113,14 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     expect(readFileSync(a.adapterPath)).toEqual(readFileSync(b.adapterPath));
     const c = await worker.train({ round: 1, batch, baseModel: stories, output: join(dir, "seed-c.gguf"), hyper: { ...hyper, seed: 2 } });
     expect(readFileSync(c.adapterPath)).not.toEqual(readFileSync(a.adapterPath));
+    // activation checkpointing (the GPU default) saves memory, not the result
+    const checkpointed = await TrainerWorker.start({ python, threads: 1, device: "cpu", extraArgs: ["--checkpointing", "on"] });
+    try {
+      const d = await checkpointed.train({ round: 1, batch, baseModel: stories, output: join(dir, "seed-d.gguf"), hyper });
+      expect(readFileSync(d.adapterPath)).toEqual(readFileSync(a.adapterPath));
+    } finally {
+      await checkpointed.dispose();
+    }
   }, 60_000);
 
   it("refuses to train on a batch whose behaviour log-probs are not this model's, and stays alive", async () => {
