@@ -463,6 +463,8 @@ def train_round(policy, lines, hyper, emit, round_number, log=None):
                 group_loss.backward()
                 step_loss += float(group_loss)
             norm = torch.nn.utils.clip_grad_norm_(params, hyper["gradClip"] if hyper["gradClip"] > 0 else float("inf"))
+            if not (math.isfinite(step_loss) and math.isfinite(float(norm))):
+                raise FloatingPointError(f"round {round_number}, step {step + 1}: the loss or gradient is not finite (loss {step_loss}, grad norm {float(norm)}): lower hyper.learningRate, or check the batch's advantages and log-probs")
             optimizer.step()
             step += 1
             totals["loss"] += step_loss
@@ -587,7 +589,7 @@ def serve(trainer, stdin=None, emit=None):
                     _require(cmd, key, "path")
                 _require(cmd, "adapter", "path", nullable=True)
                 trainer.logprobs(cmd, emit)
-        except (BatchFormatError, ProtocolError, MismatchError, TrainerInputError) as error:
+        except (BatchFormatError, ProtocolError, MismatchError, TrainerInputError, FloatingPointError) as error:
             emit({"type": "error", "round": round_number, "message": str(error)})
         except Exception as error:  # the worker stays alive for the next command
             import traceback
