@@ -265,7 +265,14 @@ def main(argv):
 
         if args.threads > 0:
             torch.set_num_threads(args.threads)
-        return spade_grpo.serve(HfTrainer(args.device, args.dtype, args.convert_script))
+        trainer = HfTrainer(args.device, args.dtype, args.convert_script)
+        if args.base_model:
+            try:
+                trainer.load_base(args.base_model)
+            except TrainerInputError as error:
+                spade_grpo.Emitter()({"type": "error", "round": None, "message": str(error)})
+                return 2
+        return spade_grpo.serve(trainer)
     if not (args.dataset or args.batch) or not args.base_model or not args.output_dir:
         parser.error("give --worker, or --dataset (or --batch), --base-model and --output-dir")
     return one_shot(args)

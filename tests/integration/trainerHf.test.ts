@@ -66,7 +66,7 @@ describe.skipIf(!hasTorch)("train_lora.py (hf) with stand-in transformers / PEFT
     const convert = join(dir, "convert.py");
     // A stand-in for llama.cpp's convert_lora_to_gguf.py: checks its arguments, writes the outfile.
     writeFileSync(convert, `import sys, os\nargs = sys.argv[1:]\nassert args[0] == "--base" and os.path.exists(os.path.join(args[-1], "adapter_config.json")), args\nopen(args[args.index("--outfile") + 1], "w").write("GGUF")\n`);
-    const worker = await TrainerWorker.start({ trainer: "hf", python, device: "cpu", threads: 1, env: { PYTHONPATH: fakes }, extraArgs: ["--convert-script", convert] });
+    const worker = await TrainerWorker.start({ trainer: "hf", python, device: "cpu", threads: 1, env: { PYTHONPATH: fakes }, convertScript: convert });
     try {
       const steps: number[] = [];
       const first = await worker.train({ round: 1, batch, baseModel: base, output: join(dir, "r1.gguf"), hyper }, { onProgress: (p) => steps.push(p.step) });
