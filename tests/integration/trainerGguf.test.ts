@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getLlama, type Llama, type LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkAdapterFile } from "../../main/llm/gguf/checkAdapterFile.js";
+import { readGgufInfo } from "../../main/llm/gguf/readGgufInfo.js";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
 import { TrainerCancelledError } from "../../main/training/TrainerCancelledError.js";
 import { TrainerWorker } from "../../main/training/TrainerWorker.js";
@@ -78,6 +80,9 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     const result = await worker.train({ round: 1, batch, baseModel: stories, output: adapter, hyper }, { onProgress: (p) => steps.push(p.step) });
     expect(result.adapterPath).toBe(adapter);
     expect(steps).toEqual([1, 2, 3]);
+    // the workbench's own adapter check (before node-llama-cpp loads it) accepts it against the base
+    const checked = await checkAdapterFile(adapter, await readGgufInfo(stories));
+    expect(checked.metadata["adapter.lora.alpha"]).toBe(8);
     expect(result.mismatch!.maxAbsDiff).toBeLessThan(2e-2);
     expect(result.metrics.tokens).toBe(scored.reduce((n, line) => n + line.mask.filter((m) => m === 1).length, 0));
     expect(result.metrics.meanRatio).toBeGreaterThan(0.5);
