@@ -3,6 +3,7 @@
 // the request. Never used by a run: the run config has no way to select it.
 import type { ChatResult } from "../../shared/llm.js";
 import type { ChatRequest, LlmBackend } from "../llm/LlmBackend.js";
+import { designerPromptMarker } from "../selfplay/designerPrompt.js";
 
 export type Script = (request: ChatRequest, call: number) => string | Promise<string>;
 
@@ -30,8 +31,9 @@ export class ScriptedBackend implements LlmBackend {
 /** Which role a request is for, judged from the prompts the engine sends. */
 export function requestRole(request: ChatRequest): "designer" | "repair" | "hint" | "agent" {
   const first = request.messages[0]?.content ?? "";
-  if (first.startsWith("You are the Environment Designer")) return request.messages.length > 1 ? "repair" : "designer";
-  if (first.startsWith("You write hints")) return "hint";
+  const designer = first.startsWith("You are the Environment Designer") || request.messages.some((m) => m.role !== "assistant" && m.content.includes(designerPromptMarker));
+  if (designer) return request.messages.some((m) => m.role === "assistant") ? "repair" : "designer";
+  if (first.startsWith("You write hints") || first.startsWith("You read the source code of")) return "hint";
   return "agent";
 }
 
