@@ -5,7 +5,10 @@ import type { ChatResult } from "../../shared/llm.js";
 import type { ChatRequest, LlmBackend } from "../llm/LlmBackend.js";
 import { designerPromptMarker } from "../selfplay/designerPrompt.js";
 
-export type Script = (request: ChatRequest, call: number) => string | Promise<string>;
+/** A reply: its text, or the text with other result fields (native `toolCalls`, a `finishReason`). */
+export type ScriptedReply = string | (Partial<ChatResult> & { text: string });
+
+export type Script = (request: ChatRequest, call: number) => ScriptedReply | Promise<ScriptedReply>;
 
 export class ScriptedBackend implements LlmBackend {
   readonly name = "scripted";
@@ -20,9 +23,10 @@ export class ScriptedBackend implements LlmBackend {
   async chat(request: ChatRequest): Promise<ChatResult> {
     const call = this.calls.length;
     this.calls.push(request);
-    const text = await this.script(request, call);
-    const words = text.split(/\s+/).filter(Boolean).length;
-    return { text, reasoning: null, finishReason: "stop", promptTokens: request.messages.reduce((n, m) => n + m.content.length, 0) >> 2, completionTokens: words };
+    const scripted = await this.script(request, call);
+    const reply = typeof scripted === "string" ? { text: scripted } : scripted;
+    const words = reply.text.split(/\s+/).filter(Boolean).length;
+    return { reasoning: null, finishReason: "stop", promptTokens: request.messages.reduce((n, m) => n + m.content.length, 0) >> 2, completionTokens: words, ...reply };
   }
 
   async dispose(): Promise<void> {}

@@ -62,17 +62,16 @@ const normalise = (text: string) => text.toLowerCase().replace(/\\boxed\{([^}]*)
 /**
  * True when the hint gives the environment's answer away: it contains the whole reference
  * solution (3 characters or more), or, when the solution is one short answer (a single
- * `\boxed{}` or a single word), that answer as a whole word.
+ * `\boxed{}` or a single word), that answer; both as whole words (4217 is not in 42170).
  */
 export function hintLeaksSolution(hint: string, solution: string): boolean {
-  const answer = normalise(solution);
   const text = normalise(hint);
-  if (answer.length >= 3 && text.includes(answer)) return true;
+  const contains = (piece: string) => new RegExp(`(^|[^\\w])${piece.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^\\w])`).test(text);
+  const answer = normalise(solution);
+  if (answer.length >= 3 && contains(answer)) return true;
   const boxed = [...solution.matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) => m[1]!.trim());
   const single = boxed.length === 1 ? boxed[0]! : /^\S+$/.test(solution.trim()) ? solution.trim() : null;
-  if (single === null || single.length === 0) return false;
-  const escaped = single.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(^|[^\\w])${escaped}($|[^\\w])`).test(text);
+  return single !== null && single.length > 0 && contains(single);
 }
 
 /**
