@@ -1,5 +1,5 @@
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
-import { listEnvironments } from "../store/queries/environments.js";
+import { getEnvironment, listEnvironments, type EnvironmentSummary } from "../store/queries/environments.js";
 import { listEpisodes } from "../store/queries/episodes.js";
 import type { MetricRecord } from "../store/queries/metrics.js";
 import { codeDiversity, type Diversity } from "./vendiScore.js";
@@ -46,7 +46,7 @@ export function iterationMetrics(db: ReadonlyDb, runId: number, iteration: numbe
   }
   const designerTokens = attempts.reduce((sum, env) => sum + (env.tokens ?? 0), 0);
   const tokens = designerTokens + episodeTokens;
-  const diversity = options.diversity !== undefined ? options.diversity : codeDiversity(attempts.filter((env) => env.valid && env.code).map((env) => env.code!));
+  const diversity = options.diversity !== undefined ? options.diversity : codeDiversity(validCodes(db, attempts));
   return {
     attempts: attempts.length,
     validityRate: attempts.length === 0 ? null : attempts.filter((env) => env.valid).length / attempts.length,
@@ -66,4 +66,8 @@ export function iterationMetrics(db: ReadonlyDb, runId: number, iteration: numbe
     wallTimeMs,
     timePerEnvMs: slots.size === 0 ? null : wallTimeMs / slots.size,
   };
+}
+
+function validCodes(db: ReadonlyDb, attempts: readonly EnvironmentSummary[]): string[] {
+  return attempts.filter((env) => env.valid).map((env) => getEnvironment(db, env.id)?.code ?? null).filter((code): code is string => code !== null);
 }
