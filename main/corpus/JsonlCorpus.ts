@@ -8,8 +8,8 @@ import { readRange } from "./readRange.js";
 import { scanLines } from "./scanLines.js";
 
 /**
- * A JSON Lines corpus: one JSON object a line with the text in `text` (or `orig_doc`, the SPADE
- * reference's field) and optionally a `title`. Blank lines are skipped. Opening indexes the byte
+ * A JSON Lines corpus: one JSON object a line with the text in `orig_doc` (read first, as the SPADE
+ * reference does) or `text`, and optionally a `title`. Blank lines are skipped. Opening indexes the byte
  * offset of every line; a line is parsed only when its document is read, and a bad line is
  * reported with the file and line number then (the first document is checked at open).
  */
@@ -60,7 +60,8 @@ export class JsonlCorpus extends FileCorpus {
       throw new CorpusError(`${where}: expected a JSON object with a "text" or "orig_doc" field, found ${Array.isArray(value) ? "an array" : typeof value}`);
     }
     const record = value as Record<string, unknown>;
-    const text = typeof record.text === "string" ? record.text : typeof record.orig_doc === "string" ? record.orig_doc : null;
+    // The reference reads `orig_doc` first (SPICE's chunk format keeps the original there).
+    const text = typeof record.orig_doc === "string" && record.orig_doc.trim() !== "" ? record.orig_doc : typeof record.text === "string" ? record.text : null;
     if (text === null) {
       const fields = Object.keys(record);
       throw new CorpusError(

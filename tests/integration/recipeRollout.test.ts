@@ -18,6 +18,10 @@ import { insertEnvironment } from "../../main/store/queries/environments.js";
 import { getTurns, insertEpisodeWithTurns } from "../../main/store/queries/episodes.js";
 import { createRun } from "../../main/store/queries/runs.js";
 import { validateEnvironment } from "../../main/validator/validateEnvironment.js";
+import { importEnvironments } from "../../main/experiments/importEnvironments.js";
+import { readEnvironmentSources } from "../../main/experiments/readEnvironmentSources.js";
+import { listEnvSetMembers } from "../../main/store/queries/envSets.js";
+import { mkdirSync, writeFileSync } from "node:fs";
 
 const codeBreaker = readFileSync(resourcePath("environments", "code_breaker.py"), "utf8");
 const reference = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/environments/reference/${name}`, import.meta.url)), "utf8");
@@ -211,5 +215,27 @@ describe("reference-style environments", () => {
     const report = await validateEnvironment(pool, reference("needs_numpy.py"), { timeoutMs: 60_000 });
     expect(report.valid).toBe(false);
     expect(report.error).toMatch(/numpy/);
+  });
+
+  it("a folder of games saved by the reference imports, each with the skill its file name gives", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spade-import-reference-"));
+    const db = openDatabase(join(dir, "ws.sqlite"));
+    try {
+      const games = join(dir, "spade_games");
+      mkdirSync(games);
+      const code = (name: string) => (namespaceHook ? reference(name) : withImports(reference(name)));
+      writeFileSync(join(games, "game_00004_000_spatial_reasoning.py"), '"""SPADE self-play generated game"""\n\n' + code("beacon_relay.py"));
+      writeFileSync(join(games, "game_00004_001_data_retrieval.py"), '"""SPADE self-play generated game"""\n\n' + code("ledger_lookup.py"));
+      writeFileSync(join(games, "game_00004_002_optimization.py"), reference("needs_numpy.py"));
+      writeFileSync(join(games, "game_00004_001_data_retrieval.json"), "{}");
+      const report = await importEnvironments(db, pool, "reference-pool", readEnvironmentSources(games));
+      expect(report.imported).toBe(2);
+      expect(report.rejected.map((r) => r.name)).toEqual(["game_00004_002_optimization.py"]);
+      expect(report.rejected[0]!.error).toMatch(/numpy/);
+      expect(listEnvSetMembers(db, "reference-pool").map((m) => m.skill).sort()).toEqual(["Data Retrieval", "Spatial Reasoning"]);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

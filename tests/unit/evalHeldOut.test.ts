@@ -51,7 +51,7 @@ describe("AIME-style suites", () => {
     expect(backend.calls).toHaveLength(8);
     expect(backend.calls[0]!.messages).toEqual([{ role: "user", content: "Q0: find 3/4 of 100." }]);
     expect(report).toMatchObject({ n: 2, samples: 4, correct: 2, passAtK: 1, accuracy: (0.5 + 1) / 2 });
-    expect("items" in report && report.items[0]!.score).toBe(0.5);
+    expect("kind" in report ? null : report.items[0]!.score).toBe(0.5);
   });
 
   it("take the reference's 64 samples at temperature 1.0 by default", async () => {

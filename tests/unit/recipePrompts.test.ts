@@ -206,3 +206,25 @@ describe("hints", () => {
     expect(screenHint("Halve the range each time.", "\\boxed{4217}")).toEqual({ text: "Halve the range each time.", leaked: false });
   });
 });
+
+describe("grounding documents", () => {
+  it("are cut with the reference's truncation marker, and a JSONL corpus prefers orig_doc over text", async () => {
+    const { truncateDocument } = await import("../../main/corpus/truncateWords.js");
+    expect(truncateDocument("one two three four", 2)).toBe("one two\n[Document truncated at ~2 words]");
+    expect(truncateDocument("one two", 2)).toBe("one two");
+    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const { openCorpus } = await import("../../main/corpus/openCorpus.js");
+    const dir = mkdtempSync(join(tmpdir(), "spade-origdoc-"));
+    try {
+      const path = join(dir, "c.jsonl");
+      writeFileSync(path, JSON.stringify({ text: "the summary", orig_doc: "the original document" }) + "\n" + JSON.stringify({ text: "only text", orig_doc: "" }) + "\n");
+      const corpus = await openCorpus(path);
+      expect((await corpus.get(0)).text).toBe("the original document");
+      expect((await corpus.get(1)).text).toBe("only text");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
