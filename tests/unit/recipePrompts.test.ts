@@ -17,7 +17,6 @@ const memory: MemorySelection = {
   references: [{ environmentId: 4, skill: "Optimization", className: "KnapsackEnv", codeExcerpt: "class KnapsackEnv:\n    pass", winRate: 0.5, regret: 0.25 }],
   negative: { entry: { environmentId: 7, skill: "Optimization", className: "TooEasyEnv", codeExcerpt: "", winRate: 0.97, regret: 0 }, reason: "too easy" },
 };
-const text = (messages: { content: string }[]) => messages.map((m) => m.content).join("\n");
 
 describe("skills", () => {
   it("are the reference's nine game skills, six of them in the launchers, and six tool-use skills, each with a description", () => {
