@@ -53,7 +53,7 @@ export interface PlayEpisodeOptions {
   maxTurns?: number;
   playIndex?: number;
   canary?: boolean;
-  /** Agent sampling; each turn gets its own seed derived from the episode seed. Defaults to temperature 0.6. */
+  /** Agent sampling; each turn gets its own seed derived from the episode seed. Defaults to the launchers' temperature 0.6, top-p 0.95, top-k 20. */
   sampling?: SamplingOptions;
   /** Keep only the last N exchanges in a game's prompt (the first observation always stays). Defaults to the full history, up to the context length. */
   historyTurns?: number;
@@ -109,7 +109,7 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
   const ask = async (index: number, messages: ChatMessage[], tools?: ToolSpec[]): Promise<{ reply: ChatResult; latencyMs: number } | { stop: Stop }> => {
     const request: ChatRequest = {
       messages,
-      sampling: { temperature: 0.6, ...options.sampling, seed: turnSeed(seed, index) },
+      sampling: { temperature: 0.6, topP: 0.95, topK: 20, ...options.sampling, seed: turnSeed(seed, index) },
       signal: options.signal,
       thinking: protocol.thinking,
       ...(tools ? { tools } : {}),

@@ -73,6 +73,7 @@ describe("the reference agent protocol on games", () => {
     expect(first.messages[0]!.content).toContain(`Observation: ${episode.firstObservation}`);
     expect(first.messages[0]!.content).toMatch(/step by step/);
     expect(first.thinking).toBe("off");
+    expect(first.sampling).toMatchObject({ temperature: 0.6, topP: 0.95, topK: 20 });
     // Later observations follow as plain user messages: the full history.
     expect(backend.calls[2]!.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
     expect(backend.calls[2]!.messages[2]!.content).toBe(episode.turns[0]!.observation);
