@@ -2,7 +2,7 @@ import type { ValidationReport } from "../../shared/environment.js";
 import type { ChatMessage } from "../../shared/llm.js";
 import type { RunConfig } from "../../shared/runConfig.js";
 import type { Corpus } from "../corpus/Corpus.js";
-import { countWords, truncateWords } from "../corpus/truncateWords.js";
+import { countWords, truncateDocument } from "../corpus/truncateWords.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { PromptTooLongError } from "../llm/PromptTooLongError.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
@@ -34,7 +34,7 @@ import { scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegen
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
 import type { TrainingStep } from "./TrainingStep.js";
 import { WorkGraph, type WorkUnit } from "./WorkGraph.js";
-import { hintLeaksSolution, writeHint } from "./writeHint.js";
+import { screenHint, writeHint } from "./writeHint.js";
 
 export interface SelfPlayDeps {
   db: WritableDb;
@@ -217,7 +217,7 @@ export class SelfPlayLoop {
     const { corpus } = this.deps;
     if (!corpus || !this.config.corpus) return null;
     const document = await corpus.sample(seededRandom(this.config.seed, "document", iteration, slot, attempt));
-    return { id: document.id, title: document.title ?? null, text: truncateWords(document.text, this.config.corpus.maxWords) };
+    return { id: document.id, title: document.title ?? null, text: truncateDocument(document.text, this.config.corpus.maxWords) };
   }
 
   /** One designer attempt of a slot: an independent sample (or a repair turn), validated and stored, valid or not. */
@@ -243,7 +243,10 @@ export class SelfPlayLoop {
       const references = this.config.memory.enabled
         ? selectMemoryReferences(memory.candidates, skill, this.config.memory.references, seededRandom(this.config.seed, "memory", iteration, state.slot, attempt))
         : null;
-      const fitted = await fitDesignerPrompt(backend, (text) => designerMessages({ document: text, memory: references, skill, difficulty }), document?.text ?? null, this.config.designer.maxTokens);
+      const setting = this.config.designer.toolUse ? "toolUse" : "games";
+      const build = (text: string | null) =>
+        designerMessages({ document: text, memory: references, skill, difficulty, setting, maxTurns: this.config.maxTurns, random: seededRandom(this.config.seed, "designer prompt", iteration, state.slot, attempt) });
+      const fitted = await fitDesignerPrompt(backend, build, document?.text ?? null, this.config.designer.maxTokens);
       messages = fitted.messages;
       if (document && fitted.trimmed) {
         document = { ...document, text: fitted.document ?? "" };
@@ -387,18 +390,16 @@ export class SelfPlayLoop {
     const stored = getHint(db, env.id);
     if (stored) return stored.text;
     const { hint: own, solution } = await this.probe(env.id, env.code!);
-    // Deviation `hint.useEnvHint`: the environment's own hint, unless it gives the answer away.
-    if (this.config.hint.useEnvHint && own !== null && own.trim() !== "" && !hintLeaksSolution(own.trim(), solution)) {
-      insertHint(db, { environmentId: env.id, source: "env", text: own.trim() });
-      return own.trim();
+    // Deviation `hint.useEnvHint`: the environment's own hint, through the same leak check as a
+    // written one (an environment must not buy regret by revealing its answer).
+    if (this.config.hint.useEnvHint && own !== null && own.trim() !== "") {
+      const screened = screenHint(own.trim(), solution);
+      insertHint(db, { environmentId: env.id, source: "env", text: screened.text });
+      return screened.text;
     }
     try {
-      // Without the leak-check deviation the writer is not given the solution to check against (as the reference).
-      const written = await writeHint(backend, env.code!, this.config.hint.leakCheck ? solution : "", {
-        temperature: this.config.hint.temperature,
-        maxTokens: this.config.hint.maxTokens,
-        seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0),
-      });
+      const sampling = { temperature: this.config.hint.temperature, maxTokens: this.config.hint.maxTokens, seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0) };
+      const written = await writeHint(backend, env.code!, solution, sampling, { setting: this.config.designer.toolUse ? "toolUse" : "games", leakCheck: this.config.hint.leakCheck });
       if (this.deps.signal?.aborted) return null;
       insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply });
       return written.text;

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../../shared/llm.js";
-import { countWords, truncateWords } from "../corpus/truncateWords.js";
+import { countWords, truncateDocument } from "../corpus/truncateWords.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 
 export interface FittedPrompt {
@@ -20,7 +20,8 @@ export function promptBudget(contextSize: number, maxReplyTokens: number): numbe
 
 /**
  * Builds the designer prompt and, when the backend can count tokens and it does not fit the
- * context, trims the grounding document (by words, binary search) until it does. A prompt that
+ * context, trims the grounding document (by words, binary search, with the truncation marker)
+ * until it does. A prompt that
  * does not fit even without a document is returned as is: the backend refuses it and the attempt
  * is recorded as invalid with the reason.
  */
@@ -35,9 +36,9 @@ export async function fitDesignerPrompt(backend: LlmBackend, build: (document: s
   let high = words - 1;
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    if (await fits(build(truncateWords(document, mid)))) low = mid;
+    if (await fits(build(truncateDocument(document, mid)))) low = mid;
     else high = mid - 1;
   }
-  const kept = low === 0 ? "" : truncateWords(document, low);
+  const kept = low === 0 ? "" : truncateDocument(document, low);
   return { messages: build(kept), document: kept, trimmed: { fromWords: words, toWords: low, budgetTokens: budget } };
 }

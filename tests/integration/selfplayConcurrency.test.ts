@@ -58,7 +58,7 @@ class LatencyBackend extends ScriptedBackend {
       await slots.acquire();
       this.inFlight++;
       this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
-      if (held && requestRole(request) === "designer" && request.messages[0]!.content.includes(held.skill)) {
+      if (held && requestRole(request) === "designer" && request.messages.some((message) => message.content.includes(held.skill))) {
         await Promise.race([held.gate, new Promise((resolve) => setTimeout(resolve, 60_000))]);
       }
       await new Promise((resolve) => setTimeout(resolve, latencyOf(request)));
