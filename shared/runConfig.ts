@@ -1,7 +1,8 @@
 import { parseBackendConfig, type BackendConfig } from "./backendConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
-import { gameSkills, recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
+import { recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
+import { recipeGameSkills } from "./skills.js";
 
 export { recipeNames, type RecipeName } from "./runRecipes.js";
 
@@ -207,7 +208,7 @@ export interface TrainerConfig {
 }
 
 /** The games recipe's skills (kept for callers of the old name). */
-export const defaultSkills = gameSkills;
+export const defaultSkills: readonly string[] = recipeGameSkills;
 
 /** A run's name is a label: at most this many characters. */
 export const maxRunNameLength = 200;

@@ -2,14 +2,10 @@
 // one with `recipe`; every key it leaves out takes the recipe's value. Numbers come from
 // `cmd/games/train_spade_*.sh` and `cmd/tool_use/_train_spade_blend.sh` (see the README's parity table).
 
+import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
+
 export const recipeNames = ["spade-games", "spade-tool-use"] as const;
 export type RecipeName = (typeof recipeNames)[number];
-
-/** The six skills the games launchers configure (of the nine the reference's game generator defines). */
-export const gameSkills = ["Mathematical Reasoning", "Logical Deduction", "Spatial Reasoning", "Pattern Recognition", "Optimization", "Causal Inference"];
-
-/** The six skills of the tool-use launcher. */
-export const toolUseSkills = ["API Orchestration", "Data Retrieval", "State Modification", "Error Recovery", "Tool Selection", "Multi-Step Workflows"];
 
 /** The values a recipe gives the keys a config leaves out. */
 export interface RecipeDefaults {
@@ -38,7 +34,7 @@ const games: RecipeDefaults = {
   maxTurns: 25,
   regenerationInterval: 4,
   skillsPerRegen: 3,
-  designer: { attempts: 5, temperature: 0.6, maxTokens: 16384, skills: gameSkills, difficulty: "medium", toolUse: false },
+  designer: { attempts: 5, temperature: 0.6, maxTokens: 16384, skills: [...recipeGameSkills], difficulty: "medium", toolUse: false },
   corpusMaxWords: 6000,
   // The reference computes the scale as actor plays / designer samples x interval (192 / 24 x 4), capped at 50.
   reward: { proposerDelay: 4, scale: 32 },
@@ -50,7 +46,7 @@ const toolUse: RecipeDefaults = {
   ...games,
   regenerationInterval: 8,
   skillsPerRegen: null,
-  designer: { ...games.designer, skills: toolUseSkills, toolUse: true },
+  designer: { ...games.designer, skills: [...recipeToolUseSkills], toolUse: true },
   corpusMaxWords: 4000,
   // The reference computes the scale as actor plays / designer samples x interval, capped at 50: 8 x 8 = 64 -> 50.
   reward: { proposerDelay: 8, scale: 50 },

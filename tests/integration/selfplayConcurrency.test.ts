@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../shared/runConfig.js";
-import { gameSkills } from "../../shared/runRecipes.js";
+import { recipeGameSkills as gameSkills } from "../../shared/skills.js";
 import { openCorpus } from "../../main/corpus/openCorpus.js";
 import type { ChatRequest } from "../../main/llm/LlmBackend.js";
 import { Semaphore } from "../../main/llm/Semaphore.js";

@@ -3,7 +3,7 @@
 // against a worked example computed by hand (below), the fixed pool's draws, the work graph.
 import { describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../shared/runConfig.js";
-import { gameSkills, toolUseSkills } from "../../shared/runRecipes.js";
+import { recipeGameSkills as gameSkills, recipeToolUseSkills as toolUseSkills } from "../../shared/skills.js";
 import { LearningPotentialTracker, microLearningPotential, scoreBatch, varianceBonus, type ScoredGame } from "../../main/selfplay/designerReward.js";
 import { describeAblations } from "../../main/selfplay/describeAblations.js";
 import { drawFixedPool } from "../../main/selfplay/drawFixedPool.js";
