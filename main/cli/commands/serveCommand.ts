@@ -51,7 +51,11 @@ export const serveCommand: Command = {
     if (remembered.port !== undefined && port === undefined && server.port !== remembered.port) {
       process.stderr.write(`spade serve: port ${remembered.port} (used last time) is taken; serving on ${server.port} instead\n`);
     }
-    writeServerState(dbPath, { port: server.port, ...(given === undefined ? { token: server.token } : remembered.token && !values["new-token"] ? { token: remembered.token } : {}) });
+    try {
+      writeServerState(dbPath, { port: server.port, ...(given === undefined ? { token: server.token } : remembered.token && !values["new-token"] ? { token: remembered.token } : {}) });
+    } catch (error) {
+      process.stderr.write(`spade serve: cannot remember the port and token in ${serverStatePath(dbPath)} (${(error as Error).message}); the next start gets new ones\n`);
+    }
     // The handlers go in before the address is printed: a caller that stops the server as soon
     // as it reads the line must find them installed.
     const stopped = new Promise<void>((resolve) => {
