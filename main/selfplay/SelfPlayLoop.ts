@@ -274,8 +274,9 @@ export class SelfPlayLoop {
       validation = code === null ? noCodeReport() : await validateEnvironment(this.deps.pool, code, { timeoutMs: this.config.sandbox.validationTimeoutMs });
     } catch (error) {
       if (this.deps.signal?.aborted) return;
-      if (!(error instanceof PromptTooLongError)) throw error;
-      validation = failedReport("prompt_fits", error.message);
+      const tooLong = asPromptTooLong(error);
+      if (!tooLong) throw error;
+      validation = failedReport("prompt_fits", tooLong.message);
     }
     if (this.deps.signal?.aborted) return;
     const id = transaction(db, () => {
@@ -391,8 +392,9 @@ export class SelfPlayLoop {
     if (stored) return stored.text;
     const { hint: own, solution } = await this.probe(env.id, env.code!);
     // Deviation `hint.useEnvHint`: the environment's own hint, through the same leak check as a
-    // written one (an environment must not buy regret by revealing its answer).
-    if (this.config.hint.useEnvHint && own !== null && own.trim() !== "") {
+    // written one (an environment must not buy regret by revealing its answer). A fixed pool has no
+    // designer side at all, so its environments' own hints come first there.
+    if ((this.config.hint.useEnvHint || this.config.designer.kind === "fixed") && own !== null && own.trim() !== "") {
       const screened = screenHint(own.trim(), solution);
       insertHint(db, { environmentId: env.id, source: "env", text: screened.text });
       return screened.text;
@@ -404,8 +406,9 @@ export class SelfPlayLoop {
       insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply });
       return written.text;
     } catch (error) {
-      if (this.deps.signal?.aborted || !(error instanceof PromptTooLongError)) throw error;
-      const text = `no hint for environment ${env.id}: ${error.message}; its hinted plays are skipped`;
+      const tooLong = asPromptTooLong(error);
+      if (this.deps.signal?.aborted || !tooLong) throw error;
+      const text = `no hint for environment ${env.id}: ${tooLong.message}; its hinted plays are skipped`;
       putRunNote(db, this.runId, env.iteration ?? 0, `hint skipped ${env.id}`, text);
       this.emit({ type: "note", runId: this.runId, iteration: env.iteration ?? 0, kind: "hint skipped", text });
       return null;
@@ -472,6 +475,17 @@ export class SelfPlayLoop {
   private emit(event: LoopEvent): void {
     this.deps.onEvent?.(event);
   }
+}
+
+/**
+ * The shared PromptTooLongError for an error that says a prompt did not fit, whichever backend
+ * class threw it (matched by name and its token counts), else null.
+ */
+function asPromptTooLong(error: unknown): PromptTooLongError | null {
+  if (error instanceof PromptTooLongError) return error;
+  const e = error as { name?: unknown; promptTokens?: unknown; contextSize?: unknown } | null;
+  if (e?.name === "PromptTooLongError" && typeof e.promptTokens === "number" && typeof e.contextSize === "number") return new PromptTooLongError(e.promptTokens, e.contextSize);
+  return null;
 }
 
 function failedReport(check: string, detail: string): ValidationReport {
