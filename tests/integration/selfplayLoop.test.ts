@@ -1,8 +1,9 @@
 // The self-play loop end to end in-process: real sandbox, real SQLite file, scripted model, on the
 // reference recipe's schedule (rollouts, regenerations, replays, delayed designer reward).
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
 import { recipeGameSkills as gameSkills } from "../../shared/skills.js";
@@ -197,6 +198,31 @@ describe("the self-play loop on the reference schedule", () => {
     expect(new Set(envs.slice(0, 3).map((e) => e.code)).size).toBe(3); // the whole pool before any repeat
     expect(getHint(db, envs[0]!.id)?.source).toBe("import");
     expect(getEnvStats(db, envs[0]!.id)!.designerReward).toBeNull();
+  });
+
+  it("the tool-use recipe runs end to end: tool-use designer prompt, tool environments designed, hinted and played", async () => {
+    const warehouse = readFileSync(fileURLToPath(new URL("../../resources/environments/warehouse_tools.py", import.meta.url)), "utf8");
+    const backend = new ScriptedBackend((request) => {
+      const role = requestRole(request);
+      if (role === "designer" || role === "repair") return "```python\n" + warehouse + "```\n";
+      if (role === "hint") return "Find the accounts first, then add their balances.";
+      return "<answer>0</answer>";
+    }, 2);
+    const { db, runId, config, outcome } = await runLoop("tool-use", { recipe: "spade-tool-use", envsPerIteration: 2, plays: 2, hintPlays: 1 }, ["A warehouse keeps stock of parts."], { backend });
+    expect(outcome).toBe("completed");
+    expect(config).toMatchObject({ regenerationInterval: 8, designer: { toolUse: true } });
+    const envs = listEnvironments(db, { runId, orderBy: "id" }).sort((a, b) => a.slot! - b.slot!);
+    expect(envs.map((env) => [env.valid, env.skill, env.validationError])).toEqual([[true, config.designer.skills[0], null], [true, config.designer.skills[1], null]]);
+    const designerPrompt = backend.calls.find((call) => requestRole(call) === "designer")!;
+    expect(designerPrompt.messages.map((m) => m.role)).toEqual(["user"]); // the reference sends no system prompt for tool use
+    expect(designerPrompt.messages[0]!.content).toContain("A warehouse keeps stock of parts.");
+    for (const env of envs) {
+      const plays = listScheduledPlays(db, env.id);
+      expect(plays.filter((p) => !p.hinted)).toHaveLength(2);
+      expect(plays.filter((p) => p.hinted)).toHaveLength(1);
+      expect(plays.every((p) => p.error === null)).toBe(true);
+      expect(getEnvStats(db, env.id)!.designerReward).not.toBeNull(); // one rollout: the window ends with the run
+    }
   });
 
   it("context is never a crash: the document is trimmed to fit, a prompt that cannot fit is an invalid attempt", async () => {
