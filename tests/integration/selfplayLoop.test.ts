@@ -225,7 +225,7 @@ describe("the self-play loop on the reference schedule", () => {
     }
   });
 
-  it("context is never a crash: the document is trimmed to fit, a prompt that cannot fit is an invalid attempt", async () => {
+  it("context is never a crash: the document is trimmed to fit, a prompt that cannot fit is an invalid attempt or an errored play", async () => {
     // A backend that counts 4 characters a token and refuses what does not fit, like the real ones.
     const tokens = (messages: ChatMessage[]) => Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 4);
     const sized = (contextSize: number) => {
@@ -257,5 +257,16 @@ describe("the self-play loop on the reference schedule", () => {
     const attempts = listEnvironments(tiny.db, { runId: tiny.runId, orderBy: "id" });
     expect(attempts).toHaveLength(2);
     for (const attempt of attempts) expect(attempt).toMatchObject({ valid: false, validationError: expect.stringMatching(/^prompt too long \(\d+ > 20 tokens\): raise backend\.contextSize/) });
+
+    // A play whose prompt does not fit is an errored play, and the run goes on.
+    const agentTooLong = new ScriptedBackend((request) => {
+      if (requestRole(request) === "agent") throw new PromptTooLongError(5000, 4096);
+      return selfPlayReply(request);
+    }, 2);
+    const errored = await runLoop("play-too-long", {}, ["DOC:magic"], { backend: agentTooLong });
+    expect(errored.outcome).toBe("completed");
+    const plays = listScheduledPlays(errored.db, listEnvironments(errored.db, { runId: errored.runId })[0]!.id);
+    expect(plays.length).toBeGreaterThan(0);
+    for (const play of plays) expect(play.error).toMatch(/prompt too long \(5000 > 4096 tokens\)/);
   });
 });
