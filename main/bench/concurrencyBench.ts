@@ -6,6 +6,7 @@ import { parseRunConfig } from "../../shared/runConfig.js";
 import { createBackend } from "../llm/createBackend.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
+import { designerPromptMarker } from "../selfplay/designerPrompt.js";
 import { SelfPlayLoop } from "../selfplay/SelfPlayLoop.js";
 import { openDatabase } from "../store/openDatabase.js";
 import { createRun } from "../store/queries/runs.js";
@@ -41,8 +42,10 @@ const server = createServer(async (req, res) => {
   stats.peak = Math.max(stats.peak, stats.inFlight);
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
-  const first = JSON.parse(Buffer.concat(chunks).toString("utf8")).messages[0].content;
-  const content = first.startsWith("You are the Environment Designer") ? workerData.designerReply : first.startsWith("You write hints") ? "Think first." : "\\boxed{7}";
+  const messages = JSON.parse(Buffer.concat(chunks).toString("utf8")).messages;
+  const designer = messages.some((m) => m.role !== "assistant" && m.content.includes(workerData.designerMarker));
+  const hint = workerData.hintPrefixes.some((prefix) => messages[0].content.startsWith(prefix));
+  const content = designer ? workerData.designerReply : hint ? "Think first." : "\\boxed{7}";
   await new Promise((resolve) => setTimeout(resolve, workerData.latencyMs));
   res.writeHead(200, { "content-type": "application/json" });
   res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 3 } }));
@@ -65,7 +68,7 @@ interface ServerStats {
 }
 
 async function startLatencyServer(): Promise<{ baseUrl: string; stats(): Promise<ServerStats>; reset(): void; close(): Promise<void> }> {
-  const worker = new Worker(serverSource, { eval: true, workerData: { latencyMs, designerReply: "```python\n" + gameCode + "```\n" } });
+  const worker = new Worker(serverSource, { eval: true, workerData: { latencyMs, designerReply: "```python\n" + gameCode + "```\n", designerMarker: designerPromptMarker, hintPrefixes: ["You write hints", "You read the source code of"] } });
   const next = <T>(key: string) => new Promise<T>((resolve) => {
     const listener = (message: Record<string, unknown>) => {
       if (key in message) {

@@ -26,6 +26,7 @@ import { designerMessages, repairMessages } from "./designerPrompt.js";
 import { drawFixedPool } from "./drawFixedPool.js";
 import { extractPythonCode } from "./extractCode.js";
 import { fitDesignerPrompt } from "./fitDesignerPrompt.js";
+import { repairBracesAsync } from "./repairBracesAsync.js";
 import { iterationMetrics } from "./iterationMetrics.js";
 import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
@@ -269,9 +270,19 @@ export class SelfPlayLoop {
       });
       replyText = reply.text;
       tokens = reply.promptTokens + reply.completionTokens;
-      code = extractPythonCode(reply.text);
+      code = extractPythonCode(reply.text, { repairBraces: false });
       this.phase(iteration, state.slot, "validating");
-      validation = code === null ? noCodeReport() : await validateEnvironment(this.deps.pool, code, { timeoutMs: this.config.sandbox.validationTimeoutMs });
+      const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs });
+      validation = code === null ? noCodeReport() : await validate(code);
+      // The reference's f-string brace repair changes only code with a syntax error: run it (a host
+      // python3, asynchronously) only then, and keep the repaired code if it differs.
+      if (code !== null && !validation.valid && /syntax/i.test(validation.error ?? "")) {
+        const repaired = await repairBracesAsync(code);
+        if (repaired !== code) {
+          code = repaired;
+          validation = await validate(code);
+        }
+      }
     } catch (error) {
       if (this.deps.signal?.aborted) return;
       const tooLong = asPromptTooLong(error);
