@@ -148,6 +148,17 @@ describe("the self-play loop on the reference schedule", () => {
     expect(repair.messages.at(-1)!.content).toContain(attempts[0]!.validationError!);
   });
 
+  it("repairs f-string braces in a reply whose code does not parse, as the reference does", async () => {
+    // An f-string line of its own with an action placeholder in single braces: a syntax error.
+    const unbalanced = envCode.magic.replace("        self.turn = 0\n        return", "        self.turn = 0\n        self.format = f\"Answer as \\\\boxed{<word>}\"\n        return");
+    expect(unbalanced).not.toBe(envCode.magic);
+    const backend = new ScriptedBackend((request) => (requestRole(request) === "designer" ? "```python\n" + unbalanced + "```\n" : selfPlayReply(request)), 2);
+    const { db, runId } = await runLoop("braces", {}, ["DOC:magic"], { backend });
+    const env = getEnvironment(db, listEnvironments(db, { runId })[0]!.id)!;
+    expect([env.valid, env.validationError]).toEqual([true, null]);
+    expect(env.code).toContain("\\\\boxed{{<word>}}");
+  });
+
   it("the environment's own hint() is used only with the deviation key", async () => {
     const { db, runId } = await runLoop("own-hint", { hint: { useEnvHint: true } }, ["DOC:magic"]);
     expect(getHint(db, listEnvironments(db, { runId })[0]!.id)).toMatchObject({ source: "env", text: "Doors like polite, short words." });
