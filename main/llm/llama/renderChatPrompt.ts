@@ -15,6 +15,8 @@ import { toolCallSyntaxOf, type ToolCallSyntax } from "./parseToolCalls.js";
 
 export interface RenderedPrompt {
   tokens: Token[];
+  /** The rendered prompt before tokenisation (special tokens as text), for logs and tests. */
+  text: LlamaText;
   /** Tokens that end the reply (besides the model's end-of-generation tokens). */
   stopTokens: Set<Token>;
   /** Texts that end the reply, from the chat template (and, with tools, the start of a tool result). */
@@ -50,7 +52,7 @@ export function renderChatPrompt(model: LlamaModel, wrapper: ChatWrapper, messag
   }
   const toolSyntax = availableFunctions ? toolCallSyntaxOf(wrapper) : null;
   if (toolSyntax) stopTexts.push(...toolSyntax.stopTexts);
-  return { tokens: state.contextText.tokenize(model.tokenizer), stopTokens, stopTexts, toolSyntax };
+  return { tokens: state.contextText.tokenize(model.tokenizer), text: state.contextText, stopTokens, stopTexts, toolSyntax };
 }
 
 function toChatHistory(messages: ChatMessage[]): ChatHistoryItem[] {
