@@ -25,10 +25,11 @@ export interface ReplayOptions {
  * engine's turn needed: keep the cached prefix the new prompt shares, evaluate the rest of the prompt,
  * sample, then feed the recorded tokens back one by one (each evaluated, each followed by a sample,
  * with the same sampling settings), as the engine's generation did. Returns the milliseconds each
- * turn took and the process CPU time of all turns; model loading is not timed. The difference to the engine's wall time is the engine's
+ * turn took, the process CPU time of all turns, and how many prompt tokens had to be evaluated
+ * (the rest was the sequence's cached prefix); model loading is not timed. The difference to the engine's wall time is the engine's
  * own cost (prompt rendering, tokenising, sandbox steps, recording, SQLite).
  */
-export async function replayTurnsRaw(modelPath: string, turns: ReplayTurn[], options: ReplayOptions): Promise<{ ms: number[]; cpuMs: number }> {
+export async function replayTurnsRaw(modelPath: string, turns: ReplayTurn[], options: ReplayOptions): Promise<{ ms: number[]; cpuMs: number; evaluatedPromptTokens: number }> {
   const llama = await loadLlamaRuntime({ gpu: options.gpu, threads: options.threads });
   try {
     const model = await llama.loadModel({ modelPath });
@@ -36,12 +37,14 @@ export async function replayTurnsRaw(modelPath: string, turns: ReplayTurn[], opt
     const sequence = context.getSequence();
     const times: number[] = [];
     const cpuStart = process.cpuUsage();
+    let evaluatedPromptTokens = 0;
     for (const turn of turns) {
       const prompt = turn.promptTokenIds as Token[];
       const start = performance.now();
       const shared = sequence.compareContextTokens(prompt).firstDifferentIndex;
       const keep = Math.min(shared, prompt.length - 1);
       if (keep < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
+      evaluatedPromptTokens += prompt.length - keep;
       const { temperature = 0.6, topK = 0, topP = 1, minP = 0, seed } = turn.sampling;
       const steps = sequence.evaluateWithMetadata(prompt.slice(keep), { confidence: true }, { temperature, topK, topP, minP, seed });
       await steps.next();
@@ -51,7 +54,7 @@ export async function replayTurnsRaw(modelPath: string, turns: ReplayTurn[], opt
       times.push(performance.now() - start);
     }
     const cpu = process.cpuUsage(cpuStart);
-    return { ms: times, cpuMs: (cpu.user + cpu.system) / 1000 };
+    return { ms: times, cpuMs: (cpu.user + cpu.system) / 1000, evaluatedPromptTokens };
   } finally {
     await llama.dispose();
   }

@@ -123,7 +123,7 @@ export const rolloutBench: BenchSection = {
       await playBatch(model, pool, db, 1); // warm-up: sandbox snapshots, model file cache
       // Engine and replay alternate, twice; the quieter round (least wall time in all) is reported,
       // since other work on the machine slows both and the difference is small.
-      const rounds: Array<{ batch: Batch; replay: { ms: number[]; cpuMs: number } }> = [];
+      const rounds: Array<{ batch: Batch; replay: Awaited<ReturnType<typeof replayTurnsRaw>> }> = [];
       for (let round = 0; round < 2; round++) {
         const batch = await playBatch(model, pool, db, 1);
         rounds.push({ batch, replay: await replayTurnsRaw(model, batch.turns, { contextSize }) });
@@ -147,6 +147,8 @@ export const rolloutBench: BenchSection = {
         parallelSpeedup: parallelEpisodesPerSec / sequentialEpisodesPerSec,
         turns,
         promptTokensPerTurn: sum(sequential.turns.map((turn) => turn.promptTokenIds.length)) / turns,
+        // Prompt tokens evaluated per turn: the rest of the prompt is the sequence's cached prefix.
+        evaluatedPromptTokensPerTurn: replay.evaluatedPromptTokens / turns,
         rawMsPerTurn: rawMs / turns,
         engineMsPerTurn: (engineMs - rawMs) / turns,
         backendMsPerTurn: (chatMs - rawMs) / turns,

@@ -120,6 +120,26 @@ describe("token-exact results", () => {
   });
 });
 
+describe("tools and thinking on the real backend", () => {
+  it("offered tools are rendered into the prompt by the model's template; a call without tools has none", async () => {
+    const messages = [{ role: "user" as const, content: "Count the apples" }];
+    const tools = [{ name: "count_apples", description: "Counts apples", parameters: { type: "object", properties: {} } }];
+    // The template's function preamble does not fit 256 tokens: refused before evaluation, by size.
+    await expect(backend.chat({ messages, tools, sampling: { maxTokens: 2 } })).rejects.toThrow(/^prompt too long \(\d+ > 256 tokens\)/);
+    const roomy = await LlamaBackend.load({ model: stories, gpu: false, threads: 1, contextSize: 1024 });
+    try {
+      const plain = await roomy.chat({ messages, sampling: { maxTokens: 2, seed: 1 } });
+      const offered = await roomy.chat({ messages, tools, sampling: { maxTokens: 2, seed: 1 } });
+      expect(offered.promptTokens).toBeGreaterThan(plain.promptTokens);
+      expect(model.detokenize(offered.promptTokenIds as Token[], true)).toContain("count_apples");
+      expect(await roomy.countTokens(messages, { tools })).toBe(offered.promptTokens);
+      expect(offered.toolCalls).toBeUndefined();
+    } finally {
+      await roomy.dispose();
+    }
+  });
+});
+
 describe("context size", () => {
   it('"auto" and {min, max} are sized by node-llama-cpp, within the bounds', async () => {
     const auto = await LlamaBackend.load({ model: stories, gpu: false, threads: 1, sequences: 2 });
