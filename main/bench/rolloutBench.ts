@@ -33,6 +33,8 @@ interface Batch {
   messages: ChatMessage[][];
   /** Wall time of each `backend.chat`, in call order. */
   chatMs: number[];
+  /** Process CPU time inside `backend.chat` calls, all together (one call at a time in the sequential batch). */
+  chatCpuMs: number;
 }
 
 /** Plays `episodes` full episodes of the bench game with the real model, storing every one, and records each model call. */
@@ -41,13 +43,17 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
   const turns: ReplayTurn[] = [];
   const messages: ChatMessage[][] = [];
   const chatMs: number[] = [];
+  let chatCpuMs = 0;
   const backend: LlmBackend = {
     name: llama.name,
     parallelism: llama.parallelism,
     adapter: null,
     async chat(request: ChatRequest) {
       const start = performance.now();
+      const cpuStart = process.cpuUsage();
       const result = await llama.chat(request);
+      const cpu = process.cpuUsage(cpuStart);
+      chatCpuMs += (cpu.user + cpu.system) / 1000;
       chatMs.push(performance.now() - start);
       messages.push(request.messages.map((message) => ({ ...message })));
       const used = result.samplingUsed ?? {};
@@ -80,7 +86,7 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
     });
     const seconds = (performance.now() - start) / 1000;
     const cpu = process.cpuUsage(cpuStart);
-    return { seconds, cpuMs: (cpu.user + cpu.system) / 1000, completionTokens, turns, messages, chatMs };
+    return { seconds, cpuMs: (cpu.user + cpu.system) / 1000, completionTokens, turns, messages, chatMs, chatCpuMs };
   } finally {
     await backend.dispose();
   }
@@ -155,10 +161,12 @@ export const rolloutBench: BenchSection = {
         outsideBackendMsPerTurn: (engineMs - chatMs) / turns,
         // The same difference in CPU time of this process (less sensitive to a busy machine; sandbox processes not included).
         engineCpuMsPerTurn: (sequential.cpuMs - replay.cpuMs) / turns,
+        backendCpuMsPerTurn: (sequential.chatCpuMs - replay.cpuMs) / turns,
+        outsideBackendCpuMsPerTurn: (sequential.cpuMs - sequential.chatCpuMs) / turns,
         renderMsPerTurn: await renderMsPerTurn(model, sequential.messages),
       };
       log(
-        `rollout: raw ${result.rawMsPerTurn.toFixed(2)} ms/turn, engine's own ${result.engineMsPerTurn.toFixed(2)} ms/turn ` +
+        `rollout: raw ${result.rawMsPerTurn.toFixed(2)} ms/turn, engine's own ${result.engineMsPerTurn.toFixed(2)} ms/turn wall, ${result.engineCpuMsPerTurn.toFixed(2)} CPU ` +
           `(backend ${result.backendMsPerTurn.toFixed(2)}, of it rendering ${result.renderMsPerTurn.toFixed(2)}; outside ${result.outsideBackendMsPerTurn.toFixed(2)}), ` +
           `${sequentialEpisodesPerSec.toFixed(2)} -> ${parallelEpisodesPerSec.toFixed(2)} episodes/s`,
       );
