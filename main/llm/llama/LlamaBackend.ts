@@ -34,9 +34,12 @@ interface Loaded {
 
 /**
  * A local GGUF model through node-llama-cpp: `sequences` parallel sequences in one context decode
- * in one batch, each call renders the messages with the model's own chat template, and a sequence
- * reuses its cached prefix across the turns of an episode. Model and adapter files are checked in
- * JavaScript before llama.cpp sees them.
+ * in one batch (each sequence's size chosen by node-llama-cpp unless `contextSize` is a number),
+ * each call renders the messages, tools and thinking mode with the model's own chat template
+ * (pinned: no date, see resolvePinnedChatWrapper), and a sequence reuses its cached prefix across
+ * the turns of an episode, so a turn evaluates only its new tokens. Every result is token-exact:
+ * the prompt ids as evaluated, the sampled ids, their log-probs under the sampling distribution.
+ * Model and adapter files are checked before llama.cpp sees them.
  */
 export class LlamaBackend implements LlmBackend {
   readonly name: string;
@@ -128,8 +131,9 @@ export class LlamaBackend implements LlmBackend {
       pool.release(sequence);
     }
     // Reasoning and tool calls are read from the text with special tokens spelled out; a reply with neither is the plain text.
+    // Call ids are deterministic and unique within a conversation: the prompt length grows every turn.
     const split = splitReasoning(generation.rawText);
-    const parsed = prompt.toolSyntax ? parseToolCalls(split.text, prompt.toolSyntax) : null;
+    const parsed = prompt.toolSyntax ? parseToolCalls(split.text, prompt.toolSyntax, `call_${prompt.tokens.length}`) : null;
     const marked = split.reasoning !== null || (parsed !== null && parsed.calls.length > 0);
     const text = !marked ? generation.plainText : parsed && parsed.calls.length > 0 ? parsed.text : split.text;
     const result: ChatResult = {
