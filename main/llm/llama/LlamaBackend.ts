@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
-import type { ChatWrapper, Llama, LlamaEmbeddingContext, LlamaModel } from "node-llama-cpp";
+import type { ChatWrapper, Llama, LlamaEmbeddingContext, LlamaModel, Tokenizer } from "node-llama-cpp";
 import type { LoraSpec } from "../../../shared/backendConfig.js";
 import type { ChatMessage, ChatResult, ThinkingMode, ToolSpec } from "../../../shared/llm.js";
 import { splitReasoning } from "../../../shared/splitReasoning.js";
@@ -15,6 +15,7 @@ import type { LlamaBackendOptions } from "./LlamaBackendOptions.js";
 import { LlamaBackendStateError } from "./LlamaBackendStateError.js";
 import { loadLlamaRuntime } from "./loadLlamaRuntime.js";
 import { parseToolCalls } from "./parseToolCalls.js";
+import { createCachingTokenizer } from "./createCachingTokenizer.js";
 import { renderChatPrompt } from "./renderChatPrompt.js";
 import { resolveModelSource } from "./resolveModelSource.js";
 import { resolvePinnedChatWrapper } from "./resolvePinnedChatWrapper.js";
@@ -24,6 +25,8 @@ const defaultContextSize = 4096;
 
 interface Loaded {
   model: LlamaModel;
+  /** The model's tokenizer with a memo of recent pieces (a conversation's earlier turns tokenise once). */
+  tokenizer: Tokenizer;
   /** The model's chat wrapper per thinking mode, resolved once each. */
   wrappers: Map<ThinkingMode, ChatWrapper>;
   pool: SequencePool;
@@ -110,13 +113,13 @@ export class LlamaBackend implements LlmBackend {
   /** Tokens of `messages` as rendered for this model (with `tools` and `thinking` as a call would send them). */
   async countTokens(messages: ChatMessage[], options: { tools?: ToolSpec[]; thinking?: ThinkingMode } = {}): Promise<number> {
     const loaded = this.ready();
-    return renderChatPrompt(loaded.model, this.wrapperFor(loaded, options.thinking), messages, options.tools).tokens.length;
+    return renderChatPrompt(loaded.model, this.wrapperFor(loaded, options.thinking), messages, options.tools, loaded.tokenizer).tokens.length;
   }
 
   async chat(request: ChatRequest): Promise<ChatResult> {
     const loaded = this.ready();
     const { model, pool } = loaded;
-    const prompt = renderChatPrompt(model, this.wrapperFor(loaded, request.thinking), request.messages, request.tools);
+    const prompt = renderChatPrompt(model, this.wrapperFor(loaded, request.thinking), request.messages, request.tools, loaded.tokenizer);
     // Refused before any waiting or evaluation: the loop records it and goes on.
     if (prompt.tokens.length >= pool.context.contextSize) throw new PromptTooLongError(prompt.tokens.length, pool.context.contextSize);
     // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
@@ -228,7 +231,7 @@ export class LlamaBackend implements LlmBackend {
     try {
       const adapterStamps = new Map<string, string>();
       const pool = await this.createPool(model, this.lora, adapterStamps);
-      return { model, wrappers: new Map(), pool, embedding: null, adapterStamps };
+      return { model, tokenizer: createCachingTokenizer(model.tokenizer), wrappers: new Map(), pool, embedding: null, adapterStamps };
     } catch (error) {
       await model.dispose();
       throw error;
