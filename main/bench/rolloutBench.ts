@@ -89,6 +89,8 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
       hint: null,
       maxTurns,
       sampling: { maxTokens },
+      // The bench model rarely ends a reply within the budget; episodes go on anyway so every one has maxTurns turns to measure.
+      protocol: { endOnLength: false },
       concurrency: sequences,
       onEpisode: (episode) => {
         const { turns: played, ...fields } = episode;
