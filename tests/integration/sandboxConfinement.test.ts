@@ -27,7 +27,7 @@ function runConfined(script: string, inherited: number | null = null): Promise<R
     const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "pipe", "pipe", "ignore", "pipe"];
     if (inherited !== null) stdio.push(inherited);
     const child = spawn(wrapped.command, wrapped.args, { stdio, env: wrapped.env });
-    (child.stdio[4] as NodeJS.WritableStream).end(wrapped.extraInputs[0]);
+    (child.stdio[4] as NodeJS.WritableStream).end(wrapped.extraInputs[0] as Buffer);
     let out = "";
     let err = "";
     child.stdout?.on("data", (chunk) => (out += chunk));
