@@ -103,9 +103,16 @@ def monotonic_ns():
     return int(_tick() * 1e9)
 
 class SystemRandom(_random.Random):
-    """Seeded from the episode seed inside the SPADE sandbox (plays must be reproducible)."""
-    def __init__(self, x=None):
-        super().__init__(_rng.getrandbits(64))
+    """Inside the SPADE sandbox every instance draws from one generator seeded by the episode
+    seed, as the real one draws from the operating system (plays must be reproducible)."""
+    def random(self):
+        return _rng.random()
+    def getrandbits(self, k):
+        return _rng.getrandbits(k)
+    def randbytes(self, n):
+        return _rng.randbytes(n)
+    def seed(self, *args, **kwargs):
+        return None
 '''
 
 
