@@ -63,8 +63,7 @@ REFUSED_EVENTS = frozenset({
     "os.symlink", "os.truncate", "os.utime", "os.kill", "os.killpg", "os.system", "os.exec",
     "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.setpriority", "subprocess.Popen",
     "socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo", "socket.__new__",
-    "_thread.start_new_thread", "code.__new__", "function.__new__", "cpython.run_interactivehook",
-    "sys.setrecursionlimit", "marshal.loads", "marshal.load",
+    "_thread.start_new_thread", "cpython.run_interactivehook",
 })
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_globals", "f_locals", "f_builtins"})
 WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
@@ -387,11 +386,16 @@ def prepare():
     operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close}
 
     def error_response(kind, exc, op):
+        # The message comes from the exception's own __str__ (environment code, so still under
+        # the audit hook); only built-in syntax errors are formatted by the traceback module.
         summary = type_(exc).__name__
         try:
-            summary = "".join(format_exception_only(type_(exc), exc)).strip()
-            if isinstance_(exc, SyntaxError):
-                summary = summary.rpartition("\n")[2]  # the other lines (file, code, caret) are in the traceback
+            if type_(exc) in (SyntaxError, IndentationError, TabError):
+                summary = "".join(format_exception_only(type_(exc), exc)).strip().rpartition("\n")[2]
+            else:
+                message = str_(exc)
+                if type_(message) is str and message:
+                    summary = f"{summary}: {message}"
         except BaseException:  # an exception whose str() itself fails
             pass
         # Only harness code runs from here: frames may be read to locate the environment's line.
