@@ -72,6 +72,9 @@ MAX_INT_BITS = 1023  # integers beyond float range are refused as rewards, sent 
 # Randomness and time made deterministic per episode: environment code that reads os.urandom,
 # random.SystemRandom, secrets or the clock gets the same values for the same seed. The functions
 # live in their own small namespace so that nothing of the harness is reachable from them.
+# The refusals put in place of os.system and the builtin-module loader live there too: a function
+# of this module would hand out this module's globals (and through them the handler) to anyone
+# holding it.
 _DETERMINISM = '''
 import random as _random
 _rng = _random.Random(0)
@@ -101,6 +104,11 @@ def monotonic():
 def monotonic_ns():
     return int(_tick() * 1e9)
 
+def refusal(name):
+    def refused(*args, **kwargs):
+        raise PermissionError(f"{name} is not available in the SPADE sandbox")
+    return refused
+
 class SystemRandom(_random.Random):
     """Inside the SPADE sandbox every instance draws from one generator seeded by the episode
     seed, as the real one draws from the operating system (plays must be reproducible)."""
@@ -119,24 +127,26 @@ class ContractError(Exception):
     """The environment broke the SPADE contract (a wrong return type, a missing method...)."""
 
 
-def _refuse(name):
-    def refused(*args, **kwargs):
-        raise PermissionError(f"{name} is not available in the SPADE sandbox")
-    refused.__name__ = name.rpartition(".")[2]
-    refused.__qualname__ = refused.__name__
-    return refused
-
-
 def prepare():
     """Prepares this interpreter for environment code, before the memory snapshot: makes
     randomness and time deterministic, adds the audit hook and builds the request handler.
     Interpreters made from the snapshot then only need ``connect``."""
+    determinism = {"__name__": "spade_determinism"}
+    exec(compile(_DETERMINISM, "<spade determinism>", "exec"), determinism)
     # Emscripten runs os.system through the host's child_process, which the sandbox forbids; the
     # refusal would arrive as a JavaScript error that breaks the interpreter. Refuse it in Python.
     for module in (os, posix):
-        module.system = _refuse("os.system")
-    determinism = {"__name__": "spade_determinism"}
-    exec(compile(_DETERMINISM, "<spade determinism>", "exec"), determinism)
+        module.system = determinism["refusal"]("os.system")
+    # Every builtin module is loaded now, and the loader that makes new instances of them (which
+    # would hand out Pyodide's JavaScript bridge whatever sys.modules says) is refused afterwards.
+    import _imp
+    for name in sys.builtin_module_names:
+        if name not in sys.modules and name.partition(".")[0] not in BLOCKED_IMPORTS:
+            try:
+                __import__(name)
+            except Exception:
+                pass
+    _imp.create_builtin = determinism["refusal"]("loading a builtin module")
     reseed = determinism["reseed"]
     os.urandom = determinism["urandom"]
     random._urandom = determinism["urandom"]

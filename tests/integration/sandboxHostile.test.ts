@@ -96,6 +96,9 @@ class ReachEnv:
         except BaseException as error:
             results["create_builtin"] = "blocked: " + type(error).__name__
         results["javascript_objects"] = len(found)
+        # The harness's own functions would lead to its handler through their globals.
+        harness = [name for name in ("connect", "prepare", "handle") if name in getattr(os.system, "__globals__", {})]
+        results["harness_globals"] = ",".join(harness)
         for index, proxy in enumerate(list(found.values())[:40]):
             attempt(results, f"escalate_{index}", lambda: escalate(proxy))
         return json.dumps(results), {}
@@ -217,6 +220,8 @@ describe("hostile environments against one shared pool", () => {
     for (const name of ["gc_objects", "gc_referents", "frame", "traceback_frame", "settrace", "import_js", "import_pyodide", "import_core", "import_after_clearing_meta_path"]) {
       expect(results[name], name).toMatch(/^blocked/);
     }
+    expect(results.create_builtin).toMatch(/^blocked/);
+    expect(results.harness_globals).toBe("");
     for (const [name, outcome] of Object.entries(results)) if (name.startsWith("escalate_")) expect(outcome, name).toMatch(/^blocked/);
     expect(existsSync(host.jsMarker)).toBe(false);
   });
