@@ -81,6 +81,7 @@ interface Waiter {
 }
 
 const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py"];
+let warnedUnconfined = false;
 /** Memory assumed per sandbox before one was measured, in MiB. */
 const ASSUMED_PROCESS_MB = 160;
 const SAMPLES = 256;
@@ -181,6 +182,10 @@ export class SandboxPool {
     const probe = buildSandboxLaunch({ confinement: resolved.confinement });
     if (!probe.confinement.confined && !(options.allowUnconfined ?? unconfinedAllowedByEnvironment())) {
       throw new SandboxUnconfinedError("reason" in probe.confinement ? String(probe.confinement.reason) : probe.confinement.name);
+    }
+    if (!probe.confinement.confined && !warnedUnconfined) {
+      warnedUnconfined = true;
+      process.stderr.write(`spade: warning: the sandbox runs WITHOUT OS confinement (${"reason" in probe.confinement ? String(probe.confinement.reason) : "none"}); generated code is isolated by in-process layers only\n`);
     }
     const files = Object.fromEntries(HARNESS_FILES.map((name) => [name, readFileSync(resourcePath("python", name), "utf8")]));
     const cacheDir = options.snapshotCacheDir === undefined ? SnapshotCache.defaultDirectory() : options.snapshotCacheDir;

@@ -14,7 +14,7 @@ export const benchCommand: Command = {
     for (const name of only ?? []) {
       if (!names.includes(name)) throw new UsageError(`spade bench: --only names unknown section "${name}" (known: ${names.join(", ")})`);
     }
-    const result: Record<string, Record<string, number>> = {};
+    const result: Record<string, Record<string, number | string | null>> = {};
     for (const section of benchSections) {
       if (only && !only.includes(section.name)) continue;
       process.stderr.write(`bench: ${section.name}...\n`);
