@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BubblewrapConfinement } from "../../main/sandbox/confinement/bubblewrapConfinement.js";
 import { chooseConfinement } from "../../main/sandbox/confinement/chooseConfinement.js";
 import { buildSeccompFilter, refusedSyscallNames } from "../../main/sandbox/confinement/seccompFilter.js";
+import { processTree } from "../../main/sandbox/processMemory.js";
+import { buildSandboxLaunch } from "../../main/sandbox/sandboxLaunch.js";
+import { TEST_SNAPSHOT_DIR } from "../support/sandboxTestPool.js";
+
+/** The open descriptors of a host process that point at `path`. */
+function descriptorsTo(pid: number, path: string): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return [];
+  }
+}
 
 // The OS layer on its own: plain JavaScript (playing code that got out of Python and out of
 // Node's permission model) run under bubblewrap with the seccomp filter, against real host
@@ -116,4 +134,35 @@ describe.skipIf(!bwrap)("bubblewrap confinement with the seccomp filter", () => 
     // The descriptor reached the child here (bubblewrap passes it on): the sandbox host closes such descriptors itself (see sandboxHostile).
     expect(readFileSync(victim, "utf8")).toBe(results.write_inherited?.startsWith("ok") ? "pwned" : "");
   });
+
+  it("closes a descriptor the engine inherited before any environment code can use it", async () => {
+    const snapshots = existsSync(TEST_SNAPSHOT_DIR) ? readdirSync(TEST_SNAPSHOT_DIR).filter((name) => name.endsWith(".bin")).map((name) => join(TEST_SNAPSHOT_DIR, name)) : [];
+    const snapshot = snapshots.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0] ?? null;
+    const launch = buildSandboxLaunch({ snapshotPath: snapshot });
+    const victim = join(dir, "inherited-by-engine.txt");
+    const fd = openSync(victim, "w");
+    const child = spawn(launch.command, launch.args, { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe", "ignore", "ignore", fd], env: launch.env });
+    closeSync(fd);
+    (child.stdio[4] as NodeJS.WritableStream).end(launch.extraInputs[0] as Buffer);
+    try {
+      const reply = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        child.stdio[3]?.on("data", (chunk) => {
+          text += chunk;
+          if (text.includes("\n")) resolve(text);
+        });
+        child.on("exit", (code) => reject(new Error(`the child exited with ${code}`)));
+        const files = Object.fromEntries(["spade_sandbox.py", "spade_env.py"].map((name) => [name, readFileSync(join("resources", "python", name), "utf8")]));
+        (child.stdio[3] as NodeJS.WritableStream).write(`${JSON.stringify({ id: 1, op: "init", files, snapshotPath: snapshot, wantSnapshot: false })}\n`);
+      });
+      expect(JSON.parse(reply)).toMatchObject({ id: 1, ok: true });
+      const tree = processTree(child.pid as number);
+      const runtime = tree.at(-1) as number;
+      // The runtime that runs environment code no longer holds it (bubblewrap passes such descriptors on).
+      expect(descriptorsTo(runtime, victim)).toEqual([]);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    expect(readFileSync(victim, "utf8")).toBe("");
+  }, 120_000);
 });

@@ -21,7 +21,6 @@ import { pathToFileURL } from "node:url";
 import { hardenRealm } from "./hardenRealm.mjs";
 
 const PROTOCOL_FD = 3;
-const O_CLOEXEC = 0o2000000;
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 const writeSync = fs.writeSync;
 const readSync = fs.readSync;
@@ -46,16 +45,33 @@ function refuseToRun(message) {
   endProcess(3);
 }
 
-// Descriptors inherited from the engine (and its own parent) that are not the protocol's: any
-// descriptor without close-on-exec was inherited, since everything Node opens itself has it.
-for (const name of fs.readdirSync("/proc/self/fd")) {
-  const fd = Number(name);
-  if (!Number.isInteger(fd) || fd <= PROTOCOL_FD) continue;
-  try {
-    const flags = /^flags:\s+([0-7]+)/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"))?.[1];
-    if (flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) === 0) fs.closeSync(fd);
-  } catch {
-    // Gone already (the descriptor of the directory listing itself).
+// Descriptors inherited from the engine (and from its own parent) other than the protocol's are
+// closed before anything else runs. Node's own descriptors at this point are event loop handles
+// (anon_inode), pipes it holds both ends of, and /dev/null; anything else (a file, a socket, a
+// directory, one end of a pipe) came from outside.
+{
+  /** @type {Map<number, string>} */
+  const targets = new Map();
+  for (const name of fs.readdirSync("/proc/self/fd")) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd <= PROTOCOL_FD) continue;
+    try {
+      targets.set(fd, fs.readlinkSync(`/proc/self/fd/${fd}`));
+    } catch {
+      // Gone already (the descriptor of the directory listing itself).
+    }
+  }
+  const pipeEnds = new Map();
+  for (const target of targets.values()) if (target.startsWith("pipe:")) pipeEnds.set(target, (pipeEnds.get(target) ?? 0) + 1);
+  for (const [fd, target] of targets) {
+    const own = target.startsWith("anon_inode:") || target === "/dev/null" || (target.startsWith("pipe:") && pipeEnds.get(target) >= 2);
+    if (!own) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // Already closed.
+      }
+    }
   }
 }
 
