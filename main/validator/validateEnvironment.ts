@@ -94,7 +94,7 @@ export async function validateEnvironment(pool: SandboxPool, code: string, optio
   run.pass("code_executes", "the code compiles and runs");
   run.pass("single_env_class", `found ${session.className}`);
   run.pass("constructs", `${session.className}() was created`);
-  let trajectories: string[] = [];
+  let trajectories: string[];
   try {
     trajectories = await runSessionChecks(run, session, probes);
   } finally {

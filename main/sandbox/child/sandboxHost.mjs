@@ -81,13 +81,15 @@ const permission = /** @type {{ has?: (scope: string, reference?: string) => boo
 if (typeof permission?.has !== "function" || permission.has("fs.write") || permission.has("child")) {
   refuseToRun("the sandbox child runs without Node's permission model (process.permission is missing or allows writes): refusing to run code");
 }
-let evalWorks = false;
-try {
-  evalWorks = new Function("return true")() === true;
-} catch {
-  evalWorks = false;
+/** True when JavaScript can still be compiled from a string in this realm. */
+function evalWorks() {
+  try {
+    return new Function("return true")() === true;
+  } catch {
+    return false;
+  }
 }
-if (evalWorks) refuseToRun("the sandbox child allows code generation from strings: refusing to run code");
+if (evalWorks()) refuseToRun("the sandbox child allows code generation from strings: refusing to run code");
 
 const pyodideDir = process.argv[2];
 if (!pyodideDir) refuseToRun("usage: sandboxHost.mjs <pyodide folder>");
