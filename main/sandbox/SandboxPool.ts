@@ -368,9 +368,10 @@ export class SandboxPool {
     const needed = this.waiters.length + this.prewarmTarget;
     while (this.fresh.length + this.starting < needed) {
       if (this.live.size + this.starting >= this.capacityLimit) {
-        // Room is made by ending the environment process idle longest.
+        // Room is made for waiting opens (not for the warm set) by ending the environment process idle longest.
+        if (this.fresh.length + this.starting >= this.waiters.length) return;
         const oldest = this.idle.reduce<SandboxProcess | null>((best, process) => (best === null || process.lastUsed < best.lastUsed ? process : best), null);
-        if (!oldest || this.waiters.length === 0) return;
+        if (!oldest) return;
         this.idle.splice(this.idle.indexOf(oldest), 1);
         this.live.delete(oldest);
         oldest.kill();

@@ -155,7 +155,7 @@ describe("the sandbox runtime", () => {
     }
   });
 
-  it("reuses a clean interpreter for the same code and takes a fresh one for other code", async () => {
+  it("gives other code a never-used process and the same code its own process back, restored", async () => {
     const variant = `${game}\n# a variant no earlier test opened\n`;
     const before = pool.stats();
     for (const code of [variant, variant, tools, variant]) {
@@ -164,8 +164,9 @@ describe("the sandbox runtime", () => {
       await session.close();
     }
     const after = pool.stats();
-    expect(after.reusedInterpreters - before.reusedInterpreters).toBe(1);
-    expect(after.freshInterpreters - before.freshInterpreters).toBe(3);
+    expect(after.reusedInterpreters - before.reusedInterpreters).toBe(2);
+    expect(after.freshInterpreters - before.freshInterpreters).toBe(2);
+    expect(after.playResetP50Ms).not.toBeNull();
   });
 });
 
