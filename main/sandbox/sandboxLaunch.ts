@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { unpackedPath } from "../paths.js";
 import { chooseConfinement, type ConfinementMode } from "./confinement/chooseConfinement.js";
 import type { Confinement } from "./confinement/Confinement.js";
 
@@ -45,12 +46,12 @@ export interface SandboxLaunchOptions {
 
 /** The folder of the installed pyodide package. */
 export function pyodideDirectory(): string {
-  return dirname(createRequire(import.meta.url).resolve("pyodide/package.json"));
+  return unpackedPath(dirname(createRequire(import.meta.url).resolve("pyodide/package.json")));
 }
 
 /** The child's host script, next to this file both in the sources and in out/. */
 export function sandboxHostScript(): string {
-  return fileURLToPath(new URL("./child/sandboxHost.mjs", import.meta.url));
+  return unpackedPath(fileURLToPath(new URL("./child/sandboxHost.mjs", import.meta.url)));
 }
 
 const IN_PROCESS_LAYERS = [

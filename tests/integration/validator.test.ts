@@ -57,6 +57,20 @@ describe("validateEnvironment", () => {
     if (line !== undefined) expect(failed?.line).toBe(line);
   });
 
+  it("runs a game that uses the reference's injected names (deque, math, Counter) without importing them", async () => {
+    const code = `class QueueEnv:
+    def reset(self, seed=None):
+        self.queue = deque([1, 2, 3])
+        return f"Pop as \\\\boxed{{n}}: {math.floor(2.5)} {Counter('aab')['a']}", {}
+    def step(self, action):
+        return str(self.queue.popleft() if self.queue else 0), 0.0, not self.queue, False, {}
+    def solution(self):
+        return "\\\\boxed{1}"
+`;
+    const report = await validateEnvironment(pool, code);
+    expect(report.error).toBeNull();
+  });
+
   it("refuses a game that imports a module the sandbox cannot provide, naming the module", async () => {
     const report = await validateEnvironment(pool, hostile("numpy_game"));
     expect(report.valid).toBe(false);
