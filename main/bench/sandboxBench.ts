@@ -109,7 +109,20 @@ export const sandboxBench: BenchSection = {
         await session.close();
       }
       const stats = pool.stats();
-      log(`never-used process from the warm pool: p50 ${round(stats.freshProcessP50Ms ?? Number.NaN)} ms; pristine state for the next play: p50 ${round(stats.playResetP50Ms ?? Number.NaN)} ms; memory per sandbox process: ${stats.memoryPerProcessMb} MiB`);
+      // A never-used process from a warm pool, as the loop gets one for each new environment.
+      const warm = await SandboxPool.create({ size: 2 });
+      let fresh: number | null;
+      try {
+        for (let index = 0; index < 9; index++) {
+          await warm.prewarm(2);
+          const session = await warm.open(`${code}\n# fresh ${index}\n`);
+          await session.close();
+        }
+        fresh = warm.stats().freshProcessP50Ms;
+      } finally {
+        await warm.dispose();
+      }
+      log(`never-used process from the warm pool: p50 ${round(fresh ?? Number.NaN)} ms (one sandbox, validations back to back: ${round(stats.freshProcessP50Ms ?? Number.NaN)} ms); pristine state for the next play: p50 ${round(stats.playResetP50Ms ?? Number.NaN)} ms; memory per sandbox process: ${stats.memoryPerProcessMb} MiB`);
       return {
         stepsPerSec: Math.round(stepsPerSec),
         stepP50Ms: round(stepP50Ms),
@@ -117,7 +130,7 @@ export const sandboxBench: BenchSection = {
         ratio: round(stepsPerSec / native, 4),
         validateMsP50: percentile(durations, 0.5),
         coldStartMs: Math.round(coldStartMs),
-        freshProcessP50Ms: round(stats.freshProcessP50Ms ?? Number.NaN),
+        freshProcessP50Ms: round(fresh ?? Number.NaN),
         playResetP50Ms: round(stats.playResetP50Ms ?? Number.NaN),
         memoryPerProcessMb: stats.memoryPerProcessMb,
         confinement: pool.confinement,

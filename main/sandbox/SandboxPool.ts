@@ -85,6 +85,8 @@ let warnedUnconfined = false;
 /** Memory assumed per sandbox before one was measured, in MiB. */
 const ASSUMED_PROCESS_MB = 160;
 const SAMPLES = 256;
+/** An environment's idle process may be ended for the warm set after this long without a play, in ms. */
+const STALE_IDLE_MS = 1000;
 
 function median(values: number[]): number | null {
   if (values.length === 0) return null;
@@ -129,6 +131,7 @@ export class SandboxPool {
   private readonly resets: number[] = [];
   private readonly memoryBoundCapacity: boolean;
   private readonly wantedCapacity: number;
+  private recheck: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "size">>,
@@ -232,11 +235,9 @@ export class SandboxPool {
       if (!Number.isInteger(options.capacity) || options.capacity < 1) throw new RangeError(`prewarm capacity must be a whole number of at least 1, got ${options.capacity}`);
       this.capacityLimit = options.capacity;
     }
-    const starts: Array<Promise<void>> = [];
-    while (this.fresh.length + this.starting + starts.length < count && this.live.size + this.starting + starts.length < this.capacityLimit) {
-      starts.push(this.startProcess().catch(() => undefined));
-    }
-    await Promise.all(starts);
+    this.topUp();
+    // Resolves once the warm set is full, or nothing more is being started (capacity reached, or starts failing).
+    while (!this.disposed && this.fresh.length < count && this.starting > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   /** Runs `code` in a sandbox and creates its single `*Env` class; the session holds a process until closed. */
@@ -286,6 +287,7 @@ export class SandboxPool {
   /** Kills every sandbox process; pending `open()` calls fail. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    if (this.recheck) clearTimeout(this.recheck);
     for (const waiter of this.waiters.splice(0)) waiter.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
     const exits = [...this.live].map((process) => new Promise<void>((resolve) => process.onExit(resolve)));
     for (const process of this.live) process.kill();
@@ -368,10 +370,17 @@ export class SandboxPool {
     const needed = this.waiters.length + this.prewarmTarget;
     while (this.fresh.length + this.starting < needed) {
       if (this.live.size + this.starting >= this.capacityLimit) {
-        // Room is made for waiting opens (not for the warm set) by ending the environment process idle longest.
-        if (this.fresh.length + this.starting >= this.waiters.length) return;
+        // Room is made by ending the environment process idle longest: at once for a waiting
+        // open, for the warm set only once it has been idle a while (its next play may be near).
+        const forWaiter = this.fresh.length + this.starting < this.waiters.length;
         const oldest = this.idle.reduce<SandboxProcess | null>((best, process) => (best === null || process.lastUsed < best.lastUsed ? process : best), null);
         if (!oldest) return;
+        const idleMs = performance.now() - oldest.lastUsed;
+        if (!forWaiter && idleMs < STALE_IDLE_MS) {
+          this.recheck ??= setTimeout(() => ((this.recheck = null), this.topUp()), STALE_IDLE_MS - idleMs + 5);
+          this.recheck.unref();
+          return;
+        }
         this.idle.splice(this.idle.indexOf(oldest), 1);
         this.live.delete(oldest);
         oldest.kill();

@@ -80,6 +80,9 @@ export function buildSandboxLaunch(options: SandboxLaunchOptions = {}): SandboxL
     // module.register() runs its hooks on a loader thread, which the permission model counts as a worker.
     "--allow-worker",
     "--disallow-code-generation-from-strings",
+    // Every process runs one environment only: compile the interpreter eagerly while the process
+    // waits in the warm pool, not function by function during the environment's first calls.
+    "--no-wasm-lazy-compilation",
     `--max-old-space-size=${options.jsHeapMb ?? 512}`,
     "--disable-warning=ExperimentalWarning",
     "--disable-warning=SecurityWarning",

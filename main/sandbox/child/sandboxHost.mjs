@@ -212,6 +212,7 @@ async function initialize(request) {
   hardenRealm();
   pristine = wasm.HEAPU8.slice();
   pristineFingerprint = fingerprint();
+  warmUp();
   return { startMs: performance.now() - started, snapshot, memoryBytes: wasm.HEAPU8.length };
 }
 
@@ -227,6 +228,48 @@ function loadOptions(extra) {
     checkAPIVersion: true,
     ...extra,
   };
+}
+
+// A game of the harness's own, played once before the child is handed out and then wiped by
+// restoring the pristine memory: a process only ever runs one environment, so without this every
+// environment would pay for V8 compiling the interpreter's WebAssembly on first use.
+const WARM_UP_GAME = `
+import json, math, random, re
+class WarmUpEnv:
+    def __init__(self):
+        self.reset()
+    def reset(self, seed=None):
+        random.seed(seed)
+        self.secret = "".join(random.sample("0123456789", 4))
+        self.turns = 0
+        return f"Guess 4 digits as \\\\boxed{{dddd}} (seed {seed})", {"seed": seed, "rules": ["a", "b"]}
+    def step(self, action):
+        self.turns += 1
+        if action == "raise":
+            raise ValueError("warm-up")
+        found = re.search(r"\\\\boxed\\{(\\d+)\\}", action)
+        guess = found.group(1) if found else ""
+        bulls = sum(1 for a, b in zip(guess, self.secret) if a == b)
+        done = bulls == 4 or self.turns >= 8
+        return f"{bulls} bulls {json.dumps({'t': self.turns})}", float(bulls == 4), done, False, {"bulls": bulls, "sqrt": math.sqrt(self.turns)}
+    def hint(self):
+        return "Use disjoint digits."
+    def solution(self):
+        return f"\\\\boxed{{{self.secret}}}"
+`;
+
+function warmUp() {
+  const ask = (/** @type {Record<string, unknown>} */ request) => handle(JSON.stringify(request));
+  ask({ op: "open", code: WARM_UP_GAME, maxObservationChars: 65536, maxPrintChars: 65536 });
+  for (const seed of [0, 42, 123]) {
+    ask({ op: "reset", seed });
+    for (let turn = 0; turn < 12; turn++) ask({ op: "step", action: `\\boxed{${1000 + turn * 37}}` });
+  }
+  ask({ op: "step", action: "raise" });
+  ask({ op: "hint" });
+  ask({ op: "solution" });
+  ask({ op: "close" });
+  restorePristine();
 }
 
 /** Puts the pristine interpreter memory back; throws when state outside the memory changed. */
