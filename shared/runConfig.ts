@@ -80,6 +80,8 @@ export interface SandboxConfig {
   stepTimeoutMs: number;
   /** Defaults to 60000 ms. */
   validationTimeoutMs: number;
+  /** Run generated code even where no OS confinement (bubblewrap, sandbox-exec) is available: reduced isolation. Defaults to false (the SPADE_SANDBOX_ALLOW_UNCONFINED=1 environment variable also allows it). */
+  allowUnconfined: boolean;
 }
 
 export interface RunConfig {
@@ -275,10 +277,11 @@ function readThinking(where: string, key: string, value: unknown): ThinkingMode 
 }
 
 function readSandbox(where: string, value: unknown): SandboxConfig {
-  const o = readObject(where, "sandbox", value ?? {}, ["stepTimeoutMs", "validationTimeoutMs"]);
+  const o = readObject(where, "sandbox", value ?? {}, ["stepTimeoutMs", "validationTimeoutMs", "allowUnconfined"]);
   return {
     stepTimeoutMs: optional(o.stepTimeoutMs, (v) => readInteger(where, "sandbox.stepTimeoutMs", v, 1)) ?? 30_000,
     validationTimeoutMs: optional(o.validationTimeoutMs, (v) => readInteger(where, "sandbox.validationTimeoutMs", v, 1)) ?? 60_000,
+    allowUnconfined: optional(o.allowUnconfined, (v) => readBoolean(where, "sandbox.allowUnconfined", v)) ?? false,
   };
 }
 
