@@ -1,4 +1,5 @@
 import { parseBackendConfig, type BackendConfig } from "./backendConfig.js";
+import type { ThinkingMode } from "./llm.js";
 import { InputError } from "./validation/InputError.js";
 import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
 import { recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
@@ -74,6 +75,8 @@ export interface DesignerConfig {
   difficulties: string[];
   /** Tool-use environments (`ToolUseBaseEnv`, tool calls). Defaults to the recipe's (false games, true tool use). */
   toolUse: boolean;
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  thinking: ThinkingMode;
 }
 
 export interface MemoryConfig {
@@ -108,6 +111,8 @@ export interface AgentConfig {
   maxTokens: number;
   /** Keep only the last N exchanges in the agent's prompt. Defaults to all. */
   historyTurns: number | null;
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  thinking: ThinkingMode;
 }
 
 export interface HintConfig {
@@ -119,6 +124,8 @@ export interface HintConfig {
   leakCheck: boolean;
   /** Deviation: an environment's own `hint()` is used instead of the hint writer (it passes the leak check). Defaults to false. */
   useEnvHint: boolean;
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  thinking: ThinkingMode;
 }
 
 export interface SandboxConfig {
@@ -128,6 +135,8 @@ export interface SandboxConfig {
   validationTimeoutMs: number;
   /** Sandbox processes kept for the run; null sizes the pool from the backend's concurrency and free memory. Defaults to null. */
   processes: number | null;
+  /** Run generated code even where no OS confinement (bubblewrap, sandbox-exec) is available: reduced isolation. Defaults to false (the SPADE_SANDBOX_ALLOW_UNCONFINED=1 environment variable also allows it). */
+  allowUnconfined: boolean;
 }
 
 export interface RunConfig {
@@ -266,7 +275,7 @@ function readCorpus(where: string, value: unknown, d: RecipeDefaults): CorpusCon
 }
 
 function readDesigner(where: string, value: unknown, d: RecipeDefaults): DesignerConfig {
-  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "repair", "temperature", "maxTokens", "skills", "difficulty", "randomDifficulty", "difficulties", "toolUse"]);
+  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "repair", "temperature", "maxTokens", "skills", "difficulty", "randomDifficulty", "difficulties", "toolUse", "thinking"]);
   const kind = (optional(o.kind, (v) => readString(where, "designer.kind", v, { oneOf: ["llm", "fixed"] })) ?? "llm") as DesignerConfig["kind"];
   const set = optional(o.set ?? undefined, (v) => readString(where, "designer.set", v, { nonEmpty: true })) ?? null;
   if (kind === "fixed" && set === null) throw new InputError(`${where}: designer.set: required when designer.kind is "fixed" (the environment set to draw from)`);
@@ -287,6 +296,7 @@ function readDesigner(where: string, value: unknown, d: RecipeDefaults): Designe
     randomDifficulty: optional(o.randomDifficulty, (v) => readBoolean(where, "designer.randomDifficulty", v)) ?? o.difficulties !== undefined,
     difficulties,
     toolUse: optional(o.toolUse, (v) => readBoolean(where, "designer.toolUse", v)) ?? d.designer.toolUse,
+    thinking: readThinking(where, "designer.thinking", o.thinking),
   };
 }
 
@@ -341,32 +351,39 @@ function readMemory(where: string, value: unknown): MemoryConfig {
 }
 
 function readAgent(where: string, value: unknown, d: RecipeDefaults): AgentConfig {
-  const o = readObject(where, "agent", value ?? {}, ["temperature", "topP", "topK", "maxTokens", "historyTurns"]);
+  const o = readObject(where, "agent", value ?? {}, ["temperature", "topP", "topK", "maxTokens", "historyTurns", "thinking"]);
   return {
     temperature: optional(o.temperature, (v) => readNumber(where, "agent.temperature", v, 0, 5)) ?? d.agent.temperature,
     topP: optional(o.topP, (v) => readNumber(where, "agent.topP", v, 0, 1)) ?? d.agent.topP,
     topK: optional(o.topK, (v) => readInteger(where, "agent.topK", v, 0)) ?? d.agent.topK,
     maxTokens: optional(o.maxTokens, (v) => readInteger(where, "agent.maxTokens", v, 1)) ?? d.agent.maxTokens,
     historyTurns: optional(o.historyTurns ?? undefined, (v) => readInteger(where, "agent.historyTurns", v, 1)) ?? null,
+    thinking: readThinking(where, "agent.thinking", o.thinking),
   };
 }
 
 function readHint(where: string, value: unknown, d: RecipeDefaults): HintConfig {
-  const o = readObject(where, "hint", value ?? {}, ["temperature", "maxTokens", "leakCheck", "useEnvHint"]);
+  const o = readObject(where, "hint", value ?? {}, ["temperature", "maxTokens", "leakCheck", "useEnvHint", "thinking"]);
   return {
     temperature: optional(o.temperature, (v) => readNumber(where, "hint.temperature", v, 0, 5)) ?? d.hint.temperature,
     maxTokens: optional(o.maxTokens, (v) => readInteger(where, "hint.maxTokens", v, 1)) ?? d.hint.maxTokens,
     leakCheck: optional(o.leakCheck, (v) => readBoolean(where, "hint.leakCheck", v)) ?? false,
     useEnvHint: optional(o.useEnvHint, (v) => readBoolean(where, "hint.useEnvHint", v)) ?? false,
+    thinking: readThinking(where, "hint.thinking", o.thinking),
   };
 }
 
+function readThinking(where: string, key: string, value: unknown): ThinkingMode {
+  return (optional(value, (v) => readString(where, key, v, { oneOf: ["off", "on", "auto"] })) ?? "off") as ThinkingMode;
+}
+
 function readSandbox(where: string, value: unknown): SandboxConfig {
-  const o = readObject(where, "sandbox", value ?? {}, ["stepTimeoutMs", "validationTimeoutMs", "processes"]);
+  const o = readObject(where, "sandbox", value ?? {}, ["stepTimeoutMs", "validationTimeoutMs", "processes", "allowUnconfined"]);
   return {
     stepTimeoutMs: optional(o.stepTimeoutMs, (v) => readInteger(where, "sandbox.stepTimeoutMs", v, 1)) ?? 30_000,
     validationTimeoutMs: optional(o.validationTimeoutMs, (v) => readInteger(where, "sandbox.validationTimeoutMs", v, 1)) ?? 60_000,
     processes: optional(o.processes ?? undefined, (v) => readInteger(where, "sandbox.processes", v, 1, 1024)) ?? null,
+    allowUnconfined: optional(o.allowUnconfined, (v) => readBoolean(where, "sandbox.allowUnconfined", v)) ?? false,
   };
 }
 

@@ -1,5 +1,5 @@
-/** A measured value: a number, or a list or object of them (e.g. one entry per concurrency level). */
-export type BenchValue = number | readonly BenchValue[] | { readonly [key: string]: BenchValue };
+/** A measured value: a number (or a label, or null), or a list or object of them (e.g. one entry per concurrency level). */
+export type BenchValue = number | string | null | readonly BenchValue[] | { readonly [key: string]: BenchValue };
 
 /** One section of `spade bench --json`: a name and a measurement that returns its numbers. */
 export interface BenchSection {

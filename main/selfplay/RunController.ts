@@ -1,27 +1,21 @@
-import { availableParallelism, freemem } from "node:os";
 import type { RunConfig } from "../../shared/runConfig.js";
 import { parseRunConfig } from "../../shared/runConfig.js";
 import { openCorpus } from "../corpus/openCorpus.js";
 import { createBackend } from "../llm/createBackend.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
-import { SandboxPool } from "../sandbox/SandboxPool.js";
+import { SandboxPool, type SandboxPoolOptions } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { acquireRunLockPatiently, createRun, getRun, heartbeatRunLock, releaseRunLock, updateRunStatus, type RunStatus } from "../store/queries/runs.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
 
-/** Memory a sandbox process is budgeted at when the pool sizes itself (Pyodide with a game loaded, measured about 150-250 MiB). */
-const sandboxBudgetBytes = 256 * 1024 * 1024;
-
 /**
- * Sandbox processes for a run: `sandbox.processes` when set, else one per play the backend can
- * serve at once plus one for validation, at least 2, at most what free memory allows, two per CPU
- * core (the pool starts them all up front) and 64.
+ * The sandbox pool for a run: sized for one play per request the backend serves at once (plus one
+ * for validation); `sandbox.processes` caps the processes alive at once, else the pool caps itself
+ * by free memory. Processes start as plays need them, a few ahead.
  */
-export function sandboxProcesses(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): number {
-  if (config.sandbox.processes !== null) return config.sandbox.processes;
-  const byMemory = Math.floor(freemem() / sandboxBudgetBytes);
-  return Math.max(2, Math.min(backend.parallelism + 1, byMemory, 2 * availableParallelism(), 64));
+export function sandboxPoolSizing(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): Pick<SandboxPoolOptions, "concurrency" | "capacity"> {
+  return { concurrency: backend.parallelism + 1, ...(config.sandbox.processes === null ? {} : { capacity: config.sandbox.processes }) };
 }
 
 export type RunControllerEvent =
@@ -146,7 +140,7 @@ export class RunController {
         this.emit({ type: "notice", runId, message: `corpus ${corpus.path}: ${count} line${count === 1 ? " is" : "s are"} not a document and left out (${examples.join("; ")}${count > examples.length ? "; ..." : ""})` });
       }
       const model = (backend = await (this.options.createBackend ?? ((c) => createBackend(c.backend)))(config));
-      const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, size: sandboxProcesses(c, model) })))(config));
+      const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...sandboxPoolSizing(c, model), ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
       const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent: (event) => this.emit(event) });
       const outcome = await loop.run();
       status = outcome === "completed" ? "completed" : entry.intent === "stop" ? "stopped" : "paused";
