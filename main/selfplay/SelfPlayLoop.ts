@@ -267,6 +267,7 @@ export class SelfPlayLoop {
         messages,
         sampling: { temperature: this.config.designer.temperature, maxTokens: this.config.designer.maxTokens, seed: deriveSeed(this.config.seed, "designer", iteration, state.slot, attempt) },
         signal: this.deps.signal,
+        thinking: this.config.designer.thinking,
       });
       replyText = reply.text;
       tokens = reply.promptTokens + reply.completionTokens;
@@ -460,6 +461,7 @@ export class SelfPlayLoop {
         maxTurns: this.config.maxTurns,
         sampling: { temperature: this.config.agent.temperature, topP: this.config.agent.topP, topK: this.config.agent.topK, maxTokens: this.config.agent.maxTokens },
         historyTurns: this.config.agent.historyTurns ?? undefined,
+        protocol: { thinking: this.config.agent.thinking },
         signal: this.deps.signal,
         onEpisode: (episode) => {
           if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
