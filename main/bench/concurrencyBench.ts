@@ -42,7 +42,15 @@ const server = createServer(async (req, res) => {
   stats.peak = Math.max(stats.peak, stats.inFlight);
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
-  const messages = JSON.parse(Buffer.concat(chunks).toString("utf8")).messages;
+  const body = Buffer.concat(chunks).toString("utf8");
+  if (!req.url.endsWith("/chat/completions") || body === "") {
+    // Anything but a chat call (e.g. the backend asking for the model list): answer at once, not counted.
+    stats.inFlight--;
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ object: "list", data: [{ id: "latency", object: "model" }] }));
+    return;
+  }
+  const messages = JSON.parse(body).messages;
   const designer = messages.some((m) => m.role !== "assistant" && m.content.includes(workerData.designerMarker));
   const hint = workerData.hintPrefixes.some((prefix) => messages[0].content.startsWith(prefix));
   const content = designer ? workerData.designerReply : hint ? "Think first." : "\\boxed{7}";
