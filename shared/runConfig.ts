@@ -1,4 +1,5 @@
 import { parseBackendConfig, type BackendConfig } from "./backendConfig.js";
+import { parseTrainingConfig, type TrainingConfig } from "./trainingConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
 
@@ -101,6 +102,8 @@ export interface RunConfig {
   sandbox: SandboxConfig;
   /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
   trainer?: TrainerConfig;
+  /** Training inside the run (shared/trainingConfig.ts). Absent: the run only collects experience. */
+  training?: TrainingConfig;
 }
 
 /** A command run as a child process: an argv array (no shell) or one string (run by the shell). */
@@ -151,7 +154,7 @@ export const defaultSkills = [
   "Causal Reasoning",
 ];
 
-const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer"];
+const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer", "training"];
 
 /**
  * Reads a run config (the JSON of `spade run --config`). Unknown keys and wrong types are refused
@@ -183,6 +186,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     hint: readHint(where, c.hint),
     sandbox: readSandbox(where, c.sandbox),
     ...(c.trainer === undefined ? {} : { trainer: readTrainer(where, c.trainer) }),
+    ...(c.training === undefined ? {} : { training: parseTrainingConfig(where, c.training) }),
   };
 }
 
