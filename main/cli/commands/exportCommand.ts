@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { openDatabase } from "../../store/openDatabase.js";
 import { exportFormats, isExportFormat } from "../../training/exportFormats.js";
+import { exportTrainingBatch } from "../../training/exportTrainingBatch.js";
 import { ExportRunNotFoundError, exportTrainingData } from "../../training/exportTrainingData.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs, parseIntegerOption } from "../parseCommandArgs.js";
@@ -9,7 +10,7 @@ import { UsageError } from "../UsageError.js";
 
 export const exportCommand: Command = {
   name: "export",
-  usage: "export --db <path> [--run <id>] --format <grpo|designer|trl-sft|trl-kto|art> --out <dir>",
+  usage: "export --db <path> [--run <id>] --format <grpo|designer|trl-sft|trl-kto|art|batch> --out <dir>",
   summary: "training data (JSONL + manifest.json) from stored plays and designer attempts",
   async run(argv) {
     const { values } = parseCommandArgs(
@@ -29,7 +30,8 @@ export const exportCommand: Command = {
     );
     if (!values.db) throw new UsageError("spade export: --db <path> is required");
     if (!values.out) throw new UsageError("spade export: --out <dir> is required");
-    if (!values.format) throw new UsageError(`spade export: --format is required (one of ${exportFormats.join(", ")})`);
+    if (!values.format) throw new UsageError(`spade export: --format is required (one of ${exportFormats.join(", ")}, batch)`);
+    if (values.format === "batch") return exportBatch(values);
     if (!isExportFormat(values.format)) throw new UsageError(`spade export: --format must be one of ${exportFormats.join(", ")}, got "${values.format}"`);
     if (!existsSync(values.db)) throw new UsageError(`spade export: ${values.db} does not exist`);
     const runId = parseIntegerOption("export", "run", values.run);
@@ -64,3 +66,23 @@ export const exportCommand: Command = {
     return 0;
   },
 };
+
+/** `--format batch`: the token-exact training batch (README "Training inside the run"). */
+function exportBatch(values: { db?: string; run?: string; out?: string; "include-hinted"?: boolean; "include-errored"?: boolean; json?: boolean }): number {
+  if (!existsSync(values.db!)) throw new UsageError(`spade export: ${values.db} does not exist`);
+  const runId = parseIntegerOption("export", "run", values.run);
+  const db = openDatabase(values.db!, { readonly: true });
+  let result;
+  try {
+    result = exportTrainingBatch(db, { outDir: resolve(values.out!), runId, includeHinted: values["include-hinted"] ?? false, includeErrored: values["include-errored"] ?? false, dbLabel: resolve(values.db!) });
+  } catch (error) {
+    if (error instanceof ExportRunNotFoundError) throw new UsageError(`spade export: ${error.message}`);
+    throw error;
+  } finally {
+    db.close();
+  }
+  if (values.json) process.stdout.write(JSON.stringify({ file: result.file, ...result.header, untokenised: result.untokenised }) + "\n");
+  const leftOut = Object.entries(result.header["left out"]).filter(([, value]) => value > 0).map(([key, value]) => `${key} ${value}`).join(", ");
+  process.stderr.write(`batch.jsonl: ${result.header.roles.agent} agent and ${result.header.roles.designer} designer sequences, ${result.untokenised} rows without token ids${leftOut ? `; left out: ${leftOut}` : ""}\n`);
+  return 0;
+}
