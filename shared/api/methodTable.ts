@@ -15,6 +15,7 @@ export const methodTable: { readonly [M in MethodName]: Validator<MethodInput<M>
   compareRuns: object({ runIds: arrayOf(id, 20) }),
   getRun: runRef,
   getRunMetrics: runRef,
+  getRunTraining: runRef,
   listEnvironments: object({
     runId: optional(id),
     iteration: optional(integer({ min: 0 })),

@@ -96,3 +96,14 @@ export function findTrainingRound(db: ReadonlyDb, runId: number, afterIteration:
 export function listTrainingRounds(db: ReadonlyDb, runId: number): TrainingRound[] {
   return (statement(db, `SELECT * FROM training_rounds WHERE run_id = ? ORDER BY round`).all(runId) as TrainingRoundRow[]).map(toRound);
 }
+
+/** Per iteration, the adapters its episodes were sampled with and how many episodes each (the run page's iteration axis). */
+export function listIterationAdapters(db: ReadonlyDb, runId: number): { iteration: number; adapter: string | null; episodes: number }[] {
+  return statement(
+    db,
+    `SELECT e.iteration AS iteration, p.adapter AS adapter, COUNT(*) AS episodes
+     FROM episodes p JOIN environments e ON e.id = p.environment_id
+     WHERE p.run_id = ? AND e.iteration IS NOT NULL
+     GROUP BY e.iteration, p.adapter ORDER BY e.iteration, p.adapter`,
+  ).all(runId) as { iteration: number; adapter: string | null; episodes: number }[];
+}
