@@ -55,6 +55,19 @@ export interface TrainingConfig {
   python: string | null;
   /** The trainer is stopped after this long per round. Defaults to no limit. */
   timeoutMs: number | null;
+  /** The promotion gate: each new adapter is evaluated on a held-out suite against the one in use. Defaults to none (every adapter is used). */
+  eval: TrainingEvalConfig | null;
+}
+
+export interface TrainingEvalConfig {
+  /** A JSONL question suite or a folder of `.py` environments. Relative to the workspace folder. */
+  suite: string;
+  /** Questions (or environments) used. Defaults to all. */
+  limit: number | null;
+  /** The adapter is used unless its score is below the one in use by more than this. Defaults to 0. */
+  margin: number;
+  /** Generation budget per question. Defaults to 1024. */
+  maxTokens: number;
 }
 
 export const defaultTrainingHyper: TrainingHyper = {
@@ -70,7 +83,7 @@ export const defaultTrainingHyper: TrainingHyper = {
 };
 
 const hyperKeys = Object.keys(defaultTrainingHyper);
-const keys = ["every", "trainer", "roles", "hyper", "learningRate", "rank", "alpha", "epochs", "clipLow", "clipHigh", "tisCap", "klCoef", "maxTokensPerBatch", "rewardScale", "includeCanary", "includeHinted", "includeErrored", "unloadModel", "python", "timeoutMs"];
+const keys = ["every", "trainer", "roles", "hyper", "learningRate", "rank", "alpha", "epochs", "clipLow", "clipHigh", "tisCap", "klCoef", "maxTokensPerBatch", "rewardScale", "includeCanary", "includeHinted", "includeErrored", "unloadModel", "python", "timeoutMs", "eval"];
 
 /**
  * Reads the `training` block of a run config. Unknown keys and wrong types are refused by key. A
@@ -114,6 +127,17 @@ export function parseTrainingConfig(where: string, value: unknown): TrainingConf
     unloadModel: optional(o.unloadModel ?? undefined, (v) => readBoolean(where, "training.unloadModel", v)) ?? null,
     python: optional(o.python ?? undefined, (v) => readString(where, "training.python", v, { nonEmpty: true })) ?? null,
     timeoutMs: optional(o.timeoutMs ?? undefined, (v) => readInteger(where, "training.timeoutMs", v, 1)) ?? null,
+    eval: optional(o.eval ?? undefined, (v) => readTrainingEval(where, v)) ?? null,
+  };
+}
+
+function readTrainingEval(where: string, value: unknown): TrainingEvalConfig {
+  const o = readObject(where, "training.eval", value, ["suite", "limit", "margin", "maxTokens"]);
+  return {
+    suite: readString(where, "training.eval.suite", o.suite, { nonEmpty: true }),
+    limit: optional(o.limit ?? undefined, (v) => readInteger(where, "training.eval.limit", v, 1)) ?? null,
+    margin: optional(o.margin, (v) => readNumber(where, "training.eval.margin", v, 0)) ?? 0,
+    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "training.eval.maxTokens", v, 1)) ?? 1024,
   };
 }
 

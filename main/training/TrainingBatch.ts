@@ -17,6 +17,16 @@ export interface BatchLine {
   ref: BatchRef;
   /** The adapter it was sampled with (null: the base model). */
   adapter: string | null;
+  /** The sampling transform the behaviour log-probs are under (llama.cpp's meaning); null: the plain softmax / unknown. */
+  sampling: BatchSampling | null;
+}
+
+/** The settings that shape the sampling distribution (what a trainer applies to recompute the behaviour log-probs). */
+export interface BatchSampling {
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
 }
 
 export interface BatchRef {
@@ -36,6 +46,7 @@ export interface UntokenisedRow {
   advantage: number;
   ref: BatchRef;
   adapter: string | null;
+  sampling: null;
   /** Why: e.g. the OpenAI-compatible server gave no token ids. */
   missing: string;
 }

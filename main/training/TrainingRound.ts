@@ -4,6 +4,7 @@ import type { LoraSpec } from "../../shared/backendConfig.js";
 import type { TrainingConfig } from "../../shared/trainingConfig.js";
 import { adaptersDirFor } from "../adapters/adaptersDirFor.js";
 import { installAdapterFile } from "../adapters/installAdapterFile.js";
+import { nextAdapterName } from "../adapters/nextAdapterName.js";
 import { sha256File } from "../adapters/sha256File.js";
 import { checkModelFile } from "../llm/gguf/checkModelFile.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
@@ -187,15 +188,22 @@ export class TrainingRound implements TrainingStep {
       setTrainingRoundAdapter(db, runId, round.round, registered.id);
       return registered;
     }
-    const destPath = join(this.options.adaptersDir ?? adaptersDirFor(db.name), `${name}.gguf`);
-    // Not registered: a file of that name is the leftover of a round killed while installing it.
-    if (existsSync(destPath)) rmSync(destPath, { force: true });
+    const adaptersDir = this.options.adaptersDir ?? adaptersDirFor(db.name);
+    let destPath = join(adaptersDir, `${name}.gguf`);
+    let adapterSha256: string;
     const base = await checkModelFile(this.options.baseModelPath);
-    const adapterSha256 = await installAdapterFile(trained.adapterPath, destPath, base);
+    if (existsSync(destPath) && (await sha256File(destPath)) === (await sha256File(trained.adapterPath))) {
+      // Installed by this round before a kill, not yet registered: the same file, kept.
+      adapterSha256 = await sha256File(destPath);
+    } else {
+      // Another workspace sharing the folder has a file of that name: take a new version name.
+      if (existsSync(destPath)) destPath = join(adaptersDir, `${nextAdapterName(db, adaptersDir, name)}.gguf`);
+      adapterSha256 = await installAdapterFile(trained.adapterPath, destPath, base);
+    }
     const baseModelSha256 = await sha256File(this.options.baseModelPath);
     const id = transaction(db, () => {
       const adapterId = insertAdapter(db, {
-        name,
+        name: basename(destPath, ".gguf"),
         path: destPath,
         runId,
         parentId: parent?.id ?? null,

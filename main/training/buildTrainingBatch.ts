@@ -1,10 +1,11 @@
+import type { SamplingOptions } from "../../shared/llm.js";
 import type { TrainingRole } from "../../shared/trainingConfig.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { getTurns, listEpisodes, type Turn } from "../store/queries/episodes.js";
 import { getSampledTokens, type SampledTokens } from "../store/queries/sampledTokens.js";
 import { listBatchDesignerAttempts, listBatchEnvironments } from "../store/queries/trainingBatch.js";
 import { groupAdvantages, skillCentredAdvantages } from "./groupAdvantages.js";
-import { emptyLeftOut, type BatchLine, type BatchRef, type TrainingBatch, type UntokenisedRow } from "./TrainingBatch.js";
+import { emptyLeftOut, type BatchLine, type BatchSampling, type BatchRef, type TrainingBatch, type UntokenisedRow } from "./TrainingBatch.js";
 
 export interface TrainingBatchOptions {
   runId: number;
@@ -40,12 +41,12 @@ export function buildTrainingBatch(db: ReadonlyDb, options: TrainingBatchOptions
   const lines: BatchLine[] = [];
   const untokenised: UntokenisedRow[] = [];
   const { runId, fromIteration, toIteration } = options;
-  const keep = (line: Omit<BatchLine, "tokens" | "mask" | "behaviorLogprobs">, tokens: SampledTokens) => {
+  const keep = (line: Omit<BatchLine, "tokens" | "mask" | "behaviorLogprobs" | "sampling">, tokens: SampledTokens) => {
     const sequence = toSequence(tokens);
-    if (sequence) lines.push({ ...line, ...sequence });
+    if (sequence) lines.push({ ...line, ...sequence, sampling: distributionOf(tokens.sampling) });
     else {
       leftOut.noTokens++;
-      if (options.keepUntokenised) untokenised.push({ ...line, tokens: null, mask: null, behaviorLogprobs: null, missing: noTokensReason });
+      if (options.keepUntokenised) untokenised.push({ ...line, tokens: null, mask: null, behaviorLogprobs: null, sampling: null, missing: noTokensReason });
     }
   };
 
@@ -101,4 +102,12 @@ function toSequence(tokens: SampledTokens): Pick<BatchLine, "tokens" | "mask" | 
     mask: [...prompt.map(() => 0 as const), ...completion.map(() => 1 as const)],
     behaviorLogprobs: [...prompt.map(() => null), ...completion.map((_, i) => (known ? logprobs[i]! : null))],
   };
+}
+
+/** The distribution-shaping part of the recorded sampling settings (max tokens, stops and seed do not change log-probs). */
+function distributionOf(sampling: SamplingOptions | null): BatchSampling | null {
+  if (!sampling) return null;
+  const out: BatchSampling = {};
+  for (const key of ["temperature", "topK", "topP", "minP"] as const) if (typeof sampling[key] === "number") out[key] = sampling[key];
+  return Object.keys(out).length === 0 ? null : out;
 }

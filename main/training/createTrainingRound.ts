@@ -3,6 +3,7 @@ import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { LoopEvent } from "../selfplay/LoopEvent.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { createRoundTrainer } from "./createRoundTrainer.js";
+import { suiteGate } from "./suiteGate.js";
 import { TrainingRound, type TrainingRoundOptions } from "./TrainingRound.js";
 
 export interface TrainingRoundParts {
@@ -33,6 +34,7 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
     initialLora: config.backend.lora ?? [],
     createTrainer: parts.createTrainer ?? (() => createRoundTrainer(training, { onLog: () => undefined })),
     // A single GPU rarely holds the model and the trainer: release it there by default.
+    gate: training.eval ? suiteGate(parts.db, config, training.eval) : undefined,
     unloadByDefault: config.backend.gpu !== undefined && config.backend.gpu !== false,
     onEvent: parts.onEvent,
   });
