@@ -22,6 +22,11 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
   if (config.backend.kind !== "llama") {
     throw new Error(`training: a run trains its own model only on a local GGUF backend (backend.kind "llama"), but this run uses "${config.backend.kind}"; remove the training block and train with \`spade train\``);
   }
+  if (training.trainer.kind === "hf") {
+    // The hf trainer trains a Hugging Face checkpoint and writes PEFT output: inside a run that needs
+    // the checkpoint's path and the GGUF conversion step, which this block does not configure yet.
+    throw new Error(`training.trainer: "hf" is not available inside a run yet (it needs a Hugging Face base model and a GGUF conversion step); use "gguf", or train with \`spade train\` and the trainer block`);
+  }
   const backendPath = (parts.backend as { modelPath?: unknown }).modelPath;
   const baseModelPath = typeof backendPath === "string" ? backendPath : config.backend.modelPath;
   return new TrainingRound({
