@@ -55,6 +55,8 @@ export interface TrainingConfig {
   python: string | null;
   /** The trainer is stopped after this long per round. Defaults to no limit. */
   timeoutMs: number | null;
+  /** PyTorch CPU threads of the built-in trainers (0: PyTorch's own default). Defaults to 0. */
+  threads: number;
   /** The promotion gate: each new adapter is evaluated on a held-out suite against the one in use. Defaults to none (every adapter is used). */
   eval: TrainingEvalConfig | null;
 }
@@ -83,7 +85,7 @@ export const defaultTrainingHyper: TrainingHyper = {
 };
 
 const hyperKeys = Object.keys(defaultTrainingHyper);
-const keys = ["every", "trainer", "roles", "hyper", "learningRate", "rank", "alpha", "epochs", "clipLow", "clipHigh", "tisCap", "klCoef", "maxTokensPerBatch", "rewardScale", "includeCanary", "includeHinted", "includeErrored", "unloadModel", "python", "timeoutMs", "eval"];
+const keys = ["every", "trainer", "roles", "hyper", "learningRate", "rank", "alpha", "epochs", "clipLow", "clipHigh", "tisCap", "klCoef", "maxTokensPerBatch", "rewardScale", "includeCanary", "includeHinted", "includeErrored", "unloadModel", "python", "timeoutMs", "threads", "eval"];
 
 /**
  * Reads the `training` block of a run config. Unknown keys and wrong types are refused by key. A
@@ -127,6 +129,7 @@ export function parseTrainingConfig(where: string, value: unknown): TrainingConf
     unloadModel: optional(o.unloadModel ?? undefined, (v) => readBoolean(where, "training.unloadModel", v)) ?? null,
     python: optional(o.python ?? undefined, (v) => readString(where, "training.python", v, { nonEmpty: true })) ?? null,
     timeoutMs: optional(o.timeoutMs ?? undefined, (v) => readInteger(where, "training.timeoutMs", v, 1)) ?? null,
+    threads: optional(o.threads, (v) => readInteger(where, "training.threads", v, 0)) ?? 0,
     eval: optional(o.eval ?? undefined, (v) => readTrainingEval(where, v)) ?? null,
   };
 }

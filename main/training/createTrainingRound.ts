@@ -37,7 +37,7 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
     backend: parts.backend,
     baseModelPath,
     initialLora: config.backend.lora ?? [],
-    createTrainer: parts.createTrainer ?? (() => createRoundTrainer(training, { onLog: () => undefined })),
+    createTrainer: parts.createTrainer ?? (() => createRoundTrainer(training, { onLog: () => undefined, threads: training.threads })),
     // A single GPU rarely holds the model and the trainer: release it there by default.
     gate: training.eval ? suiteGate(parts.db, config, training.eval) : undefined,
     unloadByDefault: config.backend.gpu !== undefined && config.backend.gpu !== false,

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../shared/runConfig.js";
 import { LlamaBackend } from "../../main/llm/llama/LlamaBackend.js";
 import { runPlays } from "../../main/rollout/runPlays.js";
-import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
 import { RunController } from "../../main/selfplay/RunController.js";
 import type { WritableDb } from "../../main/store/DatabaseHandle.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
@@ -30,26 +29,24 @@ const storyWord = readFileSync(resolve(import.meta.dirname, "../../resources/env
 const pool = [storyWord, storyWord.replace('WORD = "the"', 'WORD = "was"')];
 const agent = { temperature: 1, maxTokens: 16 };
 /** Held-out plays per environment and model: seeds no run play uses. */
-const heldOut = 150;
+const heldOut = 100;
 
 let dir: string;
 let db: WritableDb;
-let sandbox: SandboxPool;
 beforeAll(async () => {
   if (!hasTorch) return;
   dir = mkdtempSync(join(tmpdir(), "spade-learns-"));
   db = openDatabase(join(dir, "ws.sqlite"));
   addEnvSetMembers(db, "story-words", pool.map((code) => ({ code, source: "test", skill: "Storytelling" })));
-  sandbox = await createTestPool();
 }, 60_000);
-afterAll(async () => {
-  await sandbox?.dispose();
+afterAll(() => {
   db?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Wins out of `heldOut` plays of each pool environment, with the base model or an adapter. */
 async function heldOutWins(adapter: string | null): Promise<{ wins: number; plays: number }> {
+  const sandbox = await createTestPool();
   const backend = await LlamaBackend.load({ model: stories, gpu: false, threads: 1, contextSize: 512, sequences: 1, lora: adapter ? [{ path: adapter }] : [] });
   let wins = 0;
   let plays = 0;
@@ -70,6 +67,7 @@ async function heldOutWins(adapter: string | null): Promise<{ wins: number; play
     }
   } finally {
     await backend.dispose();
+    await sandbox.dispose();
   }
   return { wins, plays };
 }
@@ -78,17 +76,17 @@ describe.skipIf(!hasTorch)("training inside the run: stories260K learns", () => 
   it("a run with training.every 1 raises the held-out win rate beyond chance (one-sided two-proportion z-test, p < 0.01)", async () => {
     const config = parseRunConfig(
       {
-        db: join(dir, "ws.sqlite"), seed: 3, iterations: 4, envsPerIteration: 2, plays: 16, hintPlays: 0, maxTurns: 1, canary: false,
+        db: join(dir, "ws.sqlite"), seed: 3, iterations: 4, envsPerIteration: 2, plays: 12, hintPlays: 0, maxTurns: 1, canary: false,
         backend: { kind: "llama", modelPath: stories, gpu: false, threads: 1, contextSize: 512, sequences: 1 },
         corpus: null,
         designer: { kind: "fixed", set: "story-words" },
         memory: { enabled: false, novelty: false },
         agent,
-        training: { every: 1, trainer: "gguf", python, learningRate: 0.02, rank: 4, alpha: 8, epochs: 2 },
+        training: { every: 1, trainer: "gguf", python, threads: 1, learningRate: 0.02, rank: 4, alpha: 8, epochs: 2 },
       },
       "learning test",
     );
-    const controller = new RunController({ db, createPool: async () => sandbox });
+    const controller = new RunController({ db, createPool: () => createTestPool() });
     const losses: number[] = [];
     controller.on((event) => {
       if (event.type === "trainingFinished" && event.loss !== null) losses.push(event.loss);
