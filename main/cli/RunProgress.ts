@@ -36,6 +36,9 @@ export class RunProgress {
       case "trainingFinished":
         this.line(`training round ${event.round + 1} ${event.status}${event.adapter ? `: ${event.adapter}` : ""}${event.loss === null ? "" : `, loss ${event.loss.toFixed(4)}`}${event.reason ? ` (${event.reason})` : ""}`);
         break;
+      case "notice":
+        this.line(`note: ${event.message}`);
+        break;
       case "runStatus":
         if (event.status !== "running") this.line(`run ${event.runId} ${event.status}${event.error ? `: ${event.error}` : ""}`);
         break;

@@ -82,7 +82,7 @@ describe.skipIf(!hasTorch)("training inside the run: stories260K learns", () => 
         designer: { kind: "fixed", set: "story-words" },
         memory: { enabled: false, novelty: false },
         agent,
-        training: { every: 1, trainer: "gguf", python, threads: 1, learningRate: 0.02, rank: 4, alpha: 8, epochs: 2 },
+        training: { every: 1, trainer: "gguf", python, threads: 1, ...JSON.parse(process.env.SPADE_LEARN_HYPER ?? '{"learningRate": 0.003, "rank": 4, "alpha": 8, "epochs": 1}') },
       },
       "learning test",
     );

@@ -2,7 +2,7 @@
 // "gguf" trainer: kill -9 while a training round runs, then --resume, must end with the report of
 // an uninterrupted run (timings aside), no adapter registered twice, and every play recorded with
 // the adapter it was sampled with.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -96,7 +96,21 @@ describe.skipIf(!hasTorch)("spade run with training: kill -9 during a round, the
     const deadline = Date.now() + 240_000;
     while (!runningRound(killedDb) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(runningRound(killedDb)).toBe(true);
-    process.kill(-first.child.pid!, "SIGKILL"); // the CLI and its trainer worker
+    // kill -9 the CLI and its trainer worker (which runs in its own process group).
+    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(first.child.pid)], { encoding: "utf8" }).split("\n").map(Number).filter((pid) => pid > 0);
+    process.kill(-first.child.pid!, "SIGKILL");
+    for (const pid of children) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // not a group leader, or gone already
+      }
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
     await first.done;
     const partial = await report(killedDb);
     expect(partial.trainingRounds.map((round) => round.status)).toEqual(["running"]);

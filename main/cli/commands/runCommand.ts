@@ -20,7 +20,7 @@ export const runCommand: Command = {
   usage: "run --config <file.json> [--resume] [--adapter <id|name|path>]",
   summary: "run SPADE self-play; --resume continues the unfinished run with this config; --adapter plays with a LoRA (with --resume: from there on)",
   async run(argv) {
-    const { values } = parseCommandArgs("run", argv, { config: { type: "string" }, resume: { type: "boolean" }, adapter: { type: "string" } }, false);
+    const { values } = parseCommandArgs("run", argv, { config: { type: "string", valueName: "file.json", help: "Run config (see resources/examples/first-run.json). (required)" }, resume: { type: "boolean", help: "Continue the unfinished run of this config instead of starting a new one." }, adapter: { type: "string", valueName: "id|name|path", help: "Play with this LoRA adapter (with --resume: from there on).", defaultText: "the config's backend.lora" } }, false);
     if (!values.config) throw new UsageError("spade run: --config <file.json> is required");
     const configPath = resolve(values.config);
     let config;

@@ -7,7 +7,7 @@ import type { Migration } from "./Migration.js";
  * attempts and written hints. Log-probs are Float64 little-endian blobs, token ids Int32.
  */
 export const trainingRoundsMigration: Migration = {
-  version: 3,
+  version: 4,
   name: "training rounds",
   up(db) {
     db.exec(`
