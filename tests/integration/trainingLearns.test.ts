@@ -82,7 +82,7 @@ describe.skipIf(!hasTorch)("training inside the run: stories260K learns", () => 
         designer: { kind: "fixed", set: "story-words" },
         memory: { enabled: false, novelty: false },
         agent,
-        training: { every: 1, trainer: "gguf", python, threads: 1, ...JSON.parse(process.env.SPADE_LEARN_HYPER ?? '{"learningRate": 0.003, "rank": 4, "alpha": 8, "epochs": 1}') },
+        training: { every: 1, trainer: "gguf", python, threads: 1, learningRate: 0.003, rank: 4, alpha: 8, epochs: 1 },
       },
       "learning test",
     );
@@ -95,14 +95,13 @@ describe.skipIf(!hasTorch)("training inside the run: stories260K learns", () => 
     expect(await controller.wait(runId)).toBe("completed");
 
     const rounds = listTrainingRounds(db, runId);
-    console.log(JSON.stringify(rounds.map((round) => round.metrics)));
-    console.log(JSON.stringify(getMetrics(db, runId).map((m) => m.metrics.wallTimeMs)));
+    console.log(`round metrics: ${JSON.stringify(rounds.map(({ metrics: { batch: _batch, ...metrics } }) => metrics))}; iteration wall times (ms): ${getMetrics(db, runId).map((m) => m.metrics.wallTimeMs).join(", ")}`);
     expect(rounds.map((round) => round.status)).toEqual(["completed", "completed", "completed", "completed"]);
     for (const [i, round] of rounds.entries()) {
       expect(round.afterIteration).toBe(i);
       expect(round.parentAdapterId).toBe(i === 0 ? null : rounds[i - 1]!.adapterId);
       // The trainer recomputed the recorded behaviour log-probs: the same function as llama.cpp.
-      expect((round.metrics.mismatch as { meanAbsDiff: number }).meanAbsDiff).toBeLessThan(5e-3);
+      expect((round.metrics.mismatch as { meanAbsDiff: number }).meanAbsDiff).toBeLessThan(1e-2);
     }
     // Every play after a round was sampled with that round's adapter, and the report says which.
     const report = buildRunReport(db, runId).runs[0]!;

@@ -41,7 +41,7 @@ function prepare(name: string): string {
     designer: { kind: "fixed", set: "story-words" },
     memory: { enabled: false, novelty: false },
     agent: { temperature: 1, maxTokens: 16 },
-    training: { every: 1, trainer: "gguf", python, threads: 1, learningRate: 0.02, rank: 4, alpha: 8, epochs: 2 },
+    training: { every: 1, trainer: "gguf", python, threads: 1, learningRate: 0.003, rank: 4, alpha: 8, epochs: 1 },
   }));
   return path;
 }
