@@ -77,7 +77,7 @@ async function report(db: string): Promise<ReportRun> {
 
 /** Everything but row ids, timings and paths into the workspace. */
 function outcome(run: ReportRun) {
-  const timing = new Set(["seconds", "wallSeconds", "batch"]);
+  const timing = new Set(["seconds", "wallSeconds", "tokensPerSec", "batch"]);
   return {
     environments: run.environments.map(({ id: _id, episodes, ...env }) => ({ ...env, episodes: episodes.map(({ id: _episodeId, ...episode }) => episode) })),
     trainingRounds: run.trainingRounds.map((round) => ({ ...round, metrics: Object.fromEntries(Object.entries(round.metrics).filter(([key]) => !timing.has(key))) })),
