@@ -53,13 +53,23 @@ export interface LlamaBackendConfig extends LlamaBackendSettings {
   modelPath: string;
 }
 
+/** The OpenAI-compatible servers whose own request fields the backend speaks. */
+export const openAiServerKinds = ["vllm", "sglang", "ollama", "llama.cpp", "openai"] as const;
+export type OpenAiServerKind = (typeof openAiServerKinds)[number];
+
 /** The serialisable settings of the OpenAI-compatible backend. */
 export interface OpenAiBackendSettings {
+  /**
+   * Which server this is, for the fields only it understands (token ids, adapter selection,
+   * thinking switch, run-time adapter loading). Defaults to auto-detection from `GET /models`
+   * (`owned_by`); a server it cannot recognise gets the common fields only.
+   */
+  server?: OpenAiServerKind;
   /** Sent as a Bearer token. Defaults to none. */
   apiKey?: string;
   /** Name of an environment variable holding the API key (keeps secrets out of config files). Defaults to none. */
   apiKeyEnv?: string;
-  /** A served LoRA adapter's name (vLLM `--lora-modules`); sent as the model name when set. Defaults to none. */
+  /** A served LoRA adapter's name (vLLM `--lora-modules`, sent as the model name; SGLang `--lora-paths`, sent as `lora_path`). Defaults to none. */
   adapter?: string;
   /** Requests in flight at once (the backend's parallelism). Defaults to 4. */
   maxConcurrency?: number;
@@ -87,7 +97,7 @@ export interface OpenAiBackendConfig extends OpenAiBackendSettings {
 export type BackendConfig = LlamaBackendConfig | OpenAiBackendConfig;
 
 const llamaKeys = ["kind", "modelPath", "gpu", "threads", "contextSize", "flashAttention", "batchSize", "sequences", "lora", "modelsDir", "reusePrefix", "toolInstructions"];
-const openAiKeys = ["kind", "baseUrl", "model", "apiKey", "apiKeyEnv", "adapter", "maxConcurrency", "timeoutMs", "maxRetries", "retryDelayMs", "stream", "logprobs", "embeddingModel"];
+const openAiKeys = ["kind", "baseUrl", "model", "server", "apiKey", "apiKeyEnv", "adapter", "maxConcurrency", "timeoutMs", "maxRetries", "retryDelayMs", "stream", "logprobs", "embeddingModel"];
 
 /**
  * Reads a backend config from untrusted JSON. Unknown keys and wrong types are refused with an
@@ -133,6 +143,10 @@ function readOpenAi(where: string, path: string, value: unknown): OpenAiBackendC
   const baseUrl = readString(where, key("baseUrl"), o.baseUrl, { nonEmpty: true });
   if (!/^https?:\/\/[^/]/.test(baseUrl)) fail(where, key("baseUrl"), "an http:// or https:// URL", baseUrl);
   const config: OpenAiBackendConfig = { kind: "openai", baseUrl, model: readString(where, key("model"), o.model, { nonEmpty: true }) };
+  if (o.server !== undefined) {
+    if (!openAiServerKinds.includes(o.server as OpenAiServerKind)) fail(where, key("server"), openAiServerKinds.map((kind) => JSON.stringify(kind)).join(", "), o.server);
+    config.server = o.server as OpenAiServerKind;
+  }
   for (const name of ["apiKey", "apiKeyEnv", "adapter", "embeddingModel"] as const) {
     assign(config, name, optional(o[name], (v) => readString(where, key(name), v, { nonEmpty: true })));
   }

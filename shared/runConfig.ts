@@ -1,4 +1,5 @@
 import { parseBackendConfig, type BackendConfig } from "./backendConfig.js";
+import type { ThinkingMode } from "./llm.js";
 import { parseTrainingConfig, type TrainingConfig } from "./trainingConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
@@ -39,6 +40,8 @@ export interface DesignerConfig {
   skills: string[];
   /** Difficulties drawn per environment. Defaults to ["easy", "medium", "hard"]. */
   difficulties: string[];
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  thinking: ThinkingMode;
 }
 
 export interface MemoryConfig {
@@ -69,6 +72,8 @@ export interface AgentConfig {
   maxTokens: number;
   /** Keep only the last N exchanges in the agent's prompt. Defaults to all. */
   historyTurns: number | null;
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  thinking: ThinkingMode;
 }
 
 export interface SandboxConfig {
@@ -98,7 +103,7 @@ export interface RunConfig {
   reward: RewardConfig;
   memory: MemoryConfig;
   agent: AgentConfig;
-  hint: { temperature: number; maxTokens: number };
+  hint: { temperature: number; maxTokens: number; thinking: ThinkingMode };
   sandbox: SandboxConfig;
   /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
   trainer?: TrainerConfig;
@@ -202,7 +207,7 @@ function readCorpus(where: string, value: unknown): CorpusConfig {
 }
 
 function readDesigner(where: string, value: unknown): DesignerConfig {
-  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "temperature", "maxTokens", "skills", "difficulties"]);
+  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "temperature", "maxTokens", "skills", "difficulties", "thinking"]);
   const kind = (optional(o.kind, (v) => readString(where, "designer.kind", v, { oneOf: ["llm", "fixed"] })) ?? "llm") as DesignerConfig["kind"];
   const set = optional(o.set ?? undefined, (v) => readString(where, "designer.set", v, { nonEmpty: true })) ?? null;
   if (kind === "fixed" && set === null) throw new InputError(`${where}: designer.set: required when designer.kind is "fixed" (the environment set to draw from)`);
@@ -214,6 +219,7 @@ function readDesigner(where: string, value: unknown): DesignerConfig {
     maxTokens: optional(o.maxTokens, (v) => readInteger(where, "designer.maxTokens", v, 1)) ?? 4096,
     skills: optional(o.skills, (v) => readStringArray(where, "designer.skills", v)) ?? defaultSkills,
     difficulties: optional(o.difficulties, (v) => readStringArray(where, "designer.difficulties", v)) ?? ["easy", "medium", "hard"],
+    thinking: readThinking(where, "designer.thinking", o.thinking),
   };
 }
 
@@ -250,20 +256,26 @@ function readMemory(where: string, value: unknown): MemoryConfig {
 }
 
 function readAgent(where: string, value: unknown): AgentConfig {
-  const o = readObject(where, "agent", value ?? {}, ["temperature", "maxTokens", "historyTurns"]);
+  const o = readObject(where, "agent", value ?? {}, ["temperature", "maxTokens", "historyTurns", "thinking"]);
   return {
     temperature: optional(o.temperature, (v) => readNumber(where, "agent.temperature", v, 0, 5)) ?? 0.6,
     maxTokens: optional(o.maxTokens, (v) => readInteger(where, "agent.maxTokens", v, 1)) ?? 512,
     historyTurns: optional(o.historyTurns ?? undefined, (v) => readInteger(where, "agent.historyTurns", v, 1)) ?? null,
+    thinking: readThinking(where, "agent.thinking", o.thinking),
   };
 }
 
 function readHint(where: string, value: unknown): RunConfig["hint"] {
-  const o = readObject(where, "hint", value ?? {}, ["temperature", "maxTokens"]);
+  const o = readObject(where, "hint", value ?? {}, ["temperature", "maxTokens", "thinking"]);
   return {
     temperature: optional(o.temperature, (v) => readNumber(where, "hint.temperature", v, 0, 5)) ?? 0.3,
     maxTokens: optional(o.maxTokens, (v) => readInteger(where, "hint.maxTokens", v, 1)) ?? 256,
+    thinking: readThinking(where, "hint.thinking", o.thinking),
   };
+}
+
+function readThinking(where: string, key: string, value: unknown): ThinkingMode {
+  return (optional(value, (v) => readString(where, key, v, { oneOf: ["off", "on", "auto"] })) ?? "off") as ThinkingMode;
 }
 
 function readSandbox(where: string, value: unknown): SandboxConfig {

@@ -25,15 +25,15 @@ afterAll(async () => {
 });
 
 /** Full next-token distributions (temperature 1, nothing cut) after the prompt and after each recorded token. */
-async function fullDistributions(prompt: Token[], tokens: Token[]): Promise<Array<Map<Token, number>>> {
+async function fullDistributions(prompt: number[], tokens: number[]): Promise<Array<Map<number, number>>> {
   const sequence = context.getSequence();
   try {
-    const out: Array<Map<Token, number>> = [];
-    const steps = sequence.evaluateWithMetadata(prompt, { probabilities: true }, { temperature: 1, topK: 0, topP: 1, minP: 0 });
+    const out: Array<Map<number, number>> = [];
+    const steps = sequence.evaluateWithMetadata(prompt as Token[], { probabilities: true }, { temperature: 1, topK: 0, topP: 1, minP: 0 });
     let step = await steps.next();
     for (let i = 0; i < tokens.length && !step.done; i++) {
       out.push(step.value.probabilities);
-      step = await steps.next(tokens[i]!);
+      step = await steps.next(tokens[i] as Token);
     }
     await steps.return();
     return out;
@@ -43,7 +43,7 @@ async function fullDistributions(prompt: Token[], tokens: Token[]): Promise<Arra
 }
 
 /** log p of `token` after temperature T and the top-k / top-p cut, computed from the untouched distribution. */
-function expectedLogprob(full: Map<Token, number>, token: Token, { temperature = 1, topK = 0, topP = 1 }: SamplingOptions): number {
+function expectedLogprob(full: Map<number, number>, token: number, { temperature = 1, topK = 0, topP = 1 }: SamplingOptions): number {
   let sorted = [...full.entries()].sort((a, b) => b[1] - a[1]);
   if (topK > 0) sorted = sorted.slice(0, topK);
   if (topP < 1) {
@@ -77,7 +77,7 @@ describe("token-exact results", () => {
     expect(result.tokenLogprobs).toHaveLength(result.completionTokens);
     expect(result.samplingUsed).toMatchObject({ temperature: sampling.temperature, topK: sampling.topK ?? 0, topP: sampling.topP ?? 1, minP: 0, maxTokens: 8, seed: sampling.seed });
     // The prompt ids are what the model saw: the chat template's rendering, tokenised.
-    expect(model.detokenize(result.promptTokenIds!, true)).toContain("Once upon a time");
+    expect(model.detokenize(result.promptTokenIds as Token[], true)).toContain("Once upon a time");
     const full = await fullDistributions(result.promptTokenIds!, result.tokenIds!);
     expect(full).toHaveLength(result.tokenIds!.length);
     full.forEach((distribution, i) => {
@@ -91,13 +91,13 @@ describe("token-exact results", () => {
     const result = await backend.chat({ messages: [{ role: "user", content: "The dog" }], sampling: { ...sampling, seed: 2, maxTokens: 3 } });
     const sequence = context.getSequence();
     try {
-      const steps = sequence.evaluateWithMetadata(result.promptTokenIds!, { probabilities: true }, { ...sampling, topP: 1, minP: 0 });
+      const steps = sequence.evaluateWithMetadata(result.promptTokenIds as Token[], { probabilities: true }, { ...sampling, topP: 1, minP: 0 });
       const first = (await steps.next()).value!;
       await steps.return();
       expect(first.probabilities.size).toBe(7);
       const sum = [...first.probabilities.values()].reduce((a, b) => a + b, 0);
       expect(sum).toBeCloseTo(1, 5);
-      expect(Math.log(first.probabilities.get(result.tokenIds![0]!)!)).toBeCloseTo(result.tokenLogprobs![0]!, 3);
+      expect(Math.log(first.probabilities.get(result.tokenIds![0] as Token)!)).toBeCloseTo(result.tokenLogprobs![0]!, 3);
     } finally {
       sequence.dispose();
     }
@@ -117,6 +117,26 @@ describe("token-exact results", () => {
     const messages = [{ role: "user" as const, content: "Once upon a time" }];
     const result = await backend.chat({ messages, sampling: { maxTokens: 1 } });
     expect(await backend.countTokens(messages)).toBe(result.promptTokens);
+  });
+});
+
+describe("tools and thinking on the real backend", () => {
+  it("offered tools are rendered into the prompt by the model's template; a call without tools has none", async () => {
+    const messages = [{ role: "user" as const, content: "Count the apples" }];
+    const tools = [{ name: "count_apples", description: "Counts apples", parameters: { type: "object", properties: {} } }];
+    // The template's function preamble does not fit 256 tokens: refused before evaluation, by size.
+    await expect(backend.chat({ messages, tools, sampling: { maxTokens: 2 } })).rejects.toThrow(/^prompt too long \(\d+ > 256 tokens\)/);
+    const roomy = await LlamaBackend.load({ model: stories, gpu: false, threads: 1, contextSize: 1024 });
+    try {
+      const plain = await roomy.chat({ messages, sampling: { maxTokens: 2, seed: 1 } });
+      const offered = await roomy.chat({ messages, tools, sampling: { maxTokens: 2, seed: 1 } });
+      expect(offered.promptTokens).toBeGreaterThan(plain.promptTokens);
+      expect(model.detokenize(offered.promptTokenIds as Token[], true)).toContain("count_apples");
+      expect(await roomy.countTokens(messages, { tools })).toBe(offered.promptTokens);
+      expect(offered.toolCalls).toBeUndefined();
+    } finally {
+      await roomy.dispose();
+    }
   });
 });
 

@@ -170,6 +170,11 @@ export class LlamaBackend implements LlmBackend {
     this.retire(old);
   }
 
+  /** Uses the adapter at `path` alone for later calls (as `setAdapters([{ path }])`; the name is the file's). */
+  async loadAdapter(path: string, _name?: string): Promise<void> {
+    await this.setAdapters([{ path }]);
+  }
+
   async embed(text: string): Promise<number[]> {
     const loaded = this.ready();
     loaded.embedding ??= loaded.model.createEmbeddingContext({ contextSize: Math.min(loaded.model.trainContextSize, defaultContextSize) });

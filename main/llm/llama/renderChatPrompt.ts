@@ -1,6 +1,7 @@
+import type {
+  LlamaText} from "node-llama-cpp";
 import {
   isLlamaText,
-  LlamaText,
   SpecialToken,
   type ChatHistoryItem,
   type ChatModelFunctionCall,
