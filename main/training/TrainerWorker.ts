@@ -24,6 +24,8 @@ export interface TrainerWorkerOptions {
   threads?: number;
   /** A base model the worker loads at start (its architecture is then known from `ready`). Defaults to none: the first command loads it. */
   baseModel?: string;
+  /** "hf" only: llama.cpp's convert_lora_to_gguf.py, so a train command whose output ends in .gguf gets a GGUF LoRA (the PEFT folder next to it). Defaults to none (PEFT output only). */
+  convertScript?: string;
   /** More command-line arguments for the script. Defaults to none. */
   extraArgs?: string[];
   /** Added to the workbench's environment. Defaults to none. */
@@ -120,6 +122,10 @@ export class TrainerWorker {
     const script = options.script ?? resourcePath("trainers", this.trainer === "gguf" ? "train_gguf.py" : "train_lora.py");
     const args = [script, "--worker", "--device", options.device ?? "auto", "--dtype", options.dtype ?? "auto", "--threads", String(options.threads ?? 0)];
     if (options.baseModel) args.push("--base-model", options.baseModel);
+    if (options.convertScript) {
+      if (this.trainer !== "hf") throw new TypeError(`TrainerWorker: convertScript is for the "hf" trainer (the "gguf" trainer writes GGUF adapters itself)`);
+      args.push("--convert-script", options.convertScript);
+    }
     args.push(...(options.extraArgs ?? []));
     this.child = spawn(python, args, {
       cwd: options.cwd,
@@ -168,6 +174,11 @@ export class TrainerWorker {
       worker.ready = null;
     }
     return worker;
+  }
+
+  /** Resolves when the process has exited (shut down, killed or crashed). */
+  waitForExit(): Promise<void> {
+    return this.exitPromise;
   }
 
   /** Whether the process is still running. */

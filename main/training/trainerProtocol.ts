@@ -18,6 +18,8 @@ export interface TrainerHyper {
   mismatchTolerance?: number;
   /** Gradient norm clip (0 = off). */
   gradClip?: number;
+  /** Padded tokens per forward pass (memory only, not the result). */
+  microBatchTokens?: number;
   /** Projections that get a LoRA. */
   targets?: Array<"attn_q" | "attn_k" | "attn_v" | "attn_output" | "ffn_gate" | "ffn_up" | "ffn_down">;
 }

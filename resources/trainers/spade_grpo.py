@@ -24,7 +24,8 @@ ROLES = ("agent", "designer")
 
 #: Defaults of the ``hyper`` object of a train command. Every key may be given; unknown keys are refused.
 DEFAULT_HYPER = {
-    "learningRate": 2e-5,
+    # LoRA wants about 10x a full fine-tune's rate: the SPADE reference trains full-parameter at 1e-6.
+    "learningRate": 1e-5,
     "rank": 32,
     "alpha": 32.0,
     "epochs": 1,
@@ -38,6 +39,8 @@ DEFAULT_HYPER = {
     "mismatchTolerance": 0.5,
     # Gradient norm clip (0 = off).
     "gradClip": 1.0,
+    # Sequences per forward pass: at most this many (padded) tokens. Memory, not the result, depends on it.
+    "microBatchTokens": 4096,
     # Projections that get a LoRA: any of attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up, ffn_down.
     "targets": ["attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"],
 }
@@ -185,6 +188,7 @@ def read_batch(path):
         raise BatchFormatError(f"{path}: cannot read the batch file ({error.strerror})") from None
     header = None
     lines = []
+    skipped = 0
     for number, text in enumerate(raw, start=1):
         if not text.strip():
             continue
@@ -200,7 +204,12 @@ def read_batch(path):
                 raise BatchFormatError(f"{where}: header: expected format \"{BATCH_FORMAT}\" version {BATCH_VERSION}, got {_describe(obj.get('format'))} version {_describe(obj.get('version'))}")
             header = obj
             continue
+        if isinstance(obj, dict) and obj.get("tokens") is None and "missing" in obj:
+            skipped += 1  # an exported row whose tokens were not recorded: nothing to train on
+            continue
         lines.append(parse_batch_line(obj, where))
+    if skipped:
+        log(f"{path}: skipped {skipped} rows without token ids")
     return header, lines
 
 
@@ -325,7 +334,7 @@ def parse_hyper(value):
             raise ProtocolError(f"train: key 'hyper.{key}' is unknown (known: {', '.join(DEFAULT_HYPER)})")
         if v is None:
             continue
-        if key in ("rank", "epochs", "maxTokensPerBatch", "seed"):
+        if key in ("rank", "epochs", "maxTokensPerBatch", "seed", "microBatchTokens"):
             ok = _is_int(v) and (v >= 0 if key == "seed" else v >= 1)
             expected = "an integer >= 0" if key == "seed" else "an integer >= 1"
         elif key == "targets":
@@ -369,14 +378,37 @@ def mismatch_hint(architecture, lines, recorded_per_line, recomputed_per_line):
     )
 
 
-def recompute(policy, lines):
+def micro_batches(lines, max_tokens):
+    """Consecutive groups of lines whose padded size (count x longest) stays within max_tokens (a longer line goes alone)."""
+    groups, current, longest = [], [], 0
+    for line in lines:
+        n = len(line.tokens)
+        if current and max(longest, n) * (len(current) + 1) > max_tokens:
+            groups.append(current)
+            current, longest = [], 0
+        current.append(line)
+        longest = max(longest, n)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def policy_logprobs(policy, lines, grad, adapter=True):
+    """The policy's log-probs of several lines: one batched forward pass where the policy has one."""
+    many = getattr(policy, "logprobs_many", None)
+    if many is not None:
+        return many(lines, grad=grad, adapter=adapter)
+    return [policy.logprobs(line, grad=grad, adapter=adapter) for line in lines]
+
+
+def recompute(policy, lines, micro_batch_tokens=DEFAULT_HYPER["microBatchTokens"]):
     """This trainer's log-probs of every line's trained tokens (no gradients), as Python floats."""
     import torch
 
     out = []
     with torch.no_grad():
-        for line in lines:
-            out.append([float(x) for x in policy.logprobs(line, grad=False).cpu()])
+        for group in micro_batches(lines, micro_batch_tokens):
+            out.extend([float(x) for x in values.cpu()] for values in policy_logprobs(policy, group, grad=False))
     return out
 
 
@@ -387,7 +419,7 @@ def train_round(policy, lines, hyper, emit, round_number, log=None):
     log = log or (lambda text: None)
     started = time.time()
     check_vocab(lines, policy.vocab_size)
-    old = recompute(policy, lines)
+    old = recompute(policy, lines, hyper["microBatchTokens"])
     recorded = [line.trained_behavior() for line in lines]
     mismatch = measure_mismatch([x for r in recorded for x in r], [x for r in old for x in r])
     emit({"type": "mismatch", **mismatch})
@@ -411,25 +443,28 @@ def train_round(policy, lines, hyper, emit, round_number, log=None):
             optimizer.zero_grad()
             n_tokens = sum(len(line.trained) for line in chunk)
             step_loss = 0.0
-            for line in chunk:
-                i = index[id(line)]
-                device = None
-                new = policy.logprobs(line, grad=True)
-                device = new.device
-                ref = None
+            for group in micro_batches(chunk, hyper["microBatchTokens"]):
+                news = policy_logprobs(policy, group, grad=True)
+                refs = [None] * len(group)
                 if hyper["klCoef"]:
                     with torch.no_grad():
-                        ref = policy.logprobs(line, grad=False, adapter=False)
-                terms = grpo_tis_terms(new, old_t[i].to(device), behavior_t[i].to(device), line.advantage, hyper["clipLow"], hyper["clipHigh"], hyper["tisCap"], hyper["klCoef"], ref)
-                loss = terms["loss"].sum() / n_tokens
-                loss.backward()
-                step_loss += float(loss)
-                totals["ratio_sum"] += float(terms["importance"].sum())
-                totals["ratio_max"] = max(totals["ratio_max"], float(terms["importance"].max()))
-                totals["clipped"] += float(terms["clipped"].sum())
-                totals["kl"] += float(terms["kl"].sum())
-                totals["tokens"] += len(line.trained)
+                        refs = policy_logprobs(policy, group, grad=False, adapter=False)
+                group_loss = 0
+                for line, new, ref in zip(group, news, refs):
+                    i = index[id(line)]
+                    device = new.device
+                    terms = grpo_tis_terms(new, old_t[i].to(device), behavior_t[i].to(device), line.advantage, hyper["clipLow"], hyper["clipHigh"], hyper["tisCap"], hyper["klCoef"], ref)
+                    group_loss = group_loss + terms["loss"].sum() / n_tokens
+                    totals["ratio_sum"] += float(terms["importance"].sum())
+                    totals["ratio_max"] = max(totals["ratio_max"], float(terms["importance"].max()))
+                    totals["clipped"] += float(terms["clipped"].sum())
+                    totals["kl"] += float(terms["kl"].sum())
+                    totals["tokens"] += len(line.trained)
+                group_loss.backward()
+                step_loss += float(group_loss)
             norm = torch.nn.utils.clip_grad_norm_(params, hyper["gradClip"] if hyper["gradClip"] > 0 else float("inf"))
+            if not (math.isfinite(step_loss) and math.isfinite(float(norm))):
+                raise FloatingPointError(f"round {round_number}, step {step + 1}: the loss or gradient is not finite (loss {step_loss}, grad norm {float(norm)}): lower hyper.learningRate, or check the batch's advantages and log-probs")
             optimizer.step()
             step += 1
             totals["loss"] += step_loss
@@ -554,7 +589,7 @@ def serve(trainer, stdin=None, emit=None):
                     _require(cmd, key, "path")
                 _require(cmd, "adapter", "path", nullable=True)
                 trainer.logprobs(cmd, emit)
-        except (BatchFormatError, ProtocolError, MismatchError, TrainerInputError) as error:
+        except (BatchFormatError, ProtocolError, MismatchError, TrainerInputError, FloatingPointError) as error:
             emit({"type": "error", "round": round_number, "message": str(error)})
         except Exception as error:  # the worker stays alive for the next command
             import traceback

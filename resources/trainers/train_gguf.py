@@ -49,9 +49,12 @@ def _round_f16(x):
 class GgufModel:
     """The base model: hyperparameters and weights from a GGUF file, and llama.cpp's forward pass."""
 
-    def __init__(self, path, device, dtype, kv_f16=True):
+    def __init__(self, path, device, dtype, kv_f16=None, checkpointing=None):
         torch = _torch()
-        self.kv_f16 = kv_f16
+        # float32 (the CPU): reproduce llama.cpp's f16 rounding in attention; bf16/fp16 on a GPU are coarser anyway
+        self.kv_f16 = (dtype == torch.float32) if kv_f16 is None else kv_f16
+        # recompute activations in the backward pass: on by default on a GPU
+        self.checkpointing = (torch.device(device).type == "cuda") if checkpointing is None else checkpointing
         try:
             f = GgufFile(path)
         except GgufError as error:
@@ -141,9 +144,9 @@ class GgufModel:
         return cos, sin
 
     def _rope(self, x):
-        """x: [T, heads, head_dim]. Rotates the first rope_dim dims of each head as ggml_rope does."""
+        """x: [B, T, heads, head_dim]. Rotates the first rope_dim dims of each head as ggml_rope does."""
         torch = _torch()
-        n = x.shape[0]
+        n = x.shape[1]
         cos, sin = self._rope_angles(n, x.device)
         cos, sin = cos.unsqueeze(1).to(x.dtype), sin.unsqueeze(1).to(x.dtype)
         rot, rest = x[..., : self.rope_dim], x[..., self.rope_dim :]
@@ -162,55 +165,88 @@ class GgufModel:
         return normed.to(x.dtype) * weight
 
     def hidden_states(self, tokens, lora=None):
-        """The final normed hidden states of `tokens` (a 1-D LongTensor), [T, n_embd]."""
+        """The final normed hidden states of `tokens` ([B, T] LongTensor), [B, T, n_embd].
+
+        Sequences shorter than T are right-padded: causal attention never lets a real token see
+        the padding after it, so each sequence's states are those of its own forward pass.
+        With gradients and `checkpointing`, each block's activations are recomputed in the
+        backward pass instead of kept (memory for long sequences on a GPU).
+        """
         torch = _torch()
         x = self.token_embd[tokens]
-        n = tokens.shape[0]
+        n = tokens.shape[1]
         causal = torch.full((n, n), float("-inf"), device=x.device).triu(1)
-        group = self.n_head // self.n_head_kv
+        save_memory = self.checkpointing and torch.is_grad_enabled()
         for i, layer in enumerate(self.layers):
+            if save_memory:
+                from torch.utils.checkpoint import checkpoint
 
-            def proj(h, name):
-                y = h @ layer[name].t()
-                bias = layer.get(name + ".bias")
-                if bias is not None:
-                    y = y + bias
-                if lora is not None:
-                    y = lora.apply(i, name, h, y)
-                return y
+                x = checkpoint(self._block, x, causal, i, layer, lora, use_reentrant=False)
+            else:
+                x = self._block(x, causal, i, layer, lora)
+        return self._rms_norm(x, self.output_norm)
 
-            h = self._rms_norm(x, layer["attn_norm"])
-            q = proj(h, "attn_q").view(n, self.n_head, self.head_dim_k)
-            k = proj(h, "attn_k").view(n, self.n_head_kv, self.head_dim_k)
-            v = proj(h, "attn_v").view(n, self.n_head_kv, self.head_dim_v)
-            if layer["attn_q_norm"] is not None:
-                q = self._rms_norm(q, layer["attn_q_norm"])
-            if layer["attn_k_norm"] is not None:
-                k = self._rms_norm(k, layer["attn_k_norm"])
-            q, k = self._rope(q), self._rope(k)
-            if self.kv_f16:
-                # llama.cpp's default KV cache holds K and V as f16, and ggml's CPU matmul converts the other operand
-                # (Q, then the attention weights) to f16 too: round the same values so the function is the same.
-                q, k, v = _round_f16(q), _round_f16(k), _round_f16(v)
-            if group > 1:
-                # ggml broadcasts kv head j to query heads j*group .. (j+1)*group - 1
-                k = k.repeat_interleave(group, dim=1)
-                v = v.repeat_interleave(group, dim=1)
-            scores = torch.einsum("thd,shd->hts", q.float(), k.float()) / math.sqrt(self.head_dim_k) + causal
+    def _block(self, x, causal, i, layer, lora):
+        torch = _torch()
+        batch, n = x.shape[0], x.shape[1]
+
+        def proj(h, name):
+            y = h @ layer[name].t()
+            bias = layer.get(name + ".bias")
+            if bias is not None:
+                y = y + bias
+            if lora is not None:
+                y = lora.apply(i, name, h, y)
+            return y
+
+        h = self._rms_norm(x, layer["attn_norm"])
+        q = proj(h, "attn_q").view(batch, n, self.n_head, self.head_dim_k)
+        k = proj(h, "attn_k").view(batch, n, self.n_head_kv, self.head_dim_k)
+        v = proj(h, "attn_v").view(batch, n, self.n_head_kv, self.head_dim_v)
+        if layer["attn_q_norm"] is not None:
+            q = self._rms_norm(q, layer["attn_q_norm"])
+        if layer["attn_k_norm"] is not None:
+            k = self._rms_norm(k, layer["attn_k_norm"])
+        q, k = self._rope(q), self._rope(k)
+        if self.kv_f16:
+            # llama.cpp's default KV cache holds K and V as f16, and ggml's CPU matmul converts the other operand
+            # (Q, then the attention weights) to f16 too: round the same values so the function is the same.
+            q, k, v = _round_f16(q), _round_f16(k), _round_f16(v)
+        group = self.n_head // self.n_head_kv
+        if group > 1:
+            # ggml broadcasts kv head j to query heads j*group .. (j+1)*group - 1
+            k = k.repeat_interleave(group, dim=2)
+            v = v.repeat_interleave(group, dim=2)
+        sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+        if sdpa is not None and not self.kv_f16:
+            # PyTorch 2.x: fused causal attention (no T x T score matrix kept); scale 1/sqrt(head_dim_k) as llama.cpp's
+            out = sdpa(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True).transpose(1, 2)
+        else:
+            scores = torch.einsum("bthd,bshd->bhts", q.float(), k.float()) / math.sqrt(self.head_dim_k) + causal
             attn = torch.softmax(scores, dim=-1).to(v.dtype)
             if self.kv_f16:
                 attn = _round_f16(attn)
-            out = torch.einsum("hts,shd->thd", attn, v).reshape(n, self.n_head * self.head_dim_v)
-            x = x + proj(out, "attn_output")
-            h = self._rms_norm(x, layer["ffn_norm"])
-            gate = torch.nn.functional.silu(proj(h, "ffn_gate"))
-            x = x + proj(gate * proj(h, "ffn_up"), "ffn_down")
-        return self._rms_norm(x, self.output_norm)
+            out = torch.einsum("bhts,bshd->bthd", attn, v)
+        x = x + proj(out.reshape(batch, n, self.n_head * self.head_dim_v), "attn_output")
+        h = self._rms_norm(x, layer["ffn_norm"])
+        gate = torch.nn.functional.silu(proj(h, "ffn_gate"))
+        return x + proj(gate * proj(h, "ffn_up"), "ffn_down")
 
-    def logits_at(self, tokens, positions, lora=None):
-        """Logits predicting the token after each of `positions` (float32, [len(positions), vocab])."""
-        h = self.hidden_states(tokens[: int(positions.max()) + 1], lora)
-        return (h[positions] @ self.output.t()).float()
+    def logits_at(self, sequences, lora=None):
+        """For each (tokens, positions) pair: the logits predicting the token after each position (float32, [len(positions), vocab]).
+
+        The sequences go through one batched forward pass, each cut after its last position.
+        """
+        torch = _torch()
+        lengths = [int(positions.max()) + 1 for _, positions in sequences]
+        padded = torch.zeros((len(sequences), max(lengths)), dtype=torch.long, device=self.device)
+        for row, ((tokens, _), length) in enumerate(zip(sequences, lengths)):
+            padded[row, :length] = tokens[:length]
+        h = self.hidden_states(padded, lora)
+        rows = torch.cat([torch.full_like(positions, row) for row, (_, positions) in enumerate(sequences)])
+        cols = torch.cat([positions for _, positions in sequences])
+        logits = (h[rows, cols] @ self.output.t()).float()
+        return list(torch.split(logits, [len(positions) for _, positions in sequences]))
 
 
 class Lora:
@@ -322,14 +358,21 @@ class GgufPolicy:
         self.vocab_size = model.vocab_size
 
     def logprobs(self, line, grad, adapter=True):
+        return self.logprobs_many([line], grad, adapter)[0]
+
+    def logprobs_many(self, lines, grad, adapter=True):
+        """logprobs() of several lines through one padded forward pass."""
         torch = _torch()
         device = self.model.device
-        tokens = torch.tensor(line.tokens, dtype=torch.long, device=device)
-        trained = torch.tensor(line.trained, dtype=torch.long, device=device)
+        sequences = []
+        for line in lines:
+            tokens = torch.tensor(line.tokens, dtype=torch.long, device=device)
+            trained = torch.tensor(line.trained, dtype=torch.long, device=device)
+            sequences.append((tokens, trained - 1))
         lora = self.lora if adapter else None
         with torch.set_grad_enabled(grad):
-            logits = self.model.logits_at(tokens, trained - 1, lora)
-            return spade_grpo.sampling_logprobs(logits, tokens[trained], line.sampling)
+            logits = self.model.logits_at(sequences, lora)
+            return [spade_grpo.sampling_logprobs(l, tokens[positions + 1], line.sampling) for l, (tokens, positions), line in zip(logits, sequences, lines)]
 
     def trainable_parameters(self):
         return list(self.lora.parameters()) if self.lora else []
@@ -338,7 +381,7 @@ class GgufPolicy:
 class GgufTrainer:
     name = "gguf"
 
-    def __init__(self, device="auto", dtype="auto", base_model=None):
+    def __init__(self, device="auto", dtype="auto", base_model=None, checkpointing="auto"):
         torch = _torch()
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -346,6 +389,7 @@ class GgufTrainer:
         if dtype == "auto":
             dtype = "bfloat16" if self.device.type == "cuda" and torch.cuda.is_bf16_supported() else "float32"
         self.dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+        self.checkpointing = None if checkpointing == "auto" else checkpointing == "on"
         self.model = None
         self._key = None
         if base_model:
@@ -364,7 +408,7 @@ class GgufTrainer:
         if key != self._key:
             self.model = None
             spade_grpo.log(f"[gguf] loading {path} on {self.device} as {self.dtype}")
-            self.model = GgufModel(path, self.device, self.dtype)
+            self.model = GgufModel(path, self.device, self.dtype, checkpointing=self.checkpointing)
             self._key = key
             m = self.model
             spade_grpo.log(f"[gguf] {m.architecture}: {m.n_layer} blocks, dim {m.n_embd}, {m.n_head} heads / {m.n_head_kv} kv, vocab {m.vocab_size}, rope {'neox' if m.neox else 'normal'} dim {m.rope_dim}")
@@ -410,6 +454,7 @@ def main(argv):
     parser.add_argument("--device", default="auto", help="auto (cuda when available), cpu, cuda, cuda:1, ...")
     parser.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"], help="base weights' compute type; auto: bfloat16 on a GPU that has it, else float32")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for PyTorch (0: its default)")
+    parser.add_argument("--checkpointing", default="auto", choices=["auto", "on", "off"], help="recompute each block's activations in the backward pass (memory); auto: on with CUDA")
     parser.add_argument("--base-model", default=None, help="GGUF base model (worker: loaded at start)")
     parser.add_argument("--batch", default=None, help="one-shot: the batch JSONL")
     parser.add_argument("--output", default=None, help="one-shot: the adapter GGUF to write")
@@ -423,7 +468,7 @@ def main(argv):
     emit = spade_grpo.Emitter()
     if args.worker:
         try:
-            trainer = GgufTrainer(args.device, args.dtype, args.base_model)
+            trainer = GgufTrainer(args.device, args.dtype, args.base_model, args.checkpointing)
         except TrainerInputError as error:
             emit({"type": "error", "round": None, "message": str(error)})
             return 2
@@ -432,7 +477,7 @@ def main(argv):
         parser.error("give --worker, or --batch, --base-model and --output")
     line = json.dumps({"type": "train", "round": args.round, "batch": args.batch, "baseModel": args.base_model, "parentAdapter": args.parent_adapter, "output": args.output, "hyper": json.loads(args.hyper)})
     failed = []
-    spade_grpo.serve(GgufTrainer(args.device, args.dtype), stdin=[line], emit=lambda obj: (failed.append(obj) if obj["type"] == "error" else None, emit(obj)))
+    spade_grpo.serve(GgufTrainer(args.device, args.dtype, checkpointing=args.checkpointing), stdin=[line], emit=lambda obj: (failed.append(obj) if obj["type"] == "error" else None, emit(obj)))
     return 1 if failed else 0
 
 

@@ -94,6 +94,13 @@ export function configStyle(where: string): IssueStyle {
   };
 }
 
+/** API calls: `field "runId" must be an integer in [1, ...], got 0`. */
+export const apiStyle: IssueStyle = {
+  format: (field, words) => (field ? `field "${field}" ${words.replace(/^expected /, "must be ")}` : words.replace(/^expected /, "input must be ")),
+  unknownKey: (field, known) => `field "${field}" must be absent (known fields: ${known.join(", ") || "none"})`,
+  missingKey: (field) => `field "${field}" is required`,
+};
+
 /**
  * Parses `value` with `schema`; on failure returns the first issue as a message in `style` (the
  * expected words come from the failing field's schema, the value found is shown shortened).

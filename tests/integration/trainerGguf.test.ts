@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getLlama, type Llama, type LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkAdapterFile } from "../../main/llm/gguf/checkAdapterFile.js";
+import { readGgufInfo } from "../../main/llm/gguf/readGgufInfo.js";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
 import { TrainerCancelledError } from "../../main/training/TrainerCancelledError.js";
 import { TrainerWorker } from "../../main/training/TrainerWorker.js";
@@ -19,6 +21,7 @@ const hasTorch = pythonHasTorch(python);
 if (!hasTorch) console.warn(`trainerGguf tests skipped: ${python} cannot import torch (apt-get install python3-torch)`);
 const stories = resolve(import.meta.dirname, "../../../shared/models/stories260K.gguf");
 const trainers = resolve(import.meta.dirname, "../../resources/trainers");
+const fixtures = resolve(import.meta.dirname, "../fixtures/trainers");
 const reference = { temperature: 0.6, topK: 20, topP: 0.95, minP: 0 };
 const hyper = { learningRate: 0.01, rank: 4, alpha: 8, epochs: 3, seed: 1, maxTokensPerBatch: 4096 };
 
@@ -77,6 +80,9 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     const result = await worker.train({ round: 1, batch, baseModel: stories, output: adapter, hyper }, { onProgress: (p) => steps.push(p.step) });
     expect(result.adapterPath).toBe(adapter);
     expect(steps).toEqual([1, 2, 3]);
+    // the workbench's own adapter check (before node-llama-cpp loads it) accepts it against the base
+    const checked = await checkAdapterFile(adapter, await readGgufInfo(stories));
+    expect(checked.metadata["adapter.lora.alpha"]).toBe(8);
     expect(result.mismatch!.maxAbsDiff).toBeLessThan(2e-2);
     expect(result.metrics.tokens).toBe(scored.reduce((n, line) => n + line.mask.filter((m) => m === 1).length, 0));
     expect(result.metrics.meanRatio).toBeGreaterThan(0.5);
@@ -112,6 +118,14 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     expect(readFileSync(a.adapterPath)).toEqual(readFileSync(b.adapterPath));
     const c = await worker.train({ round: 1, batch, baseModel: stories, output: join(dir, "seed-c.gguf"), hyper: { ...hyper, seed: 2 } });
     expect(readFileSync(c.adapterPath)).not.toEqual(readFileSync(a.adapterPath));
+    // activation checkpointing (the GPU default) saves memory, not the result
+    const checkpointed = await TrainerWorker.start({ python, threads: 1, device: "cpu", extraArgs: ["--checkpointing", "on"] });
+    try {
+      const d = await checkpointed.train({ round: 1, batch, baseModel: stories, output: join(dir, "seed-d.gguf"), hyper });
+      expect(readFileSync(d.adapterPath)).toEqual(readFileSync(a.adapterPath));
+    } finally {
+      await checkpointed.dispose();
+    }
   }, 60_000);
 
   it("refuses to train on a batch whose behaviour log-probs are not this model's, and stays alive", async () => {
@@ -145,6 +159,30 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
         expect(diff.max, type).toBeLessThan(bound);
       } finally {
         await typed.dispose();
+      }
+    }
+  }, 120_000);
+
+  it("computes qwen2 (q/k/v biases, neox RoPE) and qwen3 (q/k RMSNorm, neox RoPE) as llama.cpp does", async () => {
+    const lines = await sampleLines(model, { prompt: "Once upon a time", count: 3, maxTokens: 40, sampling: fullSoftmax, seed: 21 });
+    const batch = join(dir, "arch.jsonl");
+    writeBatch(batch, lines);
+    for (const arch of ["qwen2", "qwen3"]) {
+      const path = join(dir, `stories-${arch}.gguf`);
+      execFileSync(python, [join(fixtures, "make_arch_variant.py"), stories, path, arch], { env: { ...process.env, PYTHONPATH: trainers, PYTHONDONTWRITEBYTECODE: "1" } });
+      const variant = await llama.loadModel({ modelPath: path });
+      try {
+        const ours = await worker.logprobs({ batch, baseModel: path, output: join(dir, `arch-${arch}.json`) });
+        const theirs = await llamaLogprobs(variant, lines);
+        const diff = absDiffs(trainedOnly(lines, ours.logprobs), theirs);
+        // The random biases make large attention logits, where llama.cpp's f16 flash-attention accumulator
+        // (node-llama-cpp's default "auto" turns it on for the CPU) rounds more: a looser bound than stories260K's.
+        expect(diff.mean, arch).toBeLessThan(6e-3);
+        expect(diff.max, arch).toBeLessThan(6e-2);
+        // and it is not the llama function: the variant's log-probs really differ from stories260K's
+        expect(absDiffs(theirs, await llamaLogprobs(model, lines)).mean, arch).toBeGreaterThan(0.1);
+      } finally {
+        await variant.dispose();
       }
     }
   }, 120_000);
