@@ -6,6 +6,7 @@ import { getLlama, resolveChatWrapper, type ChatWrapper, type Llama, type LlamaM
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage, ThinkingMode, ToolSpec } from "../../shared/llm.js";
 import { splitReasoning } from "../../shared/splitReasoning.js";
+import { createCachingTokenizer } from "../../main/llm/llama/createCachingTokenizer.js";
 import { parseToolCalls, toolCallSyntaxOf } from "../../main/llm/llama/parseToolCalls.js";
 import { renderChatPrompt } from "../../main/llm/llama/renderChatPrompt.js";
 import { pinnedWrapperSettings } from "../../main/llm/llama/resolvePinnedChatWrapper.js";
@@ -126,5 +127,33 @@ describe("tools through the template's function syntax", () => {
     expect(split.reasoning).toBe("I should count.");
     expect(parseToolCalls(split.text, harmony).calls).toEqual([{ id: "call_0", name: "count_apples", arguments: '{"basket":"left"}' }]);
     expect(harmony.stopTexts).toContain("<|call|>");
+  });
+});
+
+describe("the caching tokenizer", () => {
+  it("gives exactly the model tokenizer's tokens turn after turn, tokenising only the new turn's pieces", () => {
+    let calls = 0;
+    const counted = Object.assign(
+      ((...args: Parameters<typeof model.tokenizer>) => {
+        calls++;
+        return (model.tokenizer as (...a: unknown[]) => number[])(...args);
+      }) as typeof model.tokenizer,
+      { detokenize: model.tokenizer.detokenize, isSpecialToken: model.tokenizer.isSpecialToken, isEogToken: model.tokenizer.isEogToken },
+    );
+    const caching = createCachingTokenizer(counted);
+    const chat = wrapper("llama3.1");
+    const conversation: ChatMessage[] = [{ role: "system", content: "You play a story game. ".repeat(20) }];
+    let previousCalls = 0;
+    for (let turn = 0; turn < 5; turn++) {
+      conversation.push({ role: "user", content: `Turn ${turn}: Lily found a red ball.` });
+      const plain = renderChatPrompt(model, chat, conversation).tokens;
+      calls = 0;
+      expect(renderChatPrompt(model, chat, conversation, [], caching).tokens).toEqual(plain);
+      if (turn > 1) expect(calls).toBeLessThanOrEqual(previousCalls);
+      previousCalls = calls;
+      conversation.push({ role: "assistant", content: `She played with it on turn ${turn}.` });
+    }
+    // Later turns ask the real tokenizer only for what is new, far fewer pieces than the whole prompt has.
+    expect(previousCalls).toBeLessThan(6);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { OpenAiBackend } from "../../main/llm/openai/OpenAiBackend.js";
 import type { OpenAiBackendOptions } from "../../main/llm/openai/OpenAiBackendOptions.js";
+import { PromptTooLongError } from "../../main/llm/PromptTooLongError.js";
 import { OpenAiAdapterLoadError } from "../../main/llm/openai/OpenAiAdapterLoadError.js";
 import { OpenAiConnectionError } from "../../main/llm/openai/OpenAiConnectionError.js";
 import { OpenAiHttpError } from "../../main/llm/openai/OpenAiHttpError.js";
@@ -365,6 +366,16 @@ describe("OpenAiBackend speaks each server's own fields", () => {
     const other = await setupWith(() => ({ status: 400, json: { error: { message: "messages: too long" } } }));
     await expect(other.backend.chat({ messages })).rejects.toBeInstanceOf(OpenAiHttpError);
     expect(other.server.requests).toHaveLength(1);
+  });
+
+  it("a prompt the server's context cannot hold is a PromptTooLongError, as on the local backend", async () => {
+    const { backend } = await setupWith(() => ({
+      status: 400,
+      json: { object: "error", message: "This model's maximum context length is 4096 tokens. However, you requested 5120 tokens (4096 in the messages, 1024 in the completion).", code: 400 },
+    }));
+    const error = await backend.chat({ messages }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PromptTooLongError);
+    expect(error).toMatchObject({ promptTokens: 4096, contextSize: 4096 });
   });
 
   it("loadAdapter: vLLM's /v1/load_lora_adapter, then the adapter is the model name; a refusal says how to allow it", async () => {

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
-import type { ChatWrapper, Llama, LlamaEmbeddingContext, LlamaModel } from "node-llama-cpp";
+import type { ChatWrapper, Llama, LlamaEmbeddingContext, LlamaModel, Tokenizer } from "node-llama-cpp";
 import type { LoraSpec } from "../../../shared/backendConfig.js";
 import type { ChatMessage, ChatResult, ThinkingMode, ToolSpec } from "../../../shared/llm.js";
 import { splitReasoning } from "../../../shared/splitReasoning.js";
@@ -15,6 +15,7 @@ import type { LlamaBackendOptions } from "./LlamaBackendOptions.js";
 import { LlamaBackendStateError } from "./LlamaBackendStateError.js";
 import { loadLlamaRuntime } from "./loadLlamaRuntime.js";
 import { parseToolCalls } from "./parseToolCalls.js";
+import { createCachingTokenizer } from "./createCachingTokenizer.js";
 import { renderChatPrompt } from "./renderChatPrompt.js";
 import { resolveModelSource } from "./resolveModelSource.js";
 import { resolvePinnedChatWrapper } from "./resolvePinnedChatWrapper.js";
@@ -24,6 +25,8 @@ const defaultContextSize = 4096;
 
 interface Loaded {
   model: LlamaModel;
+  /** The model's tokenizer with a memo of recent pieces (a conversation's earlier turns tokenise once). */
+  tokenizer: Tokenizer;
   /** The model's chat wrapper per thinking mode, resolved once each. */
   wrappers: Map<ThinkingMode, ChatWrapper>;
   pool: SequencePool;
@@ -34,9 +37,12 @@ interface Loaded {
 
 /**
  * A local GGUF model through node-llama-cpp: `sequences` parallel sequences in one context decode
- * in one batch, each call renders the messages with the model's own chat template, and a sequence
- * reuses its cached prefix across the turns of an episode. Model and adapter files are checked in
- * JavaScript before llama.cpp sees them.
+ * in one batch (each sequence's size chosen by node-llama-cpp unless `contextSize` is a number),
+ * each call renders the messages, tools and thinking mode with the model's own chat template
+ * (pinned: no date, see resolvePinnedChatWrapper), and a sequence reuses its cached prefix across
+ * the turns of an episode, so a turn evaluates only its new tokens. Every result is token-exact:
+ * the prompt ids as evaluated, the sampled ids, their log-probs under the sampling distribution.
+ * Model and adapter files are checked before llama.cpp sees them.
  */
 export class LlamaBackend implements LlmBackend {
   readonly name: string;
@@ -107,13 +113,13 @@ export class LlamaBackend implements LlmBackend {
   /** Tokens of `messages` as rendered for this model (with `tools` and `thinking` as a call would send them). */
   async countTokens(messages: ChatMessage[], options: { tools?: ToolSpec[]; thinking?: ThinkingMode } = {}): Promise<number> {
     const loaded = this.ready();
-    return renderChatPrompt(loaded.model, this.wrapperFor(loaded, options.thinking), messages, options.tools).tokens.length;
+    return renderChatPrompt(loaded.model, this.wrapperFor(loaded, options.thinking), messages, options.tools, loaded.tokenizer).tokens.length;
   }
 
   async chat(request: ChatRequest): Promise<ChatResult> {
     const loaded = this.ready();
     const { model, pool } = loaded;
-    const prompt = renderChatPrompt(model, this.wrapperFor(loaded, request.thinking), request.messages, request.tools);
+    const prompt = renderChatPrompt(model, this.wrapperFor(loaded, request.thinking), request.messages, request.tools, loaded.tokenizer);
     // Refused before any waiting or evaluation: the loop records it and goes on.
     if (prompt.tokens.length >= pool.context.contextSize) throw new PromptTooLongError(prompt.tokens.length, pool.context.contextSize);
     // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
@@ -128,8 +134,9 @@ export class LlamaBackend implements LlmBackend {
       pool.release(sequence);
     }
     // Reasoning and tool calls are read from the text with special tokens spelled out; a reply with neither is the plain text.
+    // Call ids are deterministic and unique within a conversation: the prompt length grows every turn.
     const split = splitReasoning(generation.rawText);
-    const parsed = prompt.toolSyntax ? parseToolCalls(split.text, prompt.toolSyntax) : null;
+    const parsed = prompt.toolSyntax ? parseToolCalls(split.text, prompt.toolSyntax, `call_${prompt.tokens.length}`) : null;
     const marked = split.reasoning !== null || (parsed !== null && parsed.calls.length > 0);
     const text = !marked ? generation.plainText : parsed && parsed.calls.length > 0 ? parsed.text : split.text;
     const result: ChatResult = {
@@ -224,7 +231,7 @@ export class LlamaBackend implements LlmBackend {
     try {
       const adapterStamps = new Map<string, string>();
       const pool = await this.createPool(model, this.lora, adapterStamps);
-      return { model, wrappers: new Map(), pool, embedding: null, adapterStamps };
+      return { model, tokenizer: createCachingTokenizer(model.tokenizer), wrappers: new Map(), pool, embedding: null, adapterStamps };
     } catch (error) {
       await model.dispose();
       throw error;

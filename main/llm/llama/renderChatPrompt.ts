@@ -10,6 +10,7 @@ import {
   type ChatWrapper,
   type LlamaModel,
   type Token,
+  type Tokenizer,
 } from "node-llama-cpp";
 import type { ChatMessage, ToolSpec } from "../../../shared/llm.js";
 import { toolCallSyntaxOf, type ToolCallSyntax } from "./parseToolCalls.js";
@@ -33,7 +34,14 @@ export interface RenderedPrompt {
  * messages answering them become node-llama-cpp function calls with their results, inside the
  * same model response (so a prompt ending with tool results lets the model go on answering).
  */
-export function renderChatPrompt(model: LlamaModel, wrapper: ChatWrapper, messages: ChatMessage[], tools: ToolSpec[] = []): RenderedPrompt {
+export function renderChatPrompt(
+  model: LlamaModel,
+  wrapper: ChatWrapper,
+  messages: ChatMessage[],
+  tools: ToolSpec[] = [],
+  /** The tokenizer to use (a caching one makes the earlier turns free). Defaults to the model's. */
+  tokenizer: Tokenizer = model.tokenizer,
+): RenderedPrompt {
   const chatHistory = toChatHistory(messages);
   const last = chatHistory[chatHistory.length - 1];
   if (last?.type !== "model" || !endsWithCall(last.response)) chatHistory.push({ type: "model", response: [] });
@@ -48,12 +56,12 @@ export function renderChatPrompt(model: LlamaModel, wrapper: ChatWrapper, messag
       if (text) stopTexts.push(text);
       continue;
     }
-    const tokens = trigger.tokenize(model.tokenizer);
+    const tokens = trigger.tokenize(tokenizer);
     if (tokens.length === 1) stopTokens.add(tokens[0]!);
   }
   const toolSyntax = availableFunctions ? toolCallSyntaxOf(wrapper) : null;
   if (toolSyntax) stopTexts.push(...toolSyntax.stopTexts);
-  return { tokens: state.contextText.tokenize(model.tokenizer), text: state.contextText, stopTokens, stopTexts, toolSyntax };
+  return { tokens: state.contextText.tokenize(tokenizer), text: state.contextText, stopTokens, stopTexts, toolSyntax };
 }
 
 function toChatHistory(messages: ChatMessage[]): ChatHistoryItem[] {

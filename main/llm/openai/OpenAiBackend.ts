@@ -1,6 +1,7 @@
 import type { OpenAiServerKind } from "../../../shared/backendConfig.js";
 import type { ChatResult } from "../../../shared/llm.js";
 import type { ChatRequest, LlmBackend } from "../LlmBackend.js";
+import { PromptTooLongError } from "../PromptTooLongError.js";
 import { Semaphore } from "../Semaphore.js";
 import { adjustmentFor, buildChatBody } from "./buildChatBody.js";
 import { ChatReply } from "./ChatReply.js";
@@ -101,7 +102,10 @@ export class OpenAiBackend implements LlmBackend {
         });
         return outcome === "aborted" ? latest.result("abort") : outcome;
       } catch (error) {
-        if (!(error instanceof OpenAiHttpError) || error.status !== 400 || !this.adjust(error.bodyExcerpt, body)) throw error;
+        if (!(error instanceof OpenAiHttpError) || error.status !== 400) throw error;
+        const tooLong = promptTooLong(error.bodyExcerpt);
+        if (tooLong) throw tooLong;
+        if (!this.adjust(error.bodyExcerpt, body)) throw error;
       }
     }
   }
@@ -237,6 +241,18 @@ export class OpenAiBackend implements LlmBackend {
       throw new Retryable(error);
     }
   }
+}
+
+/**
+ * A 400 saying the prompt exceeds the model's context (vLLM / OpenAI: "maximum context length is
+ * M tokens ... N in the messages"; SGLang: "input (N tokens) is longer than the model's context
+ * length (M tokens)"), as PromptTooLongError, so the loop records it as it does locally.
+ */
+function promptTooLong(message: string): PromptTooLongError | null {
+  const limit = /maximum context length is (\d+) tokens/i.exec(message) ?? /context length \((\d+) tokens\)/i.exec(message);
+  if (!limit) return null;
+  const prompt = /\((\d+) in the messages/i.exec(message) ?? /(\d+) tokens in the messages/i.exec(message) ?? /input \((\d+) tokens\)/i.exec(message) ?? /requested (\d+) tokens/i.exec(message);
+  return new PromptTooLongError(prompt ? Number(prompt[1]) : Number(limit[1]) + 1, Number(limit[1]));
 }
 
 async function readStream(response: Response, reply: ChatReply): Promise<void> {
