@@ -18,6 +18,8 @@ import { listTrainingRounds } from "../../main/store/queries/trainingRounds.js";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
 import { buildRunReport } from "../../main/selfplay/buildRunReport.js";
 import { createTestPool } from "../support/sandboxTestPool.js";
+import { sentenceStopBackend } from "../support/sentenceStopBackend.js";
+import { createBackend } from "../../main/llm/createBackend.js";
 import { oneSidedTwoProportionZ } from "../support/twoProportionTest.js";
 
 const python = "/usr/bin/python3";
@@ -27,7 +29,7 @@ const stories = resolve(import.meta.dirname, "../../../shared/models/stories260K
 const storyWord = readFileSync(resolve(import.meta.dirname, "../../resources/environments/story_word.py"), "utf8");
 /** The fixed pool: the same game for two common story words. */
 const pool = [storyWord, storyWord.replace('WORD = "the"', 'WORD = "was"')];
-const agent = { temperature: 1, maxTokens: 16 };
+const agent = { temperature: 1, maxTokens: 24 };
 /** Held-out plays per environment and model: seeds no run play uses. */
 const heldOut = 100;
 
@@ -58,7 +60,7 @@ async function heldOutWins(adapter: string | null): Promise<{ wins: number; play
         specs: Array.from({ length: heldOut }, (_, i) => ({ hinted: false, playIndex: i, canary: false, seed: 900_000 + i })),
         hint: null,
         maxTurns: 1,
-        sampling: agent,
+        sampling: { ...agent, stop: ["."] },
         onEpisode: (episode) => {
           plays++;
           if (episode.return > 0) wins++;
@@ -86,7 +88,8 @@ describe.skipIf(!hasTorch)("training inside the run: stories260K learns", () => 
       },
       "learning test",
     );
-    const controller = new RunController({ db, createPool: () => createTestPool() });
+    // The real local backend; agent replies end at their first sentence (see sentenceStopBackend).
+    const controller = new RunController({ db, createPool: () => createTestPool(), createBackend: async (c) => sentenceStopBackend(await createBackend(c.backend)) });
     const losses: number[] = [];
     controller.on((event) => {
       if (event.type === "trainingFinished" && event.loss !== null) losses.push(event.loss);
