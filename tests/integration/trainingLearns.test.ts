@@ -78,7 +78,7 @@ describe.skipIf(!hasTorch)("training inside the run: stories260K learns", () => 
   it("a run with training.every 1 raises the held-out win rate beyond chance (one-sided two-proportion z-test, p < 0.01)", async () => {
     const config = parseRunConfig(
       {
-        db: join(dir, "ws.sqlite"), seed: 3, iterations: 4, envsPerIteration: 2, plays: 12, hintPlays: 0, maxTurns: 1, canary: false,
+        db: join(dir, "ws.sqlite"), seed: 3, iterations: 6, envsPerIteration: 2, plays: 16, hintPlays: 0, maxTurns: 1, canary: false,
         backend: { kind: "llama", modelPath: stories, gpu: false, threads: 1, contextSize: 512, sequences: 1 },
         corpus: null,
         designer: { kind: "fixed", set: "story-words" },
@@ -99,7 +99,7 @@ describe.skipIf(!hasTorch)("training inside the run: stories260K learns", () => 
 
     const rounds = listTrainingRounds(db, runId);
     console.log(`round metrics: ${JSON.stringify(rounds.map(({ metrics: { batch: _batch, ...metrics } }) => metrics))}; iteration wall times (ms): ${getMetrics(db, runId).map((m) => m.metrics.wallTimeMs).join(", ")}`);
-    expect(rounds.map((round) => round.status)).toEqual(["completed", "completed", "completed", "completed"]);
+    expect(rounds.map((round) => round.status)).toEqual(Array(6).fill("completed"));
     for (const [i, round] of rounds.entries()) {
       expect(round.afterIteration).toBe(i);
       expect(round.parentAdapterId).toBe(i === 0 ? null : rounds[i - 1]!.adapterId);
@@ -112,13 +112,13 @@ describe.skipIf(!hasTorch)("training inside the run: stories260K learns", () => 
       const expected = env.iteration === 0 ? null : rounds[env.iteration - 1]!.adapterId;
       for (const episode of env.episodes) expect(episode.adapterId).toBe(expected);
     }
-    expect(report.trainingRounds).toHaveLength(4);
+    expect(report.trainingRounds).toHaveLength(6);
 
     const final = getAdapter(db, rounds.at(-1)!.adapterId!)!;
     const before = await heldOutWins(null);
     const after = await heldOutWins(final.path);
     const z = oneSidedTwoProportionZ(before, after);
-    console.log(`held-out wins: base ${before.wins}/${before.plays}, after 4 rounds ${after.wins}/${after.plays}; z = ${z.z.toFixed(2)}, one-sided p = ${z.p.toExponential(2)}; round losses ${losses.map((l) => l.toFixed(4)).join(", ")}`);
+    console.log(`held-out wins: base ${before.wins}/${before.plays}, after 6 rounds ${after.wins}/${after.plays}; z = ${z.z.toFixed(2)}, one-sided p = ${z.p.toExponential(2)}; round losses ${losses.map((l) => l.toFixed(4)).join(", ")}`);
     expect(after.wins / after.plays).toBeGreaterThan(before.wins / before.plays);
     expect(z.p).toBeLessThan(0.01);
   }, 600_000);
