@@ -20,42 +20,49 @@ export interface ReplayOptions {
   gpu?: GpuChoice;
 }
 
+export interface ReplayedTurn {
+  ms: number;
+  /** Process CPU time of the replay. */
+  cpuMs: number;
+  /** Prompt tokens that had to be evaluated (the rest was the sequence's cached prefix). */
+  evaluatedPromptTokens: number;
+}
+
+export interface RawReplayer {
+  replay(turn: ReplayTurn): Promise<ReplayedTurn>;
+  dispose(): Promise<void>;
+}
+
 /**
- * Replays recorded turns through raw node-llama-cpp on one sequence, doing only the model's work the
- * engine's turn needed: keep the cached prefix the new prompt shares, evaluate the rest of the prompt,
- * sample, then feed the recorded tokens back one by one (each evaluated, each followed by a sample,
- * with the same sampling settings), as the engine's generation did. Returns the milliseconds each
- * turn took, the process CPU time of all turns, and how many prompt tokens had to be evaluated
- * (the rest was the sequence's cached prefix); model loading is not timed. The difference to the engine's wall time is the engine's
- * own cost (prompt rendering, tokenising, sandbox steps, recording, SQLite).
+ * Raw node-llama-cpp on one sequence, doing only the model's work an engine turn needed: keep the
+ * cached prefix the new prompt shares, evaluate the rest of the prompt, sample, then feed the
+ * recorded tokens back one by one (each evaluated, each followed by a sample, with the same
+ * sampling settings), as the engine's generation did. Turns must come in the engine's order (the
+ * cached prefix carries over). Model loading is not timed.
  */
-export async function replayTurnsRaw(modelPath: string, turns: ReplayTurn[], options: ReplayOptions): Promise<{ ms: number[]; cpuMs: number; evaluatedPromptTokens: number }> {
+export async function createRawReplayer(modelPath: string, options: ReplayOptions): Promise<RawReplayer> {
   const llama = await loadLlamaRuntime({ gpu: options.gpu, threads: options.threads });
-  try {
-    const model = await llama.loadModel({ modelPath });
-    const context = await model.createContext({ sequences: 1, contextSize: options.contextSize });
-    const sequence = context.getSequence();
-    const times: number[] = [];
-    const cpuStart = process.cpuUsage();
-    let evaluatedPromptTokens = 0;
-    for (const turn of turns) {
+  const model = await llama.loadModel({ modelPath });
+  const context = await model.createContext({ sequences: 1, contextSize: options.contextSize });
+  const sequence = context.getSequence();
+  return {
+    async replay(turn) {
       const prompt = turn.promptTokenIds as Token[];
+      const cpuStart = process.cpuUsage();
       const start = performance.now();
       const shared = sequence.compareContextTokens(prompt).firstDifferentIndex;
       const keep = Math.min(shared, prompt.length - 1);
       if (keep < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
-      evaluatedPromptTokens += prompt.length - keep;
       const { temperature = 0.6, topK = 0, topP = 1, minP = 0, seed } = turn.sampling;
       const steps = sequence.evaluateWithMetadata(prompt.slice(keep), { confidence: true }, { temperature, topK, topP, minP, seed });
       await steps.next();
       const forced = turn.endedByModel ? turn.tokenIds : turn.tokenIds.slice(0, -1);
       for (const token of forced) await steps.next(token as Token);
       await steps.return();
-      times.push(performance.now() - start);
-    }
-    const cpu = process.cpuUsage(cpuStart);
-    return { ms: times, cpuMs: (cpu.user + cpu.system) / 1000, evaluatedPromptTokens };
-  } finally {
-    await llama.dispose();
-  }
+      const ms = performance.now() - start;
+      const cpu = process.cpuUsage(cpuStart);
+      return { ms, cpuMs: (cpu.user + cpu.system) / 1000, evaluatedPromptTokens: prompt.length - keep };
+    },
+    dispose: () => llama.dispose(),
+  };
 }

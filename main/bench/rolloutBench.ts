@@ -16,7 +16,7 @@ import { BenchSkipped } from "./BenchSkipped.js";
 import { benchEnvironmentCode } from "./benchEnvironment.js";
 import { benchModel } from "./benchModel.js";
 import { measureRawTokensPerSec } from "./rawTokens.js";
-import { replayTurnsRaw, type ReplayTurn } from "./rawTokensReplay.js";
+import { createRawReplayer, type RawReplayer, type ReplayedTurn, type ReplayTurn } from "./rawTokensReplay.js";
 
 const episodes = 8;
 const maxTurns = 4;
@@ -35,15 +35,20 @@ interface Batch {
   chatMs: number[];
   /** Process CPU time inside `backend.chat` calls, all together (one call at a time in the sequential batch). */
   chatCpuMs: number;
+  /** Each turn replayed through raw node-llama-cpp right after the engine made it, when a replayer was given. */
+  replays: ReplayedTurn[];
 }
 
 /** Plays `episodes` full episodes of the bench game with the real model, storing every one, and records each model call. */
-async function playBatch(model: string, pool: SandboxPool, db: WritableDb, sequences: number): Promise<Batch> {
+async function playBatch(model: string, pool: SandboxPool, db: WritableDb, sequences: number, replayer?: RawReplayer): Promise<Batch> {
   const llama = await LlamaBackend.load({ model, sequences, contextSize });
   const turns: ReplayTurn[] = [];
   const messages: ChatMessage[][] = [];
   const chatMs: number[] = [];
   let chatCpuMs = 0;
+  const replays: ReplayedTurn[] = [];
+  let replayMs = 0;
+  let replayCpuMs = 0;
   const backend: LlmBackend = {
     name: llama.name,
     parallelism: llama.parallelism,
@@ -56,8 +61,15 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
       chatCpuMs += (cpu.user + cpu.system) / 1000;
       chatMs.push(performance.now() - start);
       messages.push(request.messages.map((message) => ({ ...message })));
-      const used = result.samplingUsed ?? {};
-      turns.push({ promptTokenIds: result.promptTokenIds ?? [], tokenIds: result.tokenIds ?? [], sampling: used, endedByModel: result.finishReason === "stop" });
+      const turn: ReplayTurn = { promptTokenIds: result.promptTokenIds ?? [], tokenIds: result.tokenIds ?? [], sampling: result.samplingUsed ?? {}, endedByModel: result.finishReason === "stop" };
+      turns.push(turn);
+      if (replayer) {
+        // Interleaved turn by turn, so the engine and the replay see the same load on the machine; its time is taken out of the engine's.
+        const replayed = await replayer.replay(turn);
+        replays.push(replayed);
+        replayMs += replayed.ms;
+        replayCpuMs += replayed.cpuMs;
+      }
       return result;
     },
     dispose: () => llama.dispose(),
@@ -77,6 +89,8 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
       hint: null,
       maxTurns,
       sampling: { maxTokens },
+      // The bench model rarely ends a reply within the budget; episodes go on anyway so every one has maxTurns turns to measure.
+      protocol: { endOnLength: false },
       concurrency: sequences,
       onEpisode: (episode) => {
         const { turns: played, ...fields } = episode;
@@ -84,9 +98,9 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
         insertEpisodeWithTurns(db, { ...fields, runId: run.id, environmentId }, played);
       },
     });
-    const seconds = (performance.now() - start) / 1000;
+    const seconds = (performance.now() - start - replayMs) / 1000;
     const cpu = process.cpuUsage(cpuStart);
-    return { seconds, cpuMs: (cpu.user + cpu.system) / 1000, completionTokens, turns, messages, chatMs, chatCpuMs };
+    return { seconds, cpuMs: (cpu.user + cpu.system) / 1000 - replayCpuMs, completionTokens, turns, messages, chatMs, chatCpuMs, replays };
   } finally {
     await backend.dispose();
   }
@@ -110,9 +124,10 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 /**
  * The rollout engine against raw node-llama-cpp, side by side in one run on the same model. Full
  * episodes (sandboxed environment steps, prompts, recording, SQLite writes) are played one at a
- * time and two at a time (two sequences decoding in one batch). The one-at-a-time turns are then
- * replayed through raw node-llama-cpp (the same prompt tokens, the same sampled tokens, the same
- * prefix reuse): `engineMsPerTurn` is the engine's wall time minus the replay's, per turn, i.e.
+ * time and two at a time (two sequences decoding in one batch). Each one-at-a-time turn is replayed
+ * through raw node-llama-cpp right after the engine made it (the same prompt tokens, the same
+ * sampled tokens, the same prefix reuse; interleaved so both see the same load on the machine):
+ * `engineMsPerTurn` is the engine's wall time minus the replay's, per turn, i.e.
  * everything that is not the model's own work. It splits into `backendMsPerTurn` (inside
  * LlamaBackend.chat: chat template, tokenising, sequence pool, stop checks, detokenising) and
  * `outsideBackendMsPerTurn` (sandbox steps, prompt building, recording, SQLite).
@@ -127,19 +142,18 @@ export const rolloutBench: BenchSection = {
     const db = openDatabase(join(dir, "bench.sqlite"));
     try {
       await playBatch(model, pool, db, 1); // warm-up: sandbox snapshots, model file cache
-      // Engine and replay alternate, twice; the quieter round (least wall time in all) is reported,
-      // since other work on the machine slows both and the difference is small.
-      const rounds: Array<{ batch: Batch; replay: Awaited<ReturnType<typeof replayTurnsRaw>> }> = [];
-      for (let round = 0; round < 2; round++) {
-        const batch = await playBatch(model, pool, db, 1);
-        rounds.push({ batch, replay: await replayTurnsRaw(model, batch.turns, { contextSize }) });
+      const replayer = await createRawReplayer(model, { contextSize });
+      let sequential: Batch;
+      try {
+        sequential = await playBatch(model, pool, db, 1, replayer);
+      } finally {
+        await replayer.dispose();
       }
-      const total = ({ batch, replay }: (typeof rounds)[number]) => batch.seconds * 1000 + sum(replay.ms);
-      const { batch: sequential, replay } = rounds.sort((a, b) => total(a) - total(b))[0]!;
       const parallel = await playBatch(model, pool, db, 2);
       const turns = sequential.turns.length;
       const engineMs = sequential.seconds * 1000;
-      const rawMs = sum(replay.ms);
+      const rawMs = sum(sequential.replays.map((turn) => turn.ms));
+      const rawCpuMs = sum(sequential.replays.map((turn) => turn.cpuMs));
       const chatMs = sum(sequential.chatMs);
       const rawTokensPerSec = await measureRawTokensPerSec(model, { tokens: parallel.completionTokens, sequences: 2 });
       const engineTokensPerSec = parallel.completionTokens / parallel.seconds;
@@ -154,14 +168,14 @@ export const rolloutBench: BenchSection = {
         turns,
         promptTokensPerTurn: sum(sequential.turns.map((turn) => turn.promptTokenIds.length)) / turns,
         // Prompt tokens evaluated per turn: the rest of the prompt is the sequence's cached prefix.
-        evaluatedPromptTokensPerTurn: replay.evaluatedPromptTokens / turns,
+        evaluatedPromptTokensPerTurn: sum(sequential.replays.map((turn) => turn.evaluatedPromptTokens)) / turns,
         rawMsPerTurn: rawMs / turns,
         engineMsPerTurn: (engineMs - rawMs) / turns,
         backendMsPerTurn: (chatMs - rawMs) / turns,
         outsideBackendMsPerTurn: (engineMs - chatMs) / turns,
         // The same difference in CPU time of this process (less sensitive to a busy machine; sandbox processes not included).
-        engineCpuMsPerTurn: (sequential.cpuMs - replay.cpuMs) / turns,
-        backendCpuMsPerTurn: (sequential.chatCpuMs - replay.cpuMs) / turns,
+        engineCpuMsPerTurn: (sequential.cpuMs - rawCpuMs) / turns,
+        backendCpuMsPerTurn: (sequential.chatCpuMs - rawCpuMs) / turns,
         outsideBackendCpuMsPerTurn: (sequential.cpuMs - sequential.chatCpuMs) / turns,
         renderMsPerTurn: await renderMsPerTurn(model, sequential.messages),
       };

@@ -146,6 +146,11 @@ describe("context size", () => {
     try {
       expect(auto.contextSize).toBeGreaterThanOrEqual(model.trainContextSize);
       expect(auto.layout).toMatch(/^2 sequences x \d+ tokens/);
+      // Later contexts (a reload, new adapters) keep the first size rather than sizing again beside the old one.
+      const first = auto.contextSize;
+      await auto.unload();
+      await auto.reload();
+      expect(auto.contextSize).toBe(first);
     } finally {
       await auto.dispose();
     }

@@ -53,6 +53,11 @@ export class LlamaBackend implements LlmBackend {
   private readonly retiring = new Set<Promise<void>>();
   private readonly disposal = new AbortController();
   private embedQueue: Promise<unknown> = Promise.resolve();
+  /**
+   * The size node-llama-cpp chose for the first context, kept for later ones (new adapters,
+   * reload): sized again while the old context still holds its memory, "auto" would shrink.
+   */
+  private resolvedContextSize: number | null = null;
 
   private constructor(
     private readonly llama: Llama,
@@ -250,11 +255,12 @@ export class LlamaBackend implements LlmBackend {
     }
     const context = await model.createContext({
       sequences: this.parallelism,
-      contextSize: this.options.contextSize ?? "auto",
+      contextSize: this.resolvedContextSize ?? this.options.contextSize ?? "auto",
       batchSize: this.options.batchSize,
       flashAttention: this.options.flashAttention,
       lora: lora.length > 0 ? { adapters: lora.map(({ path, scale }) => ({ filePath: path, scale: scale ?? 1 })) } : undefined,
     });
+    this.resolvedContextSize ??= context.contextSize;
     return new SequencePool(context);
   }
 
