@@ -1,5 +1,6 @@
 import { parseBackendConfig, type BackendConfig } from "./backendConfig.js";
 import type { ThinkingMode } from "./llm.js";
+import { parseTrainingConfig, type TrainingConfig } from "./trainingConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
 import { recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
@@ -175,6 +176,8 @@ export interface RunConfig {
   sandbox: SandboxConfig;
   /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
   trainer?: TrainerConfig;
+  /** Training inside the run (shared/trainingConfig.ts). Absent: the run only collects experience. */
+  training?: TrainingConfig;
 }
 
 /** A command run as a child process: an argv array (no shell) or one string (run by the shell). */
@@ -222,7 +225,7 @@ export const defaultSkills: readonly string[] = recipeGameSkills;
 /** A run's name is a label: at most this many characters. */
 export const maxRunNameLength = 200;
 
-const topKeys = ["recipe", "db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "regenerationInterval", "skillsPerRegen", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer"];
+const topKeys = ["recipe", "db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "regenerationInterval", "skillsPerRegen", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer", "training"];
 
 /**
  * Reads a run config (the JSON of `spade run --config`). Unknown keys and wrong types are refused
@@ -263,6 +266,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     hint: readHint(where, c.hint, d),
     sandbox: readSandbox(where, c.sandbox),
     ...(c.trainer === undefined ? {} : { trainer: readTrainer(where, c.trainer) }),
+    ...(c.training === undefined ? {} : { training: parseTrainingConfig(where, c.training) }),
   };
 }
 

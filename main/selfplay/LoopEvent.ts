@@ -7,4 +7,11 @@ export type LoopEvent =
   | { type: "environmentScored"; runId: number; environmentId: number; winRate: number | null; regret: number | null; designerReward: number }
   | { type: "iterationCompleted"; runId: number; iteration: number; metrics: Record<string, number> }
   /** Something the loop changed to keep going, e.g. a grounding document trimmed to fit the context. */
-  | { type: "note"; runId: number; iteration: number; kind: string; text: string };
+  | { type: "note"; runId: number; iteration: number; kind: string; text: string }
+  | TrainingEvent;
+
+/** A training round's phases: building the batch, training (with the trainer's steps and loss), registering and loading the adapter. */
+export type TrainingEvent =
+  | { type: "trainingStarted"; runId: number; round: number; afterIteration: number; sequences: number }
+  | { type: "trainingProgress"; runId: number; round: number; phase: "batch" | "training" | "registering" | "loading"; step: number; steps: number; loss: number | null }
+  | { type: "trainingFinished"; runId: number; round: number; status: "completed" | "failed" | "rejected"; adapter: string | null; loss: number | null; reason: string | null };

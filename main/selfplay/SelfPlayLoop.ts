@@ -17,6 +17,7 @@ import { getHint, insertHint } from "../store/queries/hints.js";
 import { completeIteration, startIteration } from "../store/queries/iterations.js";
 import { listMemory } from "../store/queries/memory.js";
 import { putMetrics } from "../store/queries/metrics.js";
+import { sampledTokensOf, setSampledTokens } from "../store/queries/sampledTokens.js";
 import { getRun, setIterationsCompleted } from "../store/queries/runs.js";
 import { putRunNote, setEpisodeRollout } from "../store/queries/schedule.js";
 import { transaction } from "../store/transaction.js";
@@ -260,6 +261,7 @@ export class SelfPlayLoop {
     this.phase(iteration, state.slot, "designing", `attempt ${attempt + 1}`);
     let replyText = "";
     let tokens = 0;
+    let sampled: ReturnType<typeof sampledTokensOf> | null = null;
     let validation: ValidationReport;
     let code: string | null = null;
     try {
@@ -271,6 +273,7 @@ export class SelfPlayLoop {
       });
       replyText = reply.text;
       tokens = reply.promptTokens + reply.completionTokens;
+      sampled = sampledTokensOf(reply);
       code = extractPythonCode(reply.text, { repairBraces: false });
       this.phase(iteration, state.slot, "validating");
       const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs });
@@ -312,6 +315,7 @@ export class SelfPlayLoop {
         tokens,
         adapter: backend.adapter,
       });
+      if (sampled) setSampledTokens(db, "environments", envId, sampled);
       if (!validation.valid) {
         upsertEnvStats(db, { environmentId: envId, plays: 0, hintPlays: 0, designerReward: this.config.reward.invalidReward, rewardKind: this.config.reward.kind });
       }

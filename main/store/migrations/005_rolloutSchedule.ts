@@ -6,7 +6,7 @@ import type { Migration } from "./Migration.js";
  * and whether it was masked, and the loop keeps notes on what it changed (a trimmed document).
  */
 export const rolloutScheduleMigration: Migration = {
-  version: 4,
+  version: 5,
   name: "rollout schedule",
   up(db) {
     db.exec(`
