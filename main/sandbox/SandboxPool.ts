@@ -298,7 +298,7 @@ export class SandboxPool {
     const process = await this.acquire(code, deadlineAt);
     const neverUsed = process.boundCode === null;
     let result: RepairResult;
-    let kept = false;
+    let kept: boolean;
     try {
       const reply = await process.request({ op: "repair", code }, "repair", callTimeout(timeoutMs, deadlineAt));
       kept = reply.kept === true;

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import type * as ChildProcess from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BraceRepairError, repairFStringBraces } from "../../main/sandbox/repairFStringBraces.js";
 import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
@@ -13,7 +14,7 @@ import { createTestPool } from "../support/sandboxTestPool.js";
 
 const spawned = vi.hoisted(() => [] as string[]);
 vi.mock("node:child_process", async (importOriginal) => {
-  const original = await importOriginal<typeof import("node:child_process")>();
+  const original = await importOriginal<typeof ChildProcess>();
   const record =
     <T extends (...args: never[]) => unknown>(fn: T) =>
     (...args: Parameters<T>) => {
