@@ -1,5 +1,6 @@
 import { parseBackendConfig, type BackendConfig } from "./backendConfig.js";
 import type { ThinkingMode } from "./llm.js";
+import { parseTrainingConfig, type TrainingConfig } from "./trainingConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
 
@@ -110,6 +111,8 @@ export interface RunConfig {
   sandbox: SandboxConfig;
   /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
   trainer?: TrainerConfig;
+  /** Training inside the run (shared/trainingConfig.ts). Absent: the run only collects experience. */
+  training?: TrainingConfig;
 }
 
 /** A command run as a child process: an argv array (no shell) or one string (run by the shell). */
@@ -163,7 +166,7 @@ export const defaultSkills = [
 /** A run's name is a label: at most this many characters. */
 export const maxRunNameLength = 200;
 
-const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer"];
+const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer", "training"];
 
 /**
  * Reads a run config (the JSON of `spade run --config`). Unknown keys and wrong types are refused
@@ -195,6 +198,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     hint: readHint(where, c.hint),
     sandbox: readSandbox(where, c.sandbox),
     ...(c.trainer === undefined ? {} : { trainer: readTrainer(where, c.trainer) }),
+    ...(c.training === undefined ? {} : { training: parseTrainingConfig(where, c.training) }),
   };
 }
 

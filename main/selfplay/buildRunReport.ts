@@ -1,9 +1,12 @@
+import { basename } from "node:path";
 import type { RunReport, ReportRun } from "../../shared/runReport.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { listEnvironments } from "../store/queries/environments.js";
 import { listEpisodes } from "../store/queries/episodes.js";
 import { getHint } from "../store/queries/hints.js";
 import { getRun, listRuns, type Run } from "../store/queries/runs.js";
+import { listAdapters } from "../store/queries/adapters.js";
+import { listTrainingRounds } from "../store/queries/trainingRounds.js";
 import { storedRunAblations } from "./describeAblations.js";
 
 /** The `spade report` object: every designer attempt of each run, valid or not, with its plays. */
@@ -20,6 +23,7 @@ export function buildRunReport(db: ReadonlyDb, runId?: number): RunReport {
 
 function reportRun(db: ReadonlyDb, run: Run): ReportRun {
   const ablations = storedRunAblations(run.config);
+  const adapterId = adapterIdResolver(db);
   const environments = listEnvironments(db, { runId: run.id, orderBy: "id", limit: Number.MAX_SAFE_INTEGER }).map((env) => {
     const episodes = env.valid ? listEpisodes(db, env.id) : [];
     return {
@@ -39,11 +43,28 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
       regret: env.regret,
       designerReward: env.designerReward,
       documentId: env.documentId,
-      episodes: episodes.map((episode) => ({ id: episode.id, hinted: episode.hinted, return: episode.return, turns: episode.turnCount, error: episode.error, canary: episode.canary })),
+      episodes: episodes.map((episode) => ({ id: episode.id, hinted: episode.hinted, return: episode.return, turns: episode.turnCount, error: episode.error, canary: episode.canary, adapterId: adapterId(episode.adapter) })),
       slot: env.slot ?? 0,
       attempt: env.attempt ?? 0,
       skill: env.skill,
+      adapterId: adapterId(env.adapter),
     };
   });
-  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations };
+  const trainingRounds = listTrainingRounds(db, run.id).map((round) => ({
+    round: round.round,
+    afterIteration: round.afterIteration,
+    status: round.status,
+    adapterId: round.adapterId,
+    parentAdapterId: round.parentAdapterId,
+    metrics: round.metrics,
+  }));
+  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations, trainingRounds };
 }
+
+/** Recorded adapter names (`<file>[@scale]`) -> registry ids where the file is registered; the name otherwise. */
+function adapterIdResolver(db: ReadonlyDb): (recorded: string | null) => string | number | null {
+  const byFile = new Map<string, number>();
+  for (const adapter of listAdapters(db)) byFile.set(basename(adapter.path), adapter.id);
+  return (recorded) => (recorded === null ? null : (byFile.get(recorded) ?? recorded));
+}
+
