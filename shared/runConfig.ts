@@ -78,6 +78,8 @@ export interface DesignerConfig {
   toolUse: boolean;
   /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
   thinking: ThinkingMode;
+  /** The reference's f-string brace repair of the designer's code, run in the sandbox before validation. Defaults to true. */
+  repairBraces: boolean;
 }
 
 export interface MemoryConfig {
@@ -279,7 +281,7 @@ function readCorpus(where: string, value: unknown, d: RecipeDefaults): CorpusCon
 }
 
 function readDesigner(where: string, value: unknown, d: RecipeDefaults): DesignerConfig {
-  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "repair", "temperature", "maxTokens", "skills", "difficulty", "randomDifficulty", "difficulties", "toolUse", "thinking"]);
+  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "repair", "temperature", "maxTokens", "skills", "difficulty", "randomDifficulty", "difficulties", "toolUse", "thinking", "repairBraces"]);
   const kind = (optional(o.kind, (v) => readString(where, "designer.kind", v, { oneOf: ["llm", "fixed"] })) ?? "llm") as DesignerConfig["kind"];
   const set = optional(o.set ?? undefined, (v) => readString(where, "designer.set", v, { nonEmpty: true })) ?? null;
   if (kind === "fixed" && set === null) throw new InputError(`${where}: designer.set: required when designer.kind is "fixed" (the environment set to draw from)`);
@@ -301,6 +303,7 @@ function readDesigner(where: string, value: unknown, d: RecipeDefaults): Designe
     difficulties,
     toolUse: optional(o.toolUse, (v) => readBoolean(where, "designer.toolUse", v)) ?? d.designer.toolUse,
     thinking: readThinking(where, "designer.thinking", o.thinking),
+    repairBraces: optional(o.repairBraces, (v) => readBoolean(where, "designer.repairBraces", v)) ?? true,
   };
 }
 

@@ -6,6 +6,7 @@ import { countWords, truncateDocument } from "../corpus/truncateWords.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { PromptTooLongError } from "../llm/PromptTooLongError.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
+import { repairFStringBraces } from "../sandbox/repairFStringBraces.js";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { upsertDocument } from "../store/queries/documents.js";
@@ -27,7 +28,6 @@ import { designerMessages, repairMessages } from "./designerPrompt.js";
 import { drawFixedPool } from "./drawFixedPool.js";
 import { extractPythonCode } from "./extractCode.js";
 import { fitDesignerPrompt } from "./fitDesignerPrompt.js";
-import { repairBracesAsync } from "./repairBracesAsync.js";
 import { iterationMetrics } from "./iterationMetrics.js";
 import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
@@ -274,14 +274,14 @@ export class SelfPlayLoop {
       replyText = reply.text;
       tokens = reply.promptTokens + reply.completionTokens;
       sampled = sampledTokensOf(reply);
-      code = extractPythonCode(reply.text, { repairBraces: false });
+      code = extractPythonCode(reply.text);
       this.phase(iteration, state.slot, "validating");
       const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs });
       validation = code === null ? noCodeReport() : await validate(code);
-      // The reference's f-string brace repair changes only code with a syntax error: run it (a host
-      // python3, asynchronously) only then, and keep the repaired code if it differs.
-      if (code !== null && !validation.valid && /syntax/i.test(validation.error ?? "")) {
-        const repaired = await repairBracesAsync(code);
+      // The reference's f-string brace repair changes only code with a syntax error: run it (in the
+      // sandbox) only then, and keep the repaired code if it differs.
+      if (code !== null && this.config.designer.repairBraces && !validation.valid && /syntax/i.test(validation.error ?? "")) {
+        const repaired = await repairFStringBraces(this.deps.pool, code);
         if (repaired !== code) {
           code = repaired;
           validation = await validate(code);
