@@ -1,5 +1,6 @@
 // Which model backend to use and how: the `backend` object of a run config, also edited in the UI.
-import { fail, optional, readBoolean, readInteger, readNumber, readObject, readString } from "./validation/fields.js";
+import * as z from "zod";
+import { addRuleIssue, bool, expecting, int, num, oneOf, parseConfig, strict, text, type Assert, type Same } from "./validation/schema.js";
 
 export type GpuChoice = "auto" | "cuda" | "metal" | "vulkan" | false;
 
@@ -96,83 +97,62 @@ export interface OpenAiBackendConfig extends OpenAiBackendSettings {
 
 export type BackendConfig = LlamaBackendConfig | OpenAiBackendConfig;
 
-const llamaKeys = ["kind", "modelPath", "gpu", "threads", "contextSize", "flashAttention", "batchSize", "sequences", "lora", "modelsDir", "reusePrefix", "toolInstructions"];
-const openAiKeys = ["kind", "baseUrl", "model", "server", "apiKey", "apiKeyEnv", "adapter", "maxConcurrency", "timeoutMs", "maxRetries", "retryDelayMs", "stream", "logprobs", "embeddingModel"];
+const contextSizeBounds = strict({ min: int(16).optional(), max: int(16).optional() }).superRefine((bounds, context) => {
+  if (bounds.min !== undefined && bounds.max !== undefined && bounds.min > bounds.max) addRuleIssue(context, ["min"], `expected at most max (${bounds.max}), got ${bounds.min}`);
+});
+const contextSize = expecting(z.union([int(16), z.literal("auto"), contextSizeBounds]), 'an integer >= 16, "auto" or {min, max}');
+const nonEmpty = () => text({ nonEmpty: true });
+
+/** The `backend` object with `kind: "llama"`, as written and as parsed. */
+export const llamaBackendSchema = strict({
+  kind: z.literal("llama"),
+  modelPath: nonEmpty().describe("A GGUF path, or a model URI (hf:owner/repo/file.gguf, https://...)."),
+  gpu: expecting(z.union([z.enum(["auto", "cuda", "metal", "vulkan"]), z.literal(false)]), '"auto", "cuda", "metal", "vulkan" or false').optional(),
+  threads: int(1, 256).optional(),
+  contextSize: contextSize.optional(),
+  flashAttention: bool().optional(),
+  batchSize: int(1).optional(),
+  sequences: int(1, 1024).optional(),
+  lora: expecting(z.array(strict({ path: nonEmpty(), scale: num().optional() })), "an array of {path, scale}").optional(),
+  modelsDir: nonEmpty().optional(),
+  reusePrefix: bool().optional(),
+  toolInstructions: bool().optional(),
+});
+
+/** The `backend` object with `kind: "openai"`, as written and as parsed. */
+export const openAiBackendSchema = strict({
+  kind: z.literal("openai"),
+  baseUrl: expecting(nonEmpty().regex(/^https?:\/\/[^/]/), "an http:// or https:// URL").describe("E.g. http://127.0.0.1:8000/v1; /chat/completions is appended."),
+  model: nonEmpty(),
+  server: oneOf(openAiServerKinds).optional(),
+  apiKey: nonEmpty().optional(),
+  apiKeyEnv: nonEmpty().optional(),
+  adapter: nonEmpty().optional(),
+  maxConcurrency: int(1, 4096).optional(),
+  timeoutMs: int(1).optional(),
+  maxRetries: int(0, 100).optional(),
+  retryDelayMs: int(0).optional(),
+  stream: bool().optional(),
+  logprobs: bool().optional(),
+  embeddingModel: nonEmpty().optional(),
+});
+
+/** The `backend` object of a run config. */
+export const backendSchema = z.discriminatedUnion("kind", [llamaBackendSchema, openAiBackendSchema]);
+
+type _LlamaMatches = Assert<Same<z.output<typeof llamaBackendSchema>, LlamaBackendConfig>>;
+type _OpenAiMatches = Assert<Same<z.output<typeof openAiBackendSchema>, OpenAiBackendConfig>>;
 
 /**
  * Reads a backend config from untrusted JSON. Unknown keys and wrong types are refused with an
  * InputError naming the key, e.g. `config.json: backend.threads: expected an integer >= 1, got "x"`.
+ * `path` names where the object sits in its file.
  */
 export function parseBackendConfig(value: unknown, where: string, path = "backend"): BackendConfig {
-  const kind = readObject(where, path, value, [...new Set([...llamaKeys, ...openAiKeys])]).kind;
-  if (kind !== "llama" && kind !== "openai") fail(where, `${path}.kind`, 'one of "llama", "openai"', kind);
-  return kind === "llama" ? readLlama(where, path, value) : readOpenAi(where, path, value);
+  return withoutUndefined(parseConfig(backendSchema, value, where, path));
 }
 
-function readLlama(where: string, path: string, value: unknown): LlamaBackendConfig {
-  const o = readObject(where, path, value, llamaKeys);
-  const key = (name: string) => `${path}.${name}`;
-  const config: LlamaBackendConfig = { kind: "llama", modelPath: readString(where, key("modelPath"), o.modelPath, { nonEmpty: true }) };
-  if (o.gpu !== undefined) {
-    if (o.gpu !== false && !["auto", "cuda", "metal", "vulkan"].includes(o.gpu as string)) fail(where, key("gpu"), '"auto", "cuda", "metal", "vulkan" or false', o.gpu);
-    config.gpu = o.gpu as GpuChoice;
-  }
-  assign(config, "threads", optional(o.threads, (v) => readInteger(where, key("threads"), v, 1, 256)));
-  assign(config, "contextSize", optional(o.contextSize, (v) => readContextSize(where, key("contextSize"), v)));
-  assign(config, "flashAttention", optional(o.flashAttention, (v) => readBoolean(where, key("flashAttention"), v)));
-  assign(config, "batchSize", optional(o.batchSize, (v) => readInteger(where, key("batchSize"), v, 1)));
-  assign(config, "sequences", optional(o.sequences, (v) => readInteger(where, key("sequences"), v, 1, 1024)));
-  assign(config, "reusePrefix", optional(o.reusePrefix, (v) => readBoolean(where, key("reusePrefix"), v)));
-  assign(config, "toolInstructions", optional(o.toolInstructions, (v) => readBoolean(where, key("toolInstructions"), v)));
-  assign(config, "modelsDir", optional(o.modelsDir, (v) => readString(where, key("modelsDir"), v, { nonEmpty: true })));
-  if (o.lora !== undefined) {
-    if (!Array.isArray(o.lora)) fail(where, key("lora"), "an array of {path, scale}", o.lora);
-    config.lora = o.lora.map((item, i) => {
-      const entry = readObject(where, key(`lora[${i}]`), item, ["path", "scale"]);
-      const spec: LoraSpec = { path: readString(where, key(`lora[${i}].path`), entry.path, { nonEmpty: true }) };
-      assign(spec, "scale", optional(entry.scale, (v) => readNumber(where, key(`lora[${i}].scale`), v)));
-      return spec;
-    });
-  }
-  return config;
-}
-
-function readOpenAi(where: string, path: string, value: unknown): OpenAiBackendConfig {
-  const o = readObject(where, path, value, openAiKeys);
-  const key = (name: string) => `${path}.${name}`;
-  const baseUrl = readString(where, key("baseUrl"), o.baseUrl, { nonEmpty: true });
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) fail(where, key("baseUrl"), "an http:// or https:// URL", baseUrl);
-  const config: OpenAiBackendConfig = { kind: "openai", baseUrl, model: readString(where, key("model"), o.model, { nonEmpty: true }) };
-  if (o.server !== undefined) {
-    if (!openAiServerKinds.includes(o.server as OpenAiServerKind)) fail(where, key("server"), openAiServerKinds.map((kind) => JSON.stringify(kind)).join(", "), o.server);
-    config.server = o.server as OpenAiServerKind;
-  }
-  for (const name of ["apiKey", "apiKeyEnv", "adapter", "embeddingModel"] as const) {
-    assign(config, name, optional(o[name], (v) => readString(where, key(name), v, { nonEmpty: true })));
-  }
-  assign(config, "maxConcurrency", optional(o.maxConcurrency, (v) => readInteger(where, key("maxConcurrency"), v, 1, 4096)));
-  assign(config, "timeoutMs", optional(o.timeoutMs, (v) => readInteger(where, key("timeoutMs"), v, 1)));
-  assign(config, "maxRetries", optional(o.maxRetries, (v) => readInteger(where, key("maxRetries"), v, 0, 100)));
-  assign(config, "retryDelayMs", optional(o.retryDelayMs, (v) => readInteger(where, key("retryDelayMs"), v, 0)));
-  assign(config, "stream", optional(o.stream, (v) => readBoolean(where, key("stream"), v)));
-  assign(config, "logprobs", optional(o.logprobs, (v) => readBoolean(where, key("logprobs"), v)));
-  return config;
-}
-
-function readContextSize(where: string, key: string, value: unknown): ContextSizeSetting {
-  if (value === "auto") return value;
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    const o = readObject(where, key, value, ["min", "max"]);
-    const bounds: { min?: number; max?: number } = {};
-    assign(bounds, "min", optional(o.min, (v) => readInteger(where, `${key}.min`, v, 16)));
-    assign(bounds, "max", optional(o.max, (v) => readInteger(where, `${key}.max`, v, 16)));
-    if (bounds.min !== undefined && bounds.max !== undefined && bounds.min > bounds.max) fail(where, `${key}.min`, `at most max (${bounds.max})`, bounds.min);
-    return bounds;
-  }
-  if (typeof value !== "number") fail(where, key, 'an integer >= 16, "auto" or {min, max}', value);
-  return readInteger(where, key, value, 16);
-}
-
-function assign<T extends object, K extends keyof T>(target: T, name: K, value: T[K] | undefined): void {
-  if (value !== undefined) target[name] = value;
+/** A copy without keys whose value is undefined (a parsed config equals its JSON round trip). */
+export function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
 }

@@ -1,8 +1,9 @@
-import { parseBackendConfig, type BackendConfig } from "./backendConfig.js";
+import * as z from "zod";
+import { backendSchema, withoutUndefined, type BackendConfig } from "./backendConfig.js";
 import type { ThinkingMode } from "./llm.js";
-import { parseTrainingConfig, type TrainingConfig } from "./trainingConfig.js";
+import { evalBlockSchema, fillEvalBlock, fillTrainingConfig, trainingSchema, type TrainingConfig } from "./trainingConfig.js";
 import { InputError } from "./validation/InputError.js";
-import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
+import { addRuleIssue, bool, expecting, int, num, oneOf, parseConfig, strict, text, textList, textRecord, type Assert } from "./validation/schema.js";
 import { recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
 import { recipeGameSkills } from "./skills.js";
 
@@ -227,213 +228,277 @@ export const defaultSkills: readonly string[] = recipeGameSkills;
 /** A run's name is a label: at most this many characters. */
 export const maxRunNameLength = 200;
 
-const topKeys = ["recipe", "db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "regenerationInterval", "skillsPerRegen", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer", "training"];
+/** The export formats a trainer can ask for (see `spade export --format`). */
+export const trainerFormats = ["grpo", "designer", "trl-sft", "trl-kto", "art"] as const;
+export type TrainerFormat = (typeof trainerFormats)[number];
+
+const nonEmpty = () => text({ nonEmpty: true });
+const thinking = () => oneOf(["off", "on", "auto"]).optional().describe('Whether a thinking model reasons first: "off", "on" or "auto" (the model\'s default). Defaults to "off".');
+
+/** A command run as a child process: an argv array (no shell) or one string (run by the shell). */
+const commandTemplate = expecting(z.union([nonEmpty(), textList()]), "an argv array or a shell command string");
+
+const designerSchema = strict({
+  kind: oneOf(["llm", "fixed"]).optional().describe('"llm": the model writes environments; "fixed": draw from an environment set. Defaults to "llm".'),
+  set: nonEmpty().nullish().describe('The environment set a fixed designer draws from. Required with kind "fixed".'),
+  attempts: int(1, 20).optional().describe("Designer calls per slot. Defaults to 5."),
+  repair: bool().optional().describe("A failed attempt is followed by a repair turn with the validator's error. Defaults to false."),
+  temperature: num(0, 5).optional(),
+  maxTokens: int(1).optional(),
+  skills: textList().optional().describe("The configured skills, rotated skillsPerRegen at a time. Defaults to the recipe's."),
+  difficulty: nonEmpty().optional().describe('The difficulty every game is asked for. Defaults to "medium".'),
+  randomDifficulty: bool().optional().describe("Draw each slot's difficulty from difficulties at random. Defaults to false (true when only difficulties is given)."),
+  difficulties: textList().optional().describe('Difficulties drawn with randomDifficulty. Defaults to ["easy", "medium", "hard"].'),
+  toolUse: bool().optional().describe("Tool-use environments. Defaults to the recipe's."),
+  thinking: thinking(),
+  repairBraces: bool().optional().describe("The f-string brace repair of the designer's code before validation. Defaults to true."),
+}).superRefine((designer, context) => {
+  if (designer.kind === "fixed" && (designer.set ?? null) === null) addRuleIssue(context, ["set"], 'required when designer.kind is "fixed" (the environment set to draw from)');
+});
+
+const plateau = expecting(z.tuple([num(0, 1), num(0, 1)]), "[low, high]").superRefine(([low, high], context) => {
+  if (high < low) addRuleIssue(context, [1], `expected a number in [${low}, 1], got ${high}`);
+});
+
+const rewardSchema = strict({
+  kind: oneOf(rewardKinds).optional().describe('The designer reward variant. Defaults to "blend".'),
+  regretScale: num(1e-9).optional(),
+  regretWeight: num(0, 1).optional(),
+  plateauWeight: num(0, 10).optional(),
+  plateau: plateau.optional(),
+  ramp: num(0, 1).optional(),
+  timeoutPenalty: num(-10, 10).optional(),
+  timeoutInBlend: bool().optional(),
+  invalidReward: num(-10, 10).optional(),
+  proposerDelay: int(0, 1000).optional(),
+  scale: num(0, 1e6).optional(),
+  lpFastGamma: num(0, 1).optional(),
+  lpSlowGamma: num(0, 1).optional(),
+  microLpWeight: num(0, 10).optional(),
+  microLpScale: num(1e-9).optional(),
+  frontierWeight: num(0, 10).optional(),
+  frontierScale: num(1e-9).optional(),
+});
+
+const memorySchema = strict({
+  enabled: bool().optional().describe("false: no memory references in the designer prompt. Defaults to true."),
+  capacity: int(1).optional(),
+  references: int(0, 10).optional(),
+  novelty: bool().optional(),
+  codeSimilarity: num(0, 1).optional(),
+  observationSimilarity: num(0, 1).optional(),
+});
+
+const agentSchema = strict({
+  temperature: num(0, 5).optional(),
+  topP: num(0, 1).optional(),
+  topK: int(0).optional(),
+  maxTokens: int(1).optional(),
+  historyTurns: int(1).nullish().describe("Keep only the last N exchanges in the agent's prompt. Defaults to all."),
+  thinking: thinking(),
+});
+
+const hintSchema = strict({
+  temperature: num(0, 5).optional(),
+  maxTokens: int(1).optional(),
+  leakCheck: bool().optional(),
+  useEnvHint: bool().optional(),
+  thinking: thinking(),
+});
+
+const sandboxSchema = strict({
+  stepTimeoutMs: int(1).optional(),
+  validationTimeoutMs: int(1).optional(),
+  processes: int(1, 1024).nullish().describe("Sandbox processes kept for the run; null sizes the pool from the backend. Defaults to null."),
+  allowUnconfined: bool().optional().describe("Run generated code even where no OS confinement is available. Defaults to false."),
+});
+
+const trainerSchema = strict({
+  command: commandTemplate.describe("The trainer: placeholders {dataset}, {baseModel}, {previousAdapter}, {previousAdapterDir}, {outputDir}."),
+  convert: commandTemplate.nullish(),
+  env: textRecord().optional(),
+  cwd: nonEmpty().nullish(),
+  baseModel: nonEmpty().nullish(),
+  formats: expecting(z.array(oneOf(trainerFormats)).min(1), "a non-empty array of formats").optional(),
+  includeHinted: bool().optional(),
+  timeoutMs: int(1).nullish(),
+  eval: evalBlockSchema.nullish(),
+}).superRefine((trainer, context) => {
+  if (trainer.formats && new Set(trainer.formats).size !== trainer.formats.length) addRuleIssue(context, ["formats"], `each format may appear once, got ${JSON.stringify(trainer.formats)}`);
+});
+
+/**
+ * The run config as a user writes it (the JSON of `spade run --config`): every key but `db`,
+ * `backend` and `corpus` may be left out, taking the recipe's value.
+ */
+export const runConfigSchema = strict({
+  $schema: text().optional().describe("The JSON Schema of this file, for editors. Ignored."),
+  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults. Defaults to "spade-games".'),
+  db: nonEmpty().describe("The workspace database. Relative to the config file."),
+  name: text({ maxLength: maxRunNameLength }).nullish().describe("The run's label."),
+  seed: int(0).optional().describe("Defaults to 42."),
+  iterations: int(1).optional().describe("Rollouts. Defaults to 400."),
+  envsPerIteration: int(1).optional().describe("Games per regeneration batch (slots). Defaults to 24."),
+  plays: int(1).optional().describe("Unhinted plays of every game in every rollout, the canary included. Defaults to 16."),
+  hintPlays: int(0).optional().describe("Hinted plays of every game, once, in the rollout that generated it. Defaults to 16."),
+  maxTurns: int(1).optional().describe("Defaults to 25."),
+  regenerationInterval: int(1).optional().describe("Games are generated every this many rollouts. Defaults to the recipe's (4 games, 8 tool use)."),
+  skillsPerRegen: int(1).nullish().describe("Skills rotated in per regeneration; null = all. Defaults to the recipe's."),
+  backend: backendSchema.describe("The model: a local GGUF through node-llama-cpp (kind llama), or an OpenAI-compatible server (kind openai)."),
+  corpus: strict({ path: nonEmpty(), maxWords: int(1).optional() }).nullable().describe("The grounding document; null: none (ablation \"no corpus\")."),
+  canary: bool().optional().describe("The first unhinted play of each game runs alone; a time-out skips the rest. Defaults to true."),
+  designer: designerSchema.nullish(),
+  reward: rewardSchema.nullish(),
+  memory: memorySchema.nullish(),
+  agent: agentSchema.nullish(),
+  hint: hintSchema.nullish(),
+  sandbox: sandboxSchema.nullish(),
+  trainer: trainerSchema.optional().describe("How spade train turns this run's plays into an adapter."),
+  training: trainingSchema.optional().describe("Training inside the run. Absent: the run only collects experience."),
+});
+
+/** A run config as written. A parsed `RunConfig` is one too (runs store theirs and read it back). */
+export type RunConfigInput = z.input<typeof runConfigSchema>;
+type _RunConfigReadsBack = Assert<RunConfig extends RunConfigInput ? true : false>;
 
 /**
  * Reads a run config (the JSON of `spade run --config`). Unknown keys and wrong types are refused
  * with a message naming the key; `where` names the file. Keys left out take the recipe's value
  * (`recipe`, default "spade-games"). Paths stay as written: the caller resolves them against the
- * config file's folder. A parsed config reads back as itself (runs store theirs).
+ * config file's folder. A top-level `$schema` is accepted and left out of the result. A parsed
+ * config reads back as itself (runs store theirs).
  */
 export function parseRunConfig(value: unknown, where: string): RunConfig {
-  const c = readObject(where, "", value, topKeys);
-  for (const key of ["db", "backend", "corpus"]) {
-    if (!(key in c)) throw new InputError(`${where}: ${key}: required key is missing`);
-  }
-  const recipe = (optional(c.recipe, (v) => readString(where, "recipe", v, { oneOf: recipeNames })) ?? "spade-games") as RecipeName;
+  const c = parseConfig(runConfigSchema, value, where);
+  const recipe = c.recipe ?? "spade-games";
   const d = recipeDefaults(recipe);
-  const int = (key: "seed" | "iterations" | "envsPerIteration" | "plays" | "hintPlays" | "maxTurns" | "regenerationInterval", min: number) =>
-    optional(c[key], (v) => readInteger(where, key, v, min)) ?? d[key];
-  const designer = readDesigner(where, c.designer, d);
-  const skillsPerRegen = c.skillsPerRegen === undefined ? d.skillsPerRegen : c.skillsPerRegen === null ? null : readInteger(where, "skillsPerRegen", c.skillsPerRegen, 1, designer.skills.length);
+  const designer = fillDesigner(c.designer ?? {}, d);
+  if (c.skillsPerRegen != null && c.skillsPerRegen > designer.skills.length) {
+    throw new InputError(`${where}: skillsPerRegen: expected an integer in [1, ${designer.skills.length}], got ${c.skillsPerRegen}`);
+  }
+  const skillsPerRegen = c.skillsPerRegen === undefined ? d.skillsPerRegen : c.skillsPerRegen;
   return {
     recipe,
-    db: readString(where, "db", c.db, { nonEmpty: true }),
-    name: optional(c.name ?? undefined, (v) => readString(where, "name", v, { maxLength: maxRunNameLength })) ?? null,
-    seed: int("seed", 0),
-    iterations: int("iterations", 1),
-    envsPerIteration: int("envsPerIteration", 1),
-    plays: int("plays", 1),
-    hintPlays: int("hintPlays", 0),
-    maxTurns: int("maxTurns", 1),
-    regenerationInterval: int("regenerationInterval", 1),
+    db: c.db,
+    name: c.name ?? null,
+    seed: c.seed ?? d.seed,
+    iterations: c.iterations ?? d.iterations,
+    envsPerIteration: c.envsPerIteration ?? d.envsPerIteration,
+    plays: c.plays ?? d.plays,
+    hintPlays: c.hintPlays ?? d.hintPlays,
+    maxTurns: c.maxTurns ?? d.maxTurns,
+    regenerationInterval: c.regenerationInterval ?? d.regenerationInterval,
     skillsPerRegen: skillsPerRegen === null ? null : Math.min(skillsPerRegen, designer.skills.length),
-    backend: parseBackendConfig(c.backend, where),
-    corpus: c.corpus === null ? null : readCorpus(where, c.corpus, d),
-    canary: optional(c.canary, (v) => readBoolean(where, "canary", v)) ?? true,
+    backend: withoutUndefined(c.backend),
+    corpus: c.corpus === null ? null : { path: c.corpus.path, maxWords: c.corpus.maxWords ?? d.corpusMaxWords },
+    canary: c.canary ?? true,
     designer,
-    reward: readReward(where, c.reward, d),
-    memory: readMemory(where, c.memory),
-    agent: readAgent(where, c.agent, d),
-    hint: readHint(where, c.hint, d),
-    sandbox: readSandbox(where, c.sandbox),
-    ...(c.trainer === undefined ? {} : { trainer: readTrainer(where, c.trainer) }),
-    ...(c.training === undefined ? {} : { training: parseTrainingConfig(where, c.training) }),
+    reward: fillReward(where, c.reward ?? {}, d),
+    memory: fillMemory(c.memory ?? {}),
+    agent: fillAgent(c.agent ?? {}, d),
+    hint: fillHint(c.hint ?? {}, d),
+    sandbox: fillSandbox(c.sandbox ?? {}),
+    ...(c.trainer === undefined ? {} : { trainer: fillTrainer(c.trainer) }),
+    ...(c.training === undefined ? {} : { training: fillTrainingConfig(c.training) }),
   };
 }
 
-function readCorpus(where: string, value: unknown, d: RecipeDefaults): CorpusConfig {
-  const o = readObject(where, "corpus", value, ["path", "maxWords"]);
+function fillDesigner(o: z.output<typeof designerSchema>, d: RecipeDefaults): DesignerConfig {
   return {
-    path: readString(where, "corpus.path", o.path, { nonEmpty: true }),
-    maxWords: optional(o.maxWords, (v) => readInteger(where, "corpus.maxWords", v, 1)) ?? d.corpusMaxWords,
-  };
-}
-
-function readDesigner(where: string, value: unknown, d: RecipeDefaults): DesignerConfig {
-  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "repair", "temperature", "maxTokens", "skills", "difficulty", "randomDifficulty", "difficulties", "toolUse", "thinking", "repairBraces"]);
-  const kind = (optional(o.kind, (v) => readString(where, "designer.kind", v, { oneOf: ["llm", "fixed"] })) ?? "llm") as DesignerConfig["kind"];
-  const set = optional(o.set ?? undefined, (v) => readString(where, "designer.set", v, { nonEmpty: true })) ?? null;
-  if (kind === "fixed" && set === null) throw new InputError(`${where}: designer.set: required when designer.kind is "fixed" (the environment set to draw from)`);
-  const skills = optional(o.skills, (v) => readStringArray(where, "designer.skills", v)) ?? d.designer.skills;
-  if (skills.length === 0) throw new InputError(`${where}: designer.skills: expected at least one skill, got []`);
-  const difficulties = optional(o.difficulties, (v) => readStringArray(where, "designer.difficulties", v)) ?? ["easy", "medium", "hard"];
-  if (difficulties.length === 0) throw new InputError(`${where}: designer.difficulties: expected at least one difficulty, got []`);
-  return {
-    kind,
-    set,
-    attempts: optional(o.attempts, (v) => readInteger(where, "designer.attempts", v, 1, 20)) ?? d.designer.attempts,
-    repair: optional(o.repair, (v) => readBoolean(where, "designer.repair", v)) ?? false,
-    temperature: optional(o.temperature, (v) => readNumber(where, "designer.temperature", v, 0, 5)) ?? d.designer.temperature,
-    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "designer.maxTokens", v, 1)) ?? d.designer.maxTokens,
-    skills,
-    difficulty: optional(o.difficulty, (v) => readString(where, "designer.difficulty", v, { nonEmpty: true })) ?? d.designer.difficulty,
+    kind: o.kind ?? "llm",
+    set: o.set ?? null,
+    attempts: o.attempts ?? d.designer.attempts,
+    repair: o.repair ?? false,
+    temperature: o.temperature ?? d.designer.temperature,
+    maxTokens: o.maxTokens ?? d.designer.maxTokens,
+    skills: o.skills ?? d.designer.skills,
+    difficulty: o.difficulty ?? d.designer.difficulty,
     // A config written before `randomDifficulty` existed drew from its `difficulties`: keep that.
-    randomDifficulty: optional(o.randomDifficulty, (v) => readBoolean(where, "designer.randomDifficulty", v)) ?? o.difficulties !== undefined,
-    difficulties,
-    toolUse: optional(o.toolUse, (v) => readBoolean(where, "designer.toolUse", v)) ?? d.designer.toolUse,
-    thinking: readThinking(where, "designer.thinking", o.thinking),
-    repairBraces: optional(o.repairBraces, (v) => readBoolean(where, "designer.repairBraces", v)) ?? true,
+    randomDifficulty: o.randomDifficulty ?? o.difficulties !== undefined,
+    difficulties: o.difficulties ?? ["easy", "medium", "hard"],
+    toolUse: o.toolUse ?? d.designer.toolUse,
+    thinking: o.thinking ?? "off",
+    repairBraces: o.repairBraces ?? true,
   };
 }
 
-function readReward(where: string, value: unknown, d: RecipeDefaults): RewardConfig {
-  const o = readObject(where, "reward", value ?? {}, [
-    "kind", "regretScale", "regretWeight", "plateauWeight", "plateau", "ramp", "timeoutPenalty", "timeoutInBlend", "invalidReward",
-    "proposerDelay", "scale", "lpFastGamma", "lpSlowGamma", "microLpWeight", "microLpScale", "frontierWeight", "frontierScale",
-  ]);
-  let plateau: [number, number] = [0.4, 0.6];
-  if (o.plateau !== undefined) {
-    if (!Array.isArray(o.plateau) || o.plateau.length !== 2) throw new InputError(`${where}: reward.plateau: expected [low, high], got ${JSON.stringify(o.plateau)}`);
-    const low = readNumber(where, "reward.plateau[0]", o.plateau[0], 0, 1);
-    const high = readNumber(where, "reward.plateau[1]", o.plateau[1], low, 1);
-    plateau = [low, high];
-  }
-  const num = (key: string, min: number, max: number, fallback: number) => optional(o[key], (v) => readNumber(where, `reward.${key}`, v, min, max)) ?? fallback;
-  const regretWeight = num("regretWeight", 0, 1, 0.4);
-  const lpFastGamma = num("lpFastGamma", 0, 1, 0.98);
-  const lpSlowGamma = num("lpSlowGamma", 0, 1, 0.85);
+function fillReward(where: string, o: z.output<typeof rewardSchema>, d: RecipeDefaults): RewardConfig {
+  const regretWeight = o.regretWeight ?? 0.4;
+  const lpFastGamma = o.lpFastGamma ?? 0.98;
+  const lpSlowGamma = o.lpSlowGamma ?? 0.85;
   if (!(lpFastGamma > lpSlowGamma)) throw new InputError(`${where}: reward.lpFastGamma: expected a number above reward.lpSlowGamma (${lpSlowGamma}), got ${lpFastGamma}`);
   return {
-    kind: (optional(o.kind, (v) => readString(where, "reward.kind", v, { oneOf: rewardKinds })) ?? "blend") as RewardKind,
-    regretScale: num("regretScale", 1e-9, Infinity, 0.15),
+    kind: o.kind ?? "blend",
+    regretScale: o.regretScale ?? 0.15,
     regretWeight,
-    plateauWeight: num("plateauWeight", 0, 10, 1 - regretWeight),
-    plateau,
-    ramp: num("ramp", 0, 1, 0.25),
-    timeoutPenalty: num("timeoutPenalty", -10, 10, -0.5),
-    timeoutInBlend: optional(o.timeoutInBlend, (v) => readBoolean(where, "reward.timeoutInBlend", v)) ?? false,
-    invalidReward: num("invalidReward", -10, 10, 0),
-    proposerDelay: optional(o.proposerDelay, (v) => readInteger(where, "reward.proposerDelay", v, 0, 1000)) ?? d.reward.proposerDelay,
-    scale: num("scale", 0, 1e6, d.reward.scale),
+    plateauWeight: o.plateauWeight ?? 1 - regretWeight,
+    plateau: o.plateau ?? [0.4, 0.6],
+    ramp: o.ramp ?? 0.25,
+    timeoutPenalty: o.timeoutPenalty ?? -0.5,
+    timeoutInBlend: o.timeoutInBlend ?? false,
+    invalidReward: o.invalidReward ?? 0,
+    proposerDelay: o.proposerDelay ?? d.reward.proposerDelay,
+    scale: o.scale ?? d.reward.scale,
     lpFastGamma,
     lpSlowGamma,
-    microLpWeight: num("microLpWeight", 0, 10, 0),
-    microLpScale: num("microLpScale", 1e-9, Infinity, 0.1),
-    frontierWeight: num("frontierWeight", 0, 10, 0),
-    frontierScale: num("frontierScale", 1e-9, Infinity, 0.08),
+    microLpWeight: o.microLpWeight ?? 0,
+    microLpScale: o.microLpScale ?? 0.1,
+    frontierWeight: o.frontierWeight ?? 0,
+    frontierScale: o.frontierScale ?? 0.08,
   };
 }
 
-function readMemory(where: string, value: unknown): MemoryConfig {
-  const o = readObject(where, "memory", value ?? {}, ["enabled", "capacity", "references", "novelty", "codeSimilarity", "observationSimilarity"]);
+function fillMemory(o: z.output<typeof memorySchema>): MemoryConfig {
   return {
-    enabled: optional(o.enabled, (v) => readBoolean(where, "memory.enabled", v)) ?? true,
-    capacity: optional(o.capacity, (v) => readInteger(where, "memory.capacity", v, 1)) ?? 200,
-    references: optional(o.references, (v) => readInteger(where, "memory.references", v, 0, 10)) ?? 2,
-    novelty: optional(o.novelty, (v) => readBoolean(where, "memory.novelty", v)) ?? false,
-    codeSimilarity: optional(o.codeSimilarity, (v) => readNumber(where, "memory.codeSimilarity", v, 0, 1)) ?? 0.85,
-    observationSimilarity: optional(o.observationSimilarity, (v) => readNumber(where, "memory.observationSimilarity", v, 0, 1)) ?? 0.9,
+    enabled: o.enabled ?? true,
+    capacity: o.capacity ?? 200,
+    references: o.references ?? 2,
+    novelty: o.novelty ?? false,
+    codeSimilarity: o.codeSimilarity ?? 0.85,
+    observationSimilarity: o.observationSimilarity ?? 0.9,
   };
 }
 
-function readAgent(where: string, value: unknown, d: RecipeDefaults): AgentConfig {
-  const o = readObject(where, "agent", value ?? {}, ["temperature", "topP", "topK", "maxTokens", "historyTurns", "thinking"]);
+function fillAgent(o: z.output<typeof agentSchema>, d: RecipeDefaults): AgentConfig {
   return {
-    temperature: optional(o.temperature, (v) => readNumber(where, "agent.temperature", v, 0, 5)) ?? d.agent.temperature,
-    topP: optional(o.topP, (v) => readNumber(where, "agent.topP", v, 0, 1)) ?? d.agent.topP,
-    topK: optional(o.topK, (v) => readInteger(where, "agent.topK", v, 0)) ?? d.agent.topK,
-    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "agent.maxTokens", v, 1)) ?? d.agent.maxTokens,
-    historyTurns: optional(o.historyTurns ?? undefined, (v) => readInteger(where, "agent.historyTurns", v, 1)) ?? null,
-    thinking: readThinking(where, "agent.thinking", o.thinking),
+    temperature: o.temperature ?? d.agent.temperature,
+    topP: o.topP ?? d.agent.topP,
+    topK: o.topK ?? d.agent.topK,
+    maxTokens: o.maxTokens ?? d.agent.maxTokens,
+    historyTurns: o.historyTurns ?? null,
+    thinking: o.thinking ?? "off",
   };
 }
 
-function readHint(where: string, value: unknown, d: RecipeDefaults): HintConfig {
-  const o = readObject(where, "hint", value ?? {}, ["temperature", "maxTokens", "leakCheck", "useEnvHint", "thinking"]);
+function fillHint(o: z.output<typeof hintSchema>, d: RecipeDefaults): HintConfig {
   return {
-    temperature: optional(o.temperature, (v) => readNumber(where, "hint.temperature", v, 0, 5)) ?? d.hint.temperature,
-    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "hint.maxTokens", v, 1)) ?? d.hint.maxTokens,
-    leakCheck: optional(o.leakCheck, (v) => readBoolean(where, "hint.leakCheck", v)) ?? false,
-    useEnvHint: optional(o.useEnvHint, (v) => readBoolean(where, "hint.useEnvHint", v)) ?? false,
-    thinking: readThinking(where, "hint.thinking", o.thinking),
+    temperature: o.temperature ?? d.hint.temperature,
+    maxTokens: o.maxTokens ?? d.hint.maxTokens,
+    leakCheck: o.leakCheck ?? false,
+    useEnvHint: o.useEnvHint ?? false,
+    thinking: o.thinking ?? "off",
   };
 }
 
-function readThinking(where: string, key: string, value: unknown): ThinkingMode {
-  return (optional(value, (v) => readString(where, key, v, { oneOf: ["off", "on", "auto"] })) ?? "off") as ThinkingMode;
-}
-
-function readSandbox(where: string, value: unknown): SandboxConfig {
-  const o = readObject(where, "sandbox", value ?? {}, ["stepTimeoutMs", "validationTimeoutMs", "processes", "allowUnconfined"]);
+function fillSandbox(o: z.output<typeof sandboxSchema>): SandboxConfig {
   return {
-    stepTimeoutMs: optional(o.stepTimeoutMs, (v) => readInteger(where, "sandbox.stepTimeoutMs", v, 1)) ?? 30_000,
-    validationTimeoutMs: optional(o.validationTimeoutMs, (v) => readInteger(where, "sandbox.validationTimeoutMs", v, 1)) ?? 60_000,
-    processes: optional(o.processes ?? undefined, (v) => readInteger(where, "sandbox.processes", v, 1, 1024)) ?? null,
-    allowUnconfined: optional(o.allowUnconfined, (v) => readBoolean(where, "sandbox.allowUnconfined", v)) ?? false,
+    stepTimeoutMs: o.stepTimeoutMs ?? 30_000,
+    validationTimeoutMs: o.validationTimeoutMs ?? 60_000,
+    processes: o.processes ?? null,
+    allowUnconfined: o.allowUnconfined ?? false,
   };
 }
 
-/** The export formats a trainer can ask for (see `spade export --format`). */
-export const trainerFormats = ["grpo", "designer", "trl-sft", "trl-kto", "art"] as const;
-export type TrainerFormat = (typeof trainerFormats)[number];
-
-/** Reads the `trainer` block of a run config (used by `spade train`). */
-export function readTrainer(where: string, value: unknown): TrainerConfig {
-  const o = readObject(where, "trainer", value, ["command", "convert", "env", "cwd", "baseModel", "formats", "includeHinted", "timeoutMs", "eval"]);
-  if (o.command === undefined) throw new InputError(`${where}: trainer.command: required key is missing (an argv array or a shell command string)`);
-  const env: Record<string, string> = {};
-  if (o.env !== undefined) {
-    const entries = readObject(where, "trainer.env", o.env, Object.keys(o.env as object));
-    for (const [name, text] of Object.entries(entries)) env[name] = readString(where, `trainer.env.${name}`, text);
-  }
-  const formats = optional(o.formats, (v) => readStringArray(where, "trainer.formats", v)) ?? ["trl-sft", "grpo"];
-  formats.forEach((format, i) => readString(where, `trainer.formats[${i}]`, format, { oneOf: trainerFormats }));
-  if (new Set(formats).size !== formats.length) throw new InputError(`${where}: trainer.formats: each format may appear once, got ${JSON.stringify(formats)}`);
+function fillTrainer(o: z.output<typeof trainerSchema>): TrainerConfig {
   return {
-    command: readCommandTemplate(where, "trainer.command", o.command),
-    convert: optional(o.convert ?? undefined, (v) => readCommandTemplate(where, "trainer.convert", v)) ?? null,
-    env,
-    cwd: optional(o.cwd ?? undefined, (v) => readString(where, "trainer.cwd", v, { nonEmpty: true })) ?? null,
-    baseModel: optional(o.baseModel ?? undefined, (v) => readString(where, "trainer.baseModel", v, { nonEmpty: true })) ?? null,
-    formats: formats as TrainerFormat[],
-    includeHinted: optional(o.includeHinted, (v) => readBoolean(where, "trainer.includeHinted", v)) ?? false,
-    timeoutMs: optional(o.timeoutMs ?? undefined, (v) => readInteger(where, "trainer.timeoutMs", v, 1)) ?? null,
-    eval: optional(o.eval ?? undefined, (v) => readTrainerEval(where, v)) ?? null,
-  };
-}
-
-function readCommandTemplate(where: string, path: string, value: unknown): CommandTemplate {
-  if (typeof value === "string") return readString(where, path, value, { nonEmpty: true });
-  return readStringArray(where, path, value);
-}
-
-function readTrainerEval(where: string, value: unknown): TrainerEvalConfig {
-  const o = readObject(where, "trainer.eval", value, ["suite", "limit", "margin", "maxTokens"]);
-  return {
-    suite: readString(where, "trainer.eval.suite", o.suite, { nonEmpty: true }),
-    limit: optional(o.limit ?? undefined, (v) => readInteger(where, "trainer.eval.limit", v, 1)) ?? null,
-    margin: optional(o.margin, (v) => readNumber(where, "trainer.eval.margin", v, 0)) ?? 0,
-    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "trainer.eval.maxTokens", v, 1)) ?? 1024,
+    command: o.command,
+    convert: o.convert ?? null,
+    env: o.env ?? {},
+    cwd: o.cwd ?? null,
+    baseModel: o.baseModel ?? null,
+    formats: o.formats ?? ["trl-sft", "grpo"],
+    includeHinted: o.includeHinted ?? false,
+    timeoutMs: o.timeoutMs ?? null,
+    eval: o.eval ? fillEvalBlock(o.eval) : null,
   };
 }

@@ -1,5 +1,5 @@
-import { InputError } from "./validation/InputError.js";
-import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
+import * as z from "zod";
+import { addRuleIssue, bool, expecting, int, num, oneOf, parseConfig, strict, text, textList, textRecord, type Assert } from "./validation/schema.js";
 
 /** The roles a training round can train (one shared policy plays both). */
 export const trainingRoles = ["agent", "designer"] as const;
@@ -84,87 +84,103 @@ export const defaultTrainingHyper: TrainingHyper = {
   maxTokensPerBatch: 4096,
 };
 
-const hyperKeys = Object.keys(defaultTrainingHyper);
-const keys = ["every", "trainer", "roles", "hyper", "learningRate", "rank", "alpha", "epochs", "clipLow", "clipHigh", "tisCap", "klCoef", "maxTokensPerBatch", "rewardScale", "includeCanary", "includeHinted", "includeErrored", "unloadModel", "python", "timeoutMs", "threads", "eval"];
+const nonEmpty = () => text({ nonEmpty: true });
+
+/** The held-out evaluation block (`training.eval`, also `trainer.eval`), as written. */
+export const evalBlockSchema = strict({
+  suite: nonEmpty().describe("A JSONL question suite or a folder of .py environments."),
+  limit: int(1).nullish().describe("Questions (or environments) used. Defaults to all."),
+  margin: num(0).optional().describe("The adapter is used unless its score is below the one in use by more than this. Defaults to 0."),
+  maxTokens: int(1).optional().describe("Generation budget per question. Defaults to 1024."),
+});
+
+/** The hyperparameters, under `hyper` or as flat keys of `training`. */
+const hyperShape = {
+  learningRate: num(0).optional(),
+  rank: int(1).optional(),
+  alpha: num(0).optional(),
+  epochs: int(1).optional(),
+  clipLow: num(0, 1).optional(),
+  clipHigh: num(0).optional(),
+  tisCap: num(0).optional(),
+  klCoef: num(0).optional(),
+  maxTokensPerBatch: int(1).optional(),
+};
+const hyperKeys = Object.keys(hyperShape) as (keyof TrainingHyper)[];
+
+const commandTrainer = strict({
+  kind: expecting(z.literal("command"), '"command" (or "gguf" or "hf" with no other keys)').optional(),
+  command: textList().describe("The argv of a program speaking the trainer line protocol."),
+  env: textRecord().optional(),
+  cwd: nonEmpty().nullish(),
+});
+
+/** The `training` block of a run config, as written (parsed form included: it reads back as itself). */
+export const trainingSchema = strict({
+  every: int(1).describe("Iterations between training rounds; 1 = after every iteration (on-policy)."),
+  trainer: z
+    .union([oneOf(["gguf", "hf"]), commandTrainer, strict({ kind: oneOf(["gguf", "hf"]) })])
+    .optional()
+    .describe('"gguf" (LoRA on the GGUF the run uses), "hf" (transformers + PEFT), or {command, env?, cwd?}. Defaults to "gguf".'),
+  roles: expecting(z.array(oneOf(trainingRoles)).min(1), "a non-empty array of roles").optional().describe('Which roles\' samples each round trains on. Defaults to ["agent", "designer"].'),
+  hyper: strict(hyperShape).optional(),
+  ...hyperShape,
+  rewardScale: num().optional(),
+  includeCanary: bool().optional(),
+  includeHinted: bool().optional(),
+  includeErrored: bool().optional(),
+  unloadModel: bool().nullish(),
+  python: nonEmpty().nullish(),
+  timeoutMs: int(1).nullish(),
+  threads: int(0).optional(),
+  eval: evalBlockSchema.nullish(),
+}).superRefine((block, context) => {
+  if (block.roles && new Set(block.roles).size !== block.roles.length) addRuleIssue(context, ["roles"], `each role may appear once, got ${JSON.stringify(block.roles)}`);
+  const both = block.hyper === undefined ? [] : hyperKeys.filter((key) => block[key] !== undefined);
+  if (both.length > 0) addRuleIssue(context, [both[0]!], "give hyperparameters either flat or under training.hyper, not both");
+});
+
+export type TrainingInput = z.input<typeof trainingSchema>;
+type _TrainingReadsBack = Assert<TrainingConfig extends TrainingInput ? true : false>;
+
+/** The evaluation block with its defaults. */
+export function fillEvalBlock(block: z.output<typeof evalBlockSchema>): TrainingEvalConfig {
+  return { suite: block.suite, limit: block.limit ?? null, margin: block.margin ?? 0, maxTokens: block.maxTokens ?? 1024 };
+}
+
+/** A checked `training` block with its defaults filled in. */
+export function fillTrainingConfig(block: z.output<typeof trainingSchema>): TrainingConfig {
+  const given = block.hyper ?? block;
+  const hyper = Object.fromEntries(hyperKeys.map((key) => [key, given[key] ?? defaultTrainingHyper[key]])) as unknown as TrainingHyper;
+  return {
+    every: block.every,
+    trainer: fillTrainer(block.trainer),
+    roles: block.roles ?? [...trainingRoles],
+    hyper,
+    rewardScale: block.rewardScale ?? 1,
+    includeCanary: block.includeCanary ?? false,
+    includeHinted: block.includeHinted ?? false,
+    includeErrored: block.includeErrored ?? false,
+    unloadModel: block.unloadModel ?? null,
+    python: block.python ?? null,
+    timeoutMs: block.timeoutMs ?? null,
+    threads: block.threads ?? 0,
+    eval: block.eval ? fillEvalBlock(block.eval) : null,
+  };
+}
+
+function fillTrainer(trainer: z.output<typeof trainingSchema>["trainer"]): TrainingTrainer {
+  if (trainer === undefined) return { kind: "gguf" };
+  if (typeof trainer === "string") return { kind: trainer };
+  if ("command" in trainer) return { kind: "command", command: trainer.command, env: trainer.env ?? {}, cwd: trainer.cwd ?? null };
+  return { kind: trainer.kind };
+}
 
 /**
  * Reads the `training` block of a run config. Unknown keys and wrong types are refused by key. A
- * parsed block reads back as itself (runs store their parsed config): hyperparameters are flat keys.
+ * parsed block reads back as itself (runs store their parsed config): hyperparameters are flat keys
+ * or under `hyper`.
  */
 export function parseTrainingConfig(where: string, value: unknown): TrainingConfig {
-  const o = readObject(where, "training", value, keys);
-  if (o.every === undefined) throw new InputError(`${where}: training.every: required key is missing (iterations between training rounds, >= 1)`);
-  // Hyperparameters are flat keys; the parsed form keeps them under `hyper`, which reads back too.
-  const prefix = o.hyper === undefined ? "training" : "training.hyper";
-  const h = o.hyper === undefined ? o : readObject(where, prefix, o.hyper, hyperKeys);
-  if (o.hyper !== undefined) {
-    const both = hyperKeys.filter((key) => key in o);
-    if (both.length > 0) throw new InputError(`${where}: training.${both[0]}: give hyperparameters either flat or under training.hyper, not both`);
-  }
-  const num = (key: keyof TrainingHyper, min: number, max = Infinity) => optional(h[key], (v) => readNumber(where, `${prefix}.${key}`, v, min, max)) ?? defaultTrainingHyper[key];
-  const int = (key: keyof TrainingHyper, min: number) => optional(h[key], (v) => readInteger(where, `${prefix}.${key}`, v, min)) ?? defaultTrainingHyper[key];
-  const roles = optional(o.roles, (v) => readStringArray(where, "training.roles", v)) ?? [...trainingRoles];
-  roles.forEach((role, i) => readString(where, `training.roles[${i}]`, role, { oneOf: trainingRoles }));
-  if (new Set(roles).size !== roles.length) throw new InputError(`${where}: training.roles: each role may appear once, got ${JSON.stringify(roles)}`);
-  const flag = (key: string) => optional(o[key], (v) => readBoolean(where, `training.${key}`, v)) ?? false;
-  return {
-    every: readInteger(where, "training.every", o.every, 1),
-    trainer: readTrainingTrainer(where, o.trainer ?? "gguf"),
-    roles: roles as TrainingRole[],
-    hyper: {
-      learningRate: num("learningRate", 0),
-      rank: int("rank", 1),
-      alpha: num("alpha", 0),
-      epochs: int("epochs", 1),
-      clipLow: num("clipLow", 0, 1),
-      clipHigh: num("clipHigh", 0),
-      tisCap: num("tisCap", 0),
-      klCoef: num("klCoef", 0),
-      maxTokensPerBatch: int("maxTokensPerBatch", 1),
-    },
-    rewardScale: optional(o.rewardScale, (v) => readNumber(where, "training.rewardScale", v)) ?? 1,
-    includeCanary: flag("includeCanary"),
-    includeHinted: flag("includeHinted"),
-    includeErrored: flag("includeErrored"),
-    unloadModel: optional(o.unloadModel ?? undefined, (v) => readBoolean(where, "training.unloadModel", v)) ?? null,
-    python: optional(o.python ?? undefined, (v) => readString(where, "training.python", v, { nonEmpty: true })) ?? null,
-    timeoutMs: optional(o.timeoutMs ?? undefined, (v) => readInteger(where, "training.timeoutMs", v, 1)) ?? null,
-    threads: optional(o.threads, (v) => readInteger(where, "training.threads", v, 0)) ?? 0,
-    eval: optional(o.eval ?? undefined, (v) => readTrainingEval(where, v)) ?? null,
-  };
-}
-
-function readTrainingEval(where: string, value: unknown): TrainingEvalConfig {
-  const o = readObject(where, "training.eval", value, ["suite", "limit", "margin", "maxTokens"]);
-  return {
-    suite: readString(where, "training.eval.suite", o.suite, { nonEmpty: true }),
-    limit: optional(o.limit ?? undefined, (v) => readInteger(where, "training.eval.limit", v, 1)) ?? null,
-    margin: optional(o.margin, (v) => readNumber(where, "training.eval.margin", v, 0)) ?? 0,
-    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "training.eval.maxTokens", v, 1)) ?? 1024,
-  };
-}
-
-function readTrainingTrainer(where: string, value: unknown): TrainingTrainer {
-  if (typeof value === "string") {
-    return { kind: readString(where, "training.trainer", value, { oneOf: ["gguf", "hf"] }) as "gguf" | "hf" };
-  }
-  if (typeof value === "object" && value !== null && "kind" in value) {
-    // A parsed trainer read back (runs store their parsed config).
-    const o = readObject(where, "training.trainer", value, ["kind", "command", "env", "cwd"]);
-    const kind = readString(where, "training.trainer.kind", o.kind, { oneOf: ["gguf", "hf", "command"] });
-    if (kind !== "command") return { kind: kind as "gguf" | "hf" };
-  }
-  const o = readObject(where, "training.trainer", value, ["kind", "command", "env", "cwd"]);
-  if (o.command === undefined) throw new InputError(`${where}: training.trainer.command: required key is missing (an argv array of a program speaking the trainer line protocol)`);
-  const env: Record<string, string> = {};
-  if (o.env !== undefined) {
-    const entries = readObject(where, "training.trainer.env", o.env, Object.keys(o.env as object));
-    for (const [name, text] of Object.entries(entries)) env[name] = readString(where, `training.trainer.env.${name}`, text);
-  }
-  return {
-    kind: "command",
-    command: readStringArray(where, "training.trainer.command", o.command),
-    env,
-    cwd: optional(o.cwd ?? undefined, (v) => readString(where, "training.trainer.cwd", v, { nonEmpty: true })) ?? null,
-  };
+  return fillTrainingConfig(parseConfig(trainingSchema, value, where, "training"));
 }

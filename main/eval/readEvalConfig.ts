@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, resolve } from "node:path";
-import { parseBackendConfig, type BackendConfig } from "../../shared/backendConfig.js";
+import { backendSchema, withoutUndefined, type BackendConfig } from "../../shared/backendConfig.js";
 import { parseRunConfig } from "../../shared/runConfig.js";
-import { optional, readObject, readString } from "../../shared/validation/fields.js";
+import { parseConfig, strict, text } from "../../shared/validation/schema.js";
 
 /** What `spade eval --config` needs: the model, and the workspace where results are stored. */
 export interface EvalConfig {
@@ -13,26 +13,19 @@ export interface EvalConfig {
   baseDir: string;
 }
 
+/** The small form of an eval config: the model, and optionally the workspace. */
+const evalConfigSchema = strict({ backend: backendSchema, db: text({ nonEmpty: true }).optional() });
+
 /**
  * Reads the config of `spade eval`: a whole run config (checked like `spade run` checks it), or a
  * small `{"backend": {...}, "db"?: path}`. Unknown keys and wrong types are refused by name.
  */
 export function readEvalConfig(value: unknown, configPath: string): EvalConfig {
   const baseDir = dirname(resolve(configPath));
-  const fields = readObject(configPath, "", value, Object.keys((value ?? {}) as object));
-  let backend: unknown;
-  let db: string | undefined;
-  if ("iterations" in fields) {
-    const config = parseRunConfig(value, configPath);
-    backend = config.backend;
-    db = config.db;
-  } else {
-    readObject(configPath, "", value, ["backend", "db"]);
-    backend = fields.backend;
-    db = optional(fields.db, (v) => readString(configPath, "db", v, { nonEmpty: true }));
-  }
+  const runConfig = typeof value === "object" && value !== null && !Array.isArray(value) && "iterations" in value;
+  const { backend, db } = runConfig ? parseRunConfig(value, configPath) : parseConfig(evalConfigSchema, value, configPath);
   return {
-    backend: parseBackendConfig(backend, configPath),
+    backend: withoutUndefined(backend) as BackendConfig,
     db: db === undefined ? null : isAbsolute(db) ? db : resolve(baseDir, db),
     baseDir,
   };

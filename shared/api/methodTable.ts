@@ -1,7 +1,7 @@
 // The method table: every API method's input schema. Both transports check each call against it,
 // so an unknown method or a malformed input never reaches the engine.
 import * as z from "zod";
-import { apiStyle, bool, int, num, oneOf, safeParseInput, strict, text } from "../validation/schema.js";
+import { apiStyle, bool, expecting, int, num, oneOf, safeParseInput, strict, text } from "../validation/schema.js";
 import { ApiInputError } from "./ApiInputError.js";
 import type { MethodInput, MethodName } from "./WorkbenchApi.js";
 
@@ -13,13 +13,13 @@ const paging = { offset: optional(int(0)), limit: optional(int(1, 1000)) };
 const code = text({ nonEmpty: true, maxLength: 1_000_000 });
 const runRef = strict({ runId: id });
 const sessionId = text({ nonEmpty: true, maxLength: 100 });
-const modelUri = text({ maxLength: 2000 }).regex(/^(hf:\S+|https?:\/\/\S+)$/i).meta({ expected: "a model URI (hf:owner/repo/file.gguf or an http(s) URL)" });
+const modelUri = expecting(text({ maxLength: 2000 }).regex(/^(hf:\S+|https?:\/\/\S+)$/i), "a model URI (hf:owner/repo/file.gguf or an http(s) URL)");
 const finite = num();
 
 export const methodTable: { readonly [M in MethodName]: z.ZodType<MethodInput<M>, unknown> } = {
   getInfo: strict({}),
   listRuns: strict({}),
-  compareRuns: strict({ runIds: z.array(id).max(20).meta({ expected: "an array of at most 20 run ids" }) }),
+  compareRuns: strict({ runIds: expecting(z.array(id).max(20), "an array of at most 20 run ids") }),
   getRun: runRef,
   getRunMetrics: runRef,
   getRunTraining: runRef,
@@ -54,7 +54,7 @@ export const methodTable: { readonly [M in MethodName]: z.ZodType<MethodInput<M>
   listEvalResults: strict({ adapterId: optional(id) }),
   listEnvSets: strict({}),
   getEnvSet: strict({ name: text({ nonEmpty: true, maxLength: 200 }) }),
-  startRun: strict({ config: z.record(z.string(), z.unknown()).meta({ expected: "an object" }) }),
+  startRun: strict({ config: expecting(z.record(z.string(), z.unknown()), "an object") }),
   pauseRun: runRef,
   resumeRun: runRef,
   stopRun: runRef,

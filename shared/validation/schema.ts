@@ -2,14 +2,25 @@
 // zod's issues into the messages this project gives: the source, the field, what was expected and
 // what was found (`run.json: backend.threads: expected an integer >= 1, got "x"`).
 import * as z from "zod";
+import { InputError } from "./InputError.js";
 
 /** What a field expects, in words, kept with its schema (zod's metadata) for the messages. */
 interface Expectation {
   expected: string;
 }
 
-function expecting<T extends z.ZodType>(schema: T, expected: string): T {
-  return schema.meta({ expected } satisfies Expectation) as T;
+/**
+ * The expected words of each builder's schema. A registry of its own (not zod's global metadata),
+ * so a JSON Schema made with `z.toJSONSchema` carries only descriptions; `.describe()` and `.meta()`
+ * copies inherit the words from the schema they were made from.
+ */
+const expectations = z.registry<Expectation>();
+
+/** Gives `schema` the words a message uses for what it expects ("an integer >= 1"). */
+export function expecting<T extends z.ZodType>(schema: T, expected: string): T {
+  const copy = schema.clone() as T;
+  expectations.add(copy, { expected });
+  return copy;
 }
 
 function rangeWords(min: number | undefined, max: number | undefined): string {
@@ -64,6 +75,16 @@ export function textList(options: TextOptions = {}): z.ZodArray<z.ZodString> {
   return expecting(z.array(text({ nonEmpty: true, ...options })).min(1), "a non-empty array of strings");
 }
 
+/** True when A and B are the same type (each assignable to the other): `Assert<Same<...>>` checks a schema against an interface. */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Compiles only when `T` is true. */
+export type Assert<T extends true> = T;
+
+/** An object of named strings (environment variables): any key, each value a bounded string. */
+export function textRecord(options: TextOptions = {}): z.ZodRecord<z.ZodString, z.ZodString> {
+  return expecting(z.record(z.string(), text(options)), "an object of strings");
+}
+
 /** An object with exactly these keys: an unknown key is refused by name. */
 export function strict<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.core.$strict> {
   return expecting(z.strictObject(shape), "an object");
@@ -85,13 +106,24 @@ export interface IssueStyle {
   missingKey(field: string): string;
 }
 
-/** Config files: `run.json: designer.attempts: expected an integer in [1, 20], got 0`. */
-export function configStyle(where: string): IssueStyle {
+/**
+ * Config files: `run.json: designer.attempts: expected an integer in [1, 20], got 0`. `prefix`
+ * names where the parsed value sits in its file (`backend` when only that block is parsed).
+ */
+export function configStyle(where: string, prefix = ""): IssueStyle {
+  const named = (field: string) => (!prefix ? field : !field ? prefix : field.startsWith("[") ? prefix + field : `${prefix}.${field}`);
   return {
-    format: (field, words) => `${where}: ${field ? `${field}: ` : ""}${words}`,
-    unknownKey: (field, known) => `${where}: ${field}: unknown key (known keys: ${known.join(", ")})`,
-    missingKey: (field) => `${where}: ${field}: required key is missing`,
+    format: (field, words) => `${where}: ${named(field) ? `${named(field)}: ` : ""}${words}`,
+    unknownKey: (field, known) => `${where}: ${named(field)}: unknown key (known keys: ${known.join(", ")})`,
+    missingKey: (field) => `${where}: ${named(field)}: required key is missing`,
   };
+}
+
+/** Parses `value` with `schema`, or throws an InputError whose message names the file and the key. */
+export function parseConfig<T>(schema: z.ZodType<T>, value: unknown, where: string, prefix = ""): T {
+  const result = safeParseInput(schema, value, configStyle(where, prefix));
+  if (!result.ok) throw new InputError(result.message);
+  return result.value;
 }
 
 /** API calls: `field "runId" must be an integer in [1, ...], got 0`. */
@@ -108,22 +140,48 @@ export const apiStyle: IssueStyle = {
 export function safeParseInput<T>(schema: z.ZodType<T>, value: unknown, style: IssueStyle): { ok: true; value: T } | { ok: false; message: string } {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, message: describeIssue(schema, result.error.issues[0]!, style) };
+  return { ok: false, message: describeIssue(schema, result.error.issues[0]!, style, value) };
 }
 
-function describeIssue(root: z.ZodType, issue: z.core.$ZodIssue, style: IssueStyle): string {
+function describeIssue(root: z.ZodType, issue: z.core.$ZodIssue, style: IssueStyle, value: unknown, at?: z.ZodType): string {
   const path = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : String(part)));
   const field = path.reduce((joined, part) => (part.startsWith("[") ? joined + part : joined ? `${joined}.${part}` : part), "");
+  const input = (issue as { input?: unknown }).input;
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0]!;
-    const known = Object.keys(objectShape(schemaAt(root, issue.path)) ?? {});
+    const known = Object.keys(objectShape(schemaAt(root, issue.path, value)) ?? {});
     return style.unknownKey(field ? `${field}.${key}` : key, known);
   }
+  if (issue.code === "invalid_union") {
+    const discriminator = (issue as { discriminator?: string }).discriminator;
+    if (discriminator !== undefined) {
+      // No option has this discriminator value (`backend.kind`): the issue's input is the object.
+      const options = ((issue as { options?: unknown[] }).options ?? []).map((option) => JSON.stringify(option)).join(", ");
+      const found = typeof input === "object" && input !== null ? (input as Record<string, unknown>)[discriminator] : undefined;
+      return style.format(field, `expected one of ${options}, got ${shown(found)}`);
+    }
+    if (input === undefined) return style.missingKey(field);
+    // The option of the value's own type names the problem inside it; when every option refuses
+    // the value's type, the union's words (or an option refusing only the value) say what fits.
+    const union = schemaAt(root, issue.path, value);
+    const options = (unwrap(union)?.def as { options?: z.ZodType[] } | undefined)?.options ?? [];
+    const ownWords = expectationOf(union);
+    const inside = issue.errors.findIndex((issues) => issues.length > 0 && !wrongBranch(issues));
+    const chosen = inside >= 0 ? inside : ownWords ? -1 : issue.errors.findIndex((issues) => issues[0]?.code === "invalid_value");
+    const first = issue.errors[chosen]?.[0];
+    if (first) return describeIssue(root, { ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue, style, value, first.path.length === 0 ? options[chosen] : undefined);
+    return style.format(field, `expected ${ownWords ?? issue.message}, got ${shown(input)}`);
+  }
   if (issue.code === "custom" && (issue.params as { final?: boolean } | undefined)?.final) return style.format(field, issue.message);
-  const input = (issue as { input?: unknown }).input;
   if (issue.code === "invalid_type" && input === undefined) return style.missingKey(field);
-  const expected = expectationOf(schemaAt(root, issue.path)) ?? issue.message;
+  const expected = expectationOf(at ?? schemaAt(root, issue.path, value)) ?? issue.message;
   return style.format(field, `expected ${expected}, got ${shown(input)}`);
+}
+
+/** Whether a union option refused the value's type or value at its top (it is not the option meant). */
+function wrongBranch(issues: readonly z.core.$ZodIssue[]): boolean {
+  const first = issues[0];
+  return first !== undefined && first.path.length === 0 && (first.code === "invalid_type" || first.code === "invalid_value");
 }
 
 /** The value as a message shows it: JSON, long strings cut. */
@@ -142,18 +200,39 @@ export function shown(value: unknown): string {
   }
 }
 
-/** The schema that checks the value at `path`, looking through optional, default, nullable and pipes. */
-function schemaAt(root: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
+/**
+ * The schema that checks the value at `path`, looking through optional, default, nullable and
+ * pipes; at a union, the option the value is meant for (by discriminator, else by type).
+ */
+function schemaAt(root: z.ZodType, path: readonly PropertyKey[], value: unknown): z.ZodType | undefined {
   let schema: z.ZodType | undefined = root;
-  for (const part of path) {
+  let current = value;
+  for (const part of [...path, undefined]) {
     schema = unwrap(schema);
     if (!schema) return undefined;
-    const def = schema.def as { type: string; element?: z.ZodType; valueType?: z.ZodType; options?: z.ZodType[] };
-    if (def.type === "object") schema = objectShape(schema)?.[String(part)];
-    else if (def.type === "array") schema = def.element;
-    else if (def.type === "record") schema = def.valueType;
-    else if (def.type === "union") schema = def.options?.map((option) => schemaAt(option, [part])).find((found) => found !== undefined);
+    const def = schema.def as { type: string; element?: z.ZodType; valueType?: z.ZodType; options?: z.ZodType[]; discriminator?: string };
+    if (def.type === "union" && def.options) {
+      const options = def.options;
+      const discriminator = def.discriminator;
+      const fits = (option: z.ZodType) => {
+        if (discriminator !== undefined) return objectShape(option)?.[discriminator]?.safeParse((current as Record<string, unknown> | undefined)?.[discriminator]).success ?? false;
+        const result = option.safeParse(current);
+        return result.success || !wrongBranch(result.error.issues);
+      };
+      const option = options.find(fits);
+      // At the end of the path a union with words of its own speaks for itself.
+      if (part === undefined) return expectationOf(schema) !== undefined ? schema : (option ?? schema);
+      if (!option) return undefined;
+      schema = unwrap(option);
+    }
+    if (part === undefined) return schema;
+    const shapeDef = schema!.def as typeof def;
+    if (shapeDef.type === "object") schema = objectShape(schema)?.[String(part)];
+    else if (shapeDef.type === "array") schema = shapeDef.element;
+    else if (shapeDef.type === "record") schema = shapeDef.valueType;
+    else if (shapeDef.type === "tuple") schema = (shapeDef as { items?: z.ZodType[] }).items?.[Number(part)];
     else return undefined;
+    current = typeof current === "object" && current !== null ? (current as Record<PropertyKey, unknown>)[part] : undefined;
   }
   return schema;
 }
@@ -162,7 +241,7 @@ function schemaAt(root: z.ZodType, path: readonly PropertyKey[]): z.ZodType | un
 function expectationOf(schema: z.ZodType | undefined): string | undefined {
   let current = schema;
   while (current) {
-    const found = (current.meta() as Partial<Expectation> | undefined)?.expected;
+    const found = (current.meta() as Partial<Expectation> | undefined)?.expected ?? expectations.get(current)?.expected;
     if (found) return found;
     const next = unwrapOnce(current);
     if (next === current) return undefined;

@@ -37,7 +37,7 @@ describe("parseBackendConfig", () => {
   });
   it("reads the openai server kind and refuses an unknown one", () => {
     expect(parseBackendConfig({ kind: "openai", baseUrl: "http://h/v1", model: "m", server: "sglang" }, "c")).toMatchObject({ server: "sglang" });
-    expect(() => parseBackendConfig({ kind: "openai", baseUrl: "http://h/v1", model: "m", server: "tgi" }, "c")).toThrow(/backend\.server: expected "vllm", "sglang", "ollama", "llama\.cpp", "openai", got "tgi"/);
+    expect(() => parseBackendConfig({ kind: "openai", baseUrl: "http://h/v1", model: "m", server: "tgi" }, "c")).toThrow(/backend\.server: expected one of "vllm", "sglang", "ollama", "llama\.cpp", "openai", got "tgi"/);
   });
   it('reads thinking for designer, agent and hint: "off" by default (the launchers\' enable_thinking false)', () => {
     const base = { db: "w.sqlite", seed: 1, iterations: 1, envsPerIteration: 1, plays: 1, hintPlays: 1, maxTurns: 2, backend: { kind: "openai", baseUrl: "http://h/v1", model: "m" }, corpus: null };
@@ -71,7 +71,7 @@ describe("parseBackendConfig", () => {
   });
   it("requires kind and the kind's required fields", () => {
     expect(() => parseBackendConfig({ modelPath: "m" }, "c")).toThrow(/backend\.kind: expected one of "llama", "openai", got nothing/);
-    expect(() => parseBackendConfig({ kind: "openai", baseUrl: "http://x" }, "c")).toThrow(/backend\.model: expected a string, got nothing/);
+    expect(() => parseBackendConfig({ kind: "openai", baseUrl: "http://x" }, "c")).toThrow(/c: backend\.model: required key is missing/);
   });
 });
 

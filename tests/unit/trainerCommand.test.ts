@@ -95,7 +95,7 @@ describe("the trainer block of a run config", () => {
   it("names the bad key", () => {
     expect(() => parseRunConfig({ ...base, trainer: {} }, "run.json")).toThrow("run.json: trainer.command: required key is missing");
     expect(() => parseRunConfig({ ...base, trainer: { command: "t", formats: ["csv"] } }, "run.json")).toThrow(/trainer\.formats\[0\]: expected one of "grpo"/);
-    expect(() => parseRunConfig({ ...base, trainer: { command: "t", env: { A: 1 } } }, "run.json")).toThrow("run.json: trainer.env.A: expected a string, got 1");
+    expect(() => parseRunConfig({ ...base, trainer: { command: "t", env: { A: 1 } } }, "run.json")).toThrow("run.json: trainer.env.A: expected a string of at most 4096 characters, got 1");
     expect(() => parseRunConfig({ ...base, trainer: { command: "t", gpu: 1 } }, "run.json")).toThrow(/trainer\.gpu: unknown key/);
   });
 });
