@@ -1,4 +1,5 @@
 // `spade report --json`: a CLI contract other tools rely on. Extend only compatibly.
+import type { RunDiagnosis } from "./api/runTypes.js";
 import type { EnvStatistics } from "./envStatistics.js";
 
 export interface ReportEpisode {
@@ -26,6 +27,8 @@ export interface ReportEnvironment extends EnvStatistics {
   slot: number;
   attempt: number;
   skill: string | null;
+  /** Extension: the first lines of the designer's raw reply, for invalid attempts (null otherwise). */
+  replyHead?: string | null;
 }
 
 export interface ReportRun {
@@ -37,6 +40,8 @@ export interface ReportRun {
   name: string;
   error: string | null;
   ablations: string[];
+  /** Extension: why no attempt is valid, when none is (see the run page's banner). */
+  diagnosis?: RunDiagnosis | null;
 }
 
 export interface RunReport {

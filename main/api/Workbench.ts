@@ -11,6 +11,7 @@ import { compareRuns } from "../experiments/compareRuns.js";
 import { appRoot } from "../paths.js";
 import { storedRunAblations } from "../selfplay/describeAblations.js";
 import { checkRunConfigFiles } from "../selfplay/checkRunConfigFiles.js";
+import { diagnoseRun } from "../selfplay/diagnoseRun.js";
 import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
 import * as store from "../store/index.js";
 import { countDocuments, environmentCountsByRun, removeFromMemory } from "../store/queries/uiQueries.js";
@@ -182,7 +183,8 @@ export class Workbench {
       getRun: async ({ runId }) => {
         const run = store.getRun(db, runId);
         if (!run) throw new NotFoundError(`no run ${runId}`);
-        return views.toRunDetail(this.#runSummary(run), run);
+        const summary = this.#runSummary(run);
+        return { ...views.toRunDetail(summary, run), diagnosis: summary.validEnvironments === 0 ? diagnoseRun(db, run) : null };
       },
       getRunMetrics: async ({ runId }) => {
         if (!store.getRun(db, runId)) throw new NotFoundError(`no run ${runId}`);

@@ -4,7 +4,9 @@ import { listEnvironments } from "../store/queries/environments.js";
 import { listEpisodes } from "../store/queries/episodes.js";
 import { getHint } from "../store/queries/hints.js";
 import { getRun, listRuns, type Run } from "../store/queries/runs.js";
+import { getRawReply } from "../store/queries/uiQueries.js";
 import { storedRunAblations } from "./describeAblations.js";
+import { diagnoseRun } from "./diagnoseRun.js";
 
 /** The `spade report` object: every designer attempt of each run, valid or not, with its plays. */
 export function buildRunReport(db: ReadonlyDb, runId?: number): RunReport {
@@ -43,7 +45,24 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
       slot: env.slot ?? 0,
       attempt: env.attempt ?? 0,
       skill: env.skill,
+      replyHead: env.valid ? null : replyHead(getRawReply(db, env.id)),
     };
   });
-  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations };
+  const diagnosis = environments.some((env) => env.valid) ? null : diagnoseRun(db, run);
+  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations, diagnosis };
+}
+
+/** Lines of an invalid attempt's reply shown by `spade report`: enough to see what the model wrote. */
+const REPLY_HEAD_LINES = 3;
+const REPLY_HEAD_CHARS = 300;
+
+/** The reply's first non-empty lines, cut to a few hundred characters; null when there is no reply. */
+export function replyHead(reply: string | null): string | null {
+  if (reply === null) return null;
+  const lines = reply.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "");
+  if (lines.length === 0) return "(empty reply)";
+  let head = lines.slice(0, REPLY_HEAD_LINES).join("\n");
+  if (head.length > REPLY_HEAD_CHARS) head = `${head.slice(0, REPLY_HEAD_CHARS)}…`;
+  else if (lines.length > REPLY_HEAD_LINES) head += "\n…";
+  return head;
 }
