@@ -208,6 +208,8 @@ export class Workbench {
           skill: env.skill,
           difficulty: env.difficulty,
           code: env.code ?? "",
+          prompt: env.prompt,
+          rawReply: env.rawReply,
           validation: env.validation,
           hint: hint ? { source: hint.source === "env" ? "env" : "writer", text: hint.text } : null,
           stats: stats ? views.toEnvironmentStats(stats) : null,

@@ -1,5 +1,6 @@
 // What the workbench shows about environments (one row per designer attempt or edited version).
 import type { ValidationReport } from "../environment.js";
+import type { ChatMessage } from "../llm.js";
 import type { EnvStatistics } from "../envStatistics.js";
 import type { EpisodeSummary } from "./episodeTypes.js";
 
@@ -72,6 +73,10 @@ export interface EnvironmentDetail extends EnvironmentListItem {
   skill: string | null;
   difficulty: string | null;
   code: string;
+  /** The designer's prompt messages (null for edits and imports). */
+  prompt: ChatMessage[] | null;
+  /** The designer's raw reply, before the code was extracted (null for edits and imports). */
+  rawReply: string | null;
   validation: ValidationReport | null;
   hint: HintView | null;
   stats: EnvironmentStats | null;

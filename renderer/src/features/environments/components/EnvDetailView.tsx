@@ -3,6 +3,7 @@ import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
 import { routes } from "../../../lib/router/parseRoute.js";
+import { DesignerExchange } from "./DesignerExchange.js";
 import { EditPanel } from "./EditPanel.js";
 import { EpisodeList } from "./EpisodeList.js";
 import { MemoryFlagsPanel } from "./MemoryFlagsPanel.js";
@@ -49,6 +50,7 @@ export function EnvDetailView({ envId }: { envId: number }) {
       <div className="env-columns">
         <div className="env-main">
           <EditPanel key={e.id} envId={e.id} code={e.code} stored={e.validation} />
+          <DesignerExchange prompt={e.prompt} rawReply={e.rawReply} valid={e.valid} />
         </div>
         <aside className="env-side">
           <h3>Statistics</h3>

@@ -9,6 +9,7 @@ import { formatTime } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
 import { AblationBadges } from "./AblationBadges.js";
+import { DiagnosisBanner } from "./DiagnosisBanner.js";
 import { HeldOutScores } from "./HeldOutScores.js";
 import { RunCharts } from "./RunCharts.js";
 import { useState } from "react";
@@ -39,8 +40,12 @@ export function RunDetailView({ runId }: { runId: number }) {
         <AblationBadges ablations={r.ablations} />
         <RunControls run={r} onDone={run.reload} onError={setActionError} />
         <a href={routes.compare([r.id])}>Compare…</a>
+        <a className="button-link" href={routes.cloneRun(r.id)} data-testid="clone-run">
+          Clone run
+        </a>
       </header>
       {actionError && <ErrorBox error={actionError} />}
+      {r.diagnosis && <DiagnosisBanner runId={r.id} diagnosis={r.diagnosis} />}
       <p className="muted">
         seed {r.seed} · {r.iterationsCompleted}
         {r.iterations !== null ? ` / ${r.iterations}` : ""} iterations · {r.validEnvironments} valid of {r.environments} environments · started {formatTime(r.createdAt)}
