@@ -20,6 +20,7 @@ import { EventHub } from "./EventHub.js";
 import { listModelFiles } from "./listModelFiles.js";
 import { ModelDownloads } from "./ModelDownloads.js";
 import { NotFoundError } from "./NotFoundError.js";
+import { openEnvSetMember } from "./openEnvSetMember.js";
 import { PlaySessions } from "./PlaySessions.js";
 import { toComparisonView } from "./toComparisonView.js";
 import * as views from "./toViews.js";
@@ -311,6 +312,7 @@ export class Workbench {
         if (!set) throw new NotFoundError(`no environment set ${JSON.stringify(name)}`);
         return { name: set.name, members: set.members, createdAt: set.createdAt, items: store.listEnvSetMembers(db, name).map(views.toEnvSetMemberView) };
       },
+      openEnvSetMember: async ({ set, codeSha256 }) => ({ envId: openEnvSetMember(db, set, codeSha256) }),
       startRun: async ({ config }) => {
         const control = this.#requireRunControl();
         const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "startRun config");

@@ -46,6 +46,7 @@ export const methodTable: { readonly [M in MethodName]: Validator<MethodInput<M>
   listEvalResults: object({ adapterId: optional(id) }),
   listEnvSets: object({}),
   getEnvSet: object({ name: string({ minLength: 1, maxLength: 200 }) }),
+  openEnvSetMember: object({ set: string({ minLength: 1, maxLength: 200 }), codeSha256: matching(/^[0-9a-f]{64}$/, "a SHA-256 in hex", 64) }),
   startRun: object({ config: jsonObject }),
   pauseRun: runRef,
   resumeRun: runRef,

@@ -48,3 +48,13 @@ export function listAttemptOutcomes(db: ReadonlyDb, runId: number, limit: number
 export function getRawReply(db: ReadonlyDb, environmentId: number): string | null {
   return (statement(db, `SELECT raw_reply FROM environments WHERE id = ?`).pluck().get(environmentId) as string | null | undefined) ?? null;
 }
+
+/** Points a set member at the stored environment that holds its code (one created for an imported member). */
+export function linkEnvSetMember(db: WritableDb, setName: string, codeSha256: string, environmentId: number): void {
+  statement(db, `UPDATE env_set_members SET environment_id = ? WHERE set_name = ? AND code_sha256 = ?`).run(environmentId, setName, codeSha256);
+}
+
+/** A stored environment outside any run with this code (an earlier opened import), or null. */
+export function findUnattachedEnvironment(db: ReadonlyDb, codeSha256: string): number | null {
+  return (statement(db, `SELECT id FROM environments WHERE code_sha256 = ? AND run_id IS NULL AND source = 'import' ORDER BY id LIMIT 1`).pluck().get(codeSha256) as number | undefined) ?? null;
+}
