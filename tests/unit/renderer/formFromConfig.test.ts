@@ -32,7 +32,7 @@ describe("Clone run: a stored config back into the start form", () => {
 
   it("starts a first run with small, explicit budgets shown in the form", () => {
     const config = parse(buildRunConfig({ ...defaultRunForm, modelPath: "m.gguf" }));
-    expect(config).toMatchObject({ iterations: 1, envsPerIteration: 2, plays: 2, hintPlays: 2, designer: { attempts: 2, maxTokens: 1024 }, agent: { maxTokens: 256 }, hint: { maxTokens: 256 } });
+    expect(config).toMatchObject({ iterations: 1, envsPerIteration: 2, plays: 2, hintPlays: 2, designer: { attempts: 2, maxTokens: 512 }, agent: { maxTokens: 128 }, hint: { maxTokens: 128 } });
     expect(config.backend).not.toHaveProperty("contextSize");
     expect(parse(buildRunConfig({ ...defaultRunForm, modelPath: "m.gguf", contextSize: "2048" })).backend).toMatchObject({ contextSize: 2048 });
   });

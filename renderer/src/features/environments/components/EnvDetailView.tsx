@@ -49,8 +49,10 @@ export function EnvDetailView({ envId }: { envId: number }) {
       <MemoryFlagsPanel key={e.id} envId={e.id} flags={e.memory} valid={e.valid} />
       <div className="env-columns">
         <div className="env-main">
+          {/* A reply without code: what the model wrote comes first. */}
+          {!e.code && <DesignerExchange prompt={e.prompt ?? null} rawReply={e.rawReply ?? null} valid={e.valid} />}
           <EditPanel key={e.id} envId={e.id} code={e.code} stored={e.validation} />
-          <DesignerExchange prompt={e.prompt} rawReply={e.rawReply} valid={e.valid} />
+          {e.code && <DesignerExchange prompt={e.prompt ?? null} rawReply={e.rawReply ?? null} valid={e.valid} />}
         </div>
         <aside className="env-side">
           <h3>Statistics</h3>

@@ -33,8 +33,9 @@ export interface RunForm {
 
 /**
  * A small first run, set explicitly (not the recipe's reference budgets): one iteration of two
- * environments, two plays each and short replies, so a first local run on a CPU ends in minutes
- * and says whether the model can write environments at all. Scale up from there.
+ * environments, two plays each and short replies (512 designer tokens, 128 per play turn), so a
+ * first local run on a CPU ends in a minute or two and says whether the model can write
+ * environments at all. Scale up from there (a real designer needs 2048-4096 tokens).
  */
 export const defaultRunForm: RunForm = {
   name: "",
@@ -51,8 +52,8 @@ export const defaultRunForm: RunForm = {
   contextSize: "",
   corpusPath: "",
   designerAttempts: "2",
-  designerMaxTokens: "1024",
-  agentMaxTokens: "256",
+  designerMaxTokens: "512",
+  agentMaxTokens: "128",
   rewardKind: "blend",
   memoryEnabled: true,
   designerKind: "llm",
