@@ -21,7 +21,7 @@ const layer = (files, forbidden, extra = []) => ({
 });
 
 export default tseslint.config(
-  { ignores: ["out/**", "dist/**", "node_modules/**", "test-results/**", "resources/**"] },
+  { ignores: ["out/**", "dist/**", "node_modules/**", ".cache/**", "test-results/**", "resources/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,8 +1,10 @@
 // Electron shell: one hardened window; the engine runs in this (main) process and is reached
 // only through the `spade:call` channel checked against the method table.
 import { app, BrowserWindow, ipcMain } from "electron";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { defaultWorkspacePath } from "../main/api/defaultWorkspacePath.js";
 import type { dispatchCall } from "../main/api/dispatchCall.js";
 import type { Workbench } from "../main/api/Workbench.js";
 import type { WorkbenchEvent } from "../shared/api/events.js";
@@ -12,6 +14,7 @@ import { APP_ORIGIN, registerAppScheme, serveAppProtocol } from "./serveAppProto
 
 type EngineModule = { Workbench: typeof Workbench };
 type DispatchModule = { dispatchCall: typeof dispatchCall };
+type WorkspaceModule = { defaultWorkspacePath: typeof defaultWorkspacePath };
 
 registerAppScheme();
 
@@ -20,18 +23,42 @@ async function loadEngine(root: string) {
   const base = join(root, "out", "engine", "main", "api");
   const engine = (await import(pathToFileURL(join(base, "Workbench.js")).href)) as EngineModule;
   const dispatch = (await import(pathToFileURL(join(base, "dispatchCall.js")).href)) as DispatchModule;
-  return { Workbench: engine.Workbench, dispatchCall: dispatch.dispatchCall };
+  const workspace = (await import(pathToFileURL(join(base, "defaultWorkspacePath.js")).href)) as WorkspaceModule;
+  return { Workbench: engine.Workbench, dispatchCall: dispatch.dispatchCall, defaultWorkspacePath: workspace.defaultWorkspacePath };
+}
+
+/** `npm start -- --db <path>` (or `--db=<path>`): the workspace to open; else the same default as `spade serve`. */
+function workspaceArgument(argv: string[]): string | undefined {
+  const index = argv.findIndex((arg) => arg === "--db" || arg.startsWith("--db="));
+  if (index < 0) return undefined;
+  const arg = argv[index]!;
+  return arg === "--db" ? argv[index + 1] : arg.slice("--db=".length);
+}
+
+/**
+ * From the sources (`npm start`), better-sqlite3 in node_modules is the Node build the CLI uses;
+ * the Electron build lives apart (main/install/nativeBinding.mjs) and reaches the engine's
+ * openDatabase as its `nativeBinding` through SPADE_SQLITE_BINDING. A packaged app was rebuilt
+ * for Electron in place by electron-builder, so it needs none.
+ */
+function electronSqliteBinding(root: string): string | undefined {
+  if (process.env.SPADE_SQLITE_BINDING || app.isPackaged) return process.env.SPADE_SQLITE_BINDING;
+  const stored = join(root, "node_modules", ".spade-native", `electron-${process.versions.modules}`, "better_sqlite3.node");
+  return existsSync(stored) ? stored : undefined;
 }
 
 async function main(): Promise<void> {
   await app.whenReady();
   const root = app.getAppPath();
   process.env.SPADE_RESOURCES_ROOT ??= root;
+  const binding = electronSqliteBinding(root);
+  if (binding) process.env.SPADE_SQLITE_BINDING = binding;
   hardenApp(APP_ORIGIN);
   serveAppProtocol(join(root, "out", "renderer"));
 
   const engine = await loadEngine(root);
-  const workbench = engine.Workbench.open({ dbPath: process.env.SPADE_WORKSPACE ?? join(app.getPath("userData"), "workspace.sqlite"), shell: "electron" });
+  // One default workspace for the window, `spade serve` and the README's CLI examples.
+  const workbench = engine.Workbench.open({ dbPath: workspaceArgument(process.argv) ?? engine.defaultWorkspacePath(), shell: "electron" });
 
   ipcMain.handle(CALL_CHANNEL, async (event, request: unknown) => {
     const frameUrl = event.senderFrame?.url ?? "";

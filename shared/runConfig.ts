@@ -151,6 +151,9 @@ export const defaultSkills = [
   "Causal Reasoning",
 ];
 
+/** A run's name is a label: at most this many characters. */
+export const maxRunNameLength = 200;
+
 const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer"];
 
 /**
@@ -166,7 +169,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
   const int = (key: string, min: number) => readInteger(where, key, c[key], min);
   return {
     db: readString(where, "db", c.db, { nonEmpty: true }),
-    name: optional(c.name ?? undefined, (v) => readString(where, "name", v)) ?? null,
+    name: optional(c.name ?? undefined, (v) => readString(where, "name", v, { maxLength: maxRunNameLength })) ?? null,
     seed: int("seed", 0),
     iterations: int("iterations", 1),
     envsPerIteration: int("envsPerIteration", 1),

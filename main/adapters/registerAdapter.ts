@@ -7,6 +7,7 @@ import { installAdapterFile } from "./installAdapterFile.js";
 import { nextAdapterName } from "./nextAdapterName.js";
 import { sha256File } from "./sha256File.js";
 import { UnknownAdapterError } from "./UnknownAdapterError.js";
+import { checkTextLength } from "../store/TextTooLongError.js";
 
 export interface RegisterAdapterOptions {
   /** The GGUF LoRA to register; it is copied, the original stays where it is. */
@@ -33,6 +34,7 @@ export async function registerAdapter(db: WritableDb, options: RegisterAdapterOp
   if (options.parentId != null && !getAdapter(db, options.parentId)) throw new UnknownAdapterError(`parent adapter ${options.parentId} is not registered in ${db.name}`);
   const adaptersDir = options.adaptersDir ?? adaptersDirFor(db.name);
   if (options.name !== undefined) {
+    checkTextLength("adapter name", options.name);
     if (!/^[\w.-]+$/.test(options.name)) throw new TypeError(`adapter name "${options.name}": use letters, digits, ".", "_" and "-" only`);
     if (getAdapterByName(db, options.name)) throw new TypeError(`adapter name "${options.name}" is already registered`);
   }

@@ -2,6 +2,7 @@ import type { ChatMessage } from "../../shared/llm.js";
 import { checkModelFile } from "../llm/gguf/checkModelFile.js";
 import { LlamaBackend } from "../llm/llama/LlamaBackend.js";
 import type { BenchSection } from "./BenchSection.js";
+import { BenchSkipped } from "./BenchSkipped.js";
 import { benchModel } from "./benchModel.js";
 import { measureRawTokensPerSec } from "./rawTokens.js";
 
@@ -18,10 +19,7 @@ export const rawTokensBench: BenchSection = {
   name: "llm",
   async run(log): Promise<Record<string, number>> {
     const model = benchModel();
-    if (!model) {
-      log("llm: no model (set SPADE_BENCH_MODEL to a GGUF file): skipped");
-      return {};
-    }
+    if (!model) throw new BenchSkipped("no model (set SPADE_BENCH_MODEL to a GGUF file)");
     const checkStart = performance.now();
     await checkModelFile(model);
     const ggufCheckMs = performance.now() - checkStart;

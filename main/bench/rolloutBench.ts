@@ -10,6 +10,7 @@ import { insertEnvironment } from "../store/queries/environments.js";
 import { insertEpisodeWithTurns } from "../store/queries/episodes.js";
 import { createRun } from "../store/queries/runs.js";
 import type { BenchSection } from "./BenchSection.js";
+import { BenchSkipped } from "./BenchSkipped.js";
 import { benchEnvironmentCode } from "./benchEnvironment.js";
 import { benchModel } from "./benchModel.js";
 import { measureRawTokensPerSec } from "./rawTokens.js";
@@ -70,10 +71,7 @@ export const rolloutBench: BenchSection = {
   name: "rollout",
   async run(log) {
     const model = benchModel();
-    if (!model) {
-      log("rollout: no model (set SPADE_BENCH_MODEL to a GGUF file): skipped");
-      return {};
-    }
+    if (!model) throw new BenchSkipped("no model (set SPADE_BENCH_MODEL to a GGUF file)");
     const dir = mkdtempSync(join(tmpdir(), "spade-bench-rollout-"));
     const pool = await SandboxPool.create({ size: 2 });
     const db = openDatabase(join(dir, "bench.sqlite"));

@@ -1,6 +1,7 @@
 import type { BenchSection } from "./BenchSection.js";
 import { exportBench } from "../training/exportBench.js";
 import { loopBench } from "./loopBench.js";
+import { prepareUiBench } from "./prepareUiBench.js";
 import { rawTokensBench } from "./rawTokensBench.js";
 import { rolloutBench } from "./rolloutBench.js";
 import { sandboxBench } from "./sandboxBench.js";
@@ -8,4 +9,4 @@ import { storeBench } from "./storeBench.js";
 import { uiBench } from "./uiBench.js";
 
 /** The benchmark sections, in output order. */
-export const benchSections: BenchSection[] = [sandboxBench, rolloutBench, storeBench, loopBench, uiBench, rawTokensBench, exportBench];
+export const benchSections: BenchSection[] = [sandboxBench, rolloutBench, storeBench, loopBench, { ...uiBench, prepare: prepareUiBench }, rawTokensBench, exportBench];

@@ -27,6 +27,9 @@ export class RunProgress {
         );
         break;
       }
+      case "notice":
+        this.line(`note: ${event.message}`);
+        break;
       case "runStatus":
         if (event.status !== "running") this.line(`run ${event.runId} ${event.status}${event.error ? `: ${event.error}` : ""}`);
         break;

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The `spade` command line: headless access to the engine.
+import type { Command } from "./Command.js";
 import { commands } from "./commands.js";
+import { HelpRequest } from "./HelpRequest.js";
 import { UsageError } from "./UsageError.js";
 
 function helpText(): string {
@@ -19,10 +21,21 @@ async function main(argv: string[]): Promise<number> {
   for (const command of sorted) {
     const words = command.name.split(" ");
     if (words.every((word, i) => argv[i] === word)) {
-      return command.run(argv.slice(words.length));
+      return runCommand(command, argv.slice(words.length));
     }
   }
   throw new UsageError(`spade: unknown command "${argv.slice(0, 2).join(" ")}"\n\n${helpText()}`);
+}
+
+/** Runs one command; its `--help` prints the usage, the summary and the options, and exits 0. */
+async function runCommand(command: Command, argv: string[]): Promise<number> {
+  try {
+    return await command.run(argv);
+  } catch (error) {
+    if (!(error instanceof HelpRequest)) throw error;
+    process.stdout.write(`usage: spade ${command.usage}\n\n${command.summary}\n\noptions:\n${error.optionsText}\n`);
+    return 0;
+  }
 }
 
 main(process.argv.slice(2)).then(

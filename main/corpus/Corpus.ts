@@ -1,3 +1,5 @@
+import type { SkippedLines } from "./SkippedLines.js";
+
 /** How a corpus is stored on disk. */
 export type CorpusFormat = "jsonl" | "parquet" | "text" | "folder";
 
@@ -29,6 +31,8 @@ export interface Corpus {
   readonly format: CorpusFormat;
   /** Number of documents. Always at least 1. */
   readonly count: number;
+  /** What indexing left out (invalid JSONL lines), counted, the first few named by file and line. */
+  readonly skipped: SkippedLines;
   /** Reads document `index` (0 .. count-1). */
   get(index: number): Promise<CorpusDocument>;
   /** Reads one document drawn uniformly with `rng` (a float stream in [0, 1), e.g. `createRng(seed)`). */

@@ -1,5 +1,6 @@
 import type { Corpus, CorpusDocument, CorpusFormat } from "./Corpus.js";
 import { sampleIndex } from "./sampleIndex.js";
+import { noneSkipped, type SkippedLines } from "./SkippedLines.js";
 
 /**
  * What each single-file reader provides: its documents addressed by position. `name` is how the
@@ -8,6 +9,8 @@ import { sampleIndex } from "./sampleIndex.js";
 export abstract class FileCorpus implements Corpus {
   abstract readonly format: CorpusFormat;
   abstract readonly count: number;
+  /** Parts of the file indexing left out (JSONL lines that are not documents). Defaults to none. */
+  readonly skipped: SkippedLines = noneSkipped;
 
   constructor(
     readonly path: string,

@@ -1,6 +1,7 @@
 import type { Corpus, CorpusDocument } from "./Corpus.js";
 import { checkIndex } from "./checkIndex.js";
 import { sampleIndex } from "./sampleIndex.js";
+import { addSkipped, type SkippedLines } from "./SkippedLines.js";
 
 /** A folder of corpus files read as one corpus: the files' documents one after another, in path order. */
 export class FolderCorpus implements Corpus {
@@ -12,6 +13,8 @@ export class FolderCorpus implements Corpus {
   constructor(
     readonly path: string,
     private readonly files: readonly Corpus[],
+    /** What indexing left out, of these files and of files that held no document at all. */
+    readonly skipped: SkippedLines = addSkipped(files.map((file) => file.skipped)),
   ) {
     this.firstIndex = [];
     let total = 0;

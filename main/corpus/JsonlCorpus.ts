@@ -3,15 +3,18 @@ import { CorpusError } from "./CorpusError.js";
 import { checkIndex } from "./checkIndex.js";
 import { documentId } from "./documentId.js";
 import { FileCorpus } from "./FileCorpus.js";
+import { LineIndexCache, type LineIndex } from "./LineIndexCache.js";
 import { OffsetList } from "./OffsetList.js";
 import { readRange } from "./readRange.js";
 import { scanLines } from "./scanLines.js";
+import { maxSkippedExamples, type SkippedLines } from "./SkippedLines.js";
 
 /**
- * A JSON Lines corpus: one JSON object a line with the text in `text` (or `orig_doc`, the SPADE
- * reference's field) and optionally a `title`. Blank lines are skipped. Opening indexes the byte
- * offset of every line; a line is parsed only when its document is read, and a bad line is
- * reported with the file and line number then (the first document is checked at open).
+ * A JSON Lines corpus: one JSON object a line with the text in `orig_doc` (the SPADE reference's
+ * field, preferred) or `text`, and optionally a `title`. Blank lines are skipped. Opening indexes
+ * the byte offset of every line that holds a usable document; lines that do not (invalid JSON, no
+ * text field) are counted and left out, the first few named with their line number in `skipped`.
+ * The index is cached beside the file (see `LineIndexCache`), so a large corpus is scanned once.
  */
 export class JsonlCorpus extends FileCorpus {
   readonly format = "jsonl" as const;
@@ -19,66 +22,91 @@ export class JsonlCorpus extends FileCorpus {
   private constructor(
     path: string,
     name: string,
-    private readonly starts: OffsetList,
-    private readonly ends: OffsetList,
-    private readonly lines: OffsetList,
+    private readonly entries: Float64Array,
+    override readonly skipped: SkippedLines,
   ) {
     super(path, name);
   }
 
   get count(): number {
-    return this.starts.length;
+    return this.entries.length / 3;
   }
 
   static async open(path: string, name: string): Promise<JsonlCorpus> {
-    const starts = new OffsetList();
-    const ends = new OffsetList();
-    const lines = new OffsetList();
-    let line = 0;
-    await scanLines(path, (start, end, head) => {
-      line++;
-      if (isBlank(head)) return;
-      starts.push(start);
-      ends.push(end);
-      lines.push(line);
-    });
-    return new JsonlCorpus(path, name, starts, ends, lines);
+    const cache = LineIndexCache.for(path);
+    let index = cache.read();
+    if (!index) {
+      index = await indexLines(path);
+      cache.write(index);
+    }
+    return new JsonlCorpus(path, name, index.entries, index.skipped);
   }
 
   async get(index: number): Promise<CorpusDocument> {
     checkIndex(index, this.count, this.path);
-    const line = this.lines.at(index);
-    const where = `${this.path}:${line}`;
-    const source = (await readRange(this.path, this.starts.at(index), this.ends.at(index))).trim();
-    let value: unknown;
-    try {
-      value = JSON.parse(source);
-    } catch (error) {
-      throw new CorpusError(`${where}: invalid JSON (${(error as Error).message})`);
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw new CorpusError(`${where}: expected a JSON object with a "text" or "orig_doc" field, found ${Array.isArray(value) ? "an array" : typeof value}`);
-    }
-    const record = value as Record<string, unknown>;
-    const text = typeof record.text === "string" ? record.text : typeof record.orig_doc === "string" ? record.orig_doc : null;
-    if (text === null) {
-      const fields = Object.keys(record);
-      throw new CorpusError(
-        `${where}: expected a string field "text" or "orig_doc"; found ${fields.length ? `fields ${fields.map((f) => `"${f}"`).join(", ")}` : "no fields"}`,
-      );
-    }
-    return {
-      id: documentId(this.name, index, text),
-      index,
-      title: typeof record.title === "string" ? record.title : null,
-      text,
-      file: this.path,
-    };
+    const line = this.entries[index * 3 + 2]!;
+    const source = await readRange(this.path, this.entries[index * 3]!, this.entries[index * 3 + 1]!);
+    const parsed = parseDocument(source);
+    if (typeof parsed === "string") throw new CorpusError(`${this.path}:${line}: ${parsed} (the file changed since it was indexed?)`);
+    return { id: documentId(this.name, index, parsed.text), index, title: parsed.title, text: parsed.text, file: this.path };
   }
 }
 
-/** True when the bytes are only spaces, tabs and carriage returns (looking at the line's head is enough to see it is not). */
-function isBlank(head: Buffer): boolean {
-  for (const byte of head) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+/** Scans the file once, parsing every line: usable documents are indexed, the rest counted. */
+async function indexLines(path: string): Promise<LineIndex> {
+  const entries = new OffsetList();
+  const skipped: SkippedLines = { count: 0, examples: [] };
+  let line = 0;
+  await scanLines(
+    path,
+    (start, end, content) => {
+      line++;
+      if (isBlank(content)) return;
+      const parsed = parseDocument(content.toString("utf8"));
+      if (typeof parsed === "string") {
+        skipped.count++;
+        if (skipped.examples.length < maxSkippedExamples) skipped.examples.push(`${path}:${line}: ${parsed}`);
+        return;
+      }
+      entries.push(start);
+      entries.push(end);
+      entries.push(line);
+    },
+    { headBytes: Number.POSITIVE_INFINITY },
+  );
+  return { entries: entries.toArray(), skipped };
+}
+
+/** One line's document, or what is wrong with it. */
+function parseDocument(source: string): { text: string; title: string | null } | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(source.trim());
+  } catch (error) {
+    return `invalid JSON (${(error as Error).message})`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return `expected a JSON object with a "text" or "orig_doc" field, found ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`;
+  }
+  const record = value as Record<string, unknown>;
+  const text = typeof record.orig_doc === "string" ? record.orig_doc : typeof record.text === "string" ? record.text : null;
+  if (text === null) {
+    const fields = Object.keys(record);
+    return `expected a string field "text" or "orig_doc"; found ${fields.length ? `fields ${fields.map((f) => `"${f}"`).join(", ")}` : "no fields"}`;
+  }
+  return { text, title: typeof record.title === "string" ? record.title : null };
+}
+
+/** True when the bytes are only spaces, tabs and carriage returns (and a byte-order mark). */
+function isBlank(content: Buffer): boolean {
+  for (let i = 0; i < content.length; i++) {
+    const byte = content[i]!;
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0d) continue;
+    if (i === 0 && content.length >= 3 && byte === 0xef && content[1] === 0xbb && content[2] === 0xbf) {
+      i += 2;
+      continue;
+    }
+    return false;
+  }
   return true;
 }

@@ -15,4 +15,9 @@ export class OffsetList {
   at(index: number): number {
     return this.values[index] as number;
   }
+
+  /** The values as a typed array of exactly `length` entries. */
+  toArray(): Float64Array {
+    return this.values.slice(0, this.length);
+  }
 }

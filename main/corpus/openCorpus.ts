@@ -6,6 +6,8 @@ import type { FileCorpus } from "./FileCorpus.js";
 import { FolderCorpus } from "./FolderCorpus.js";
 import { JsonlCorpus } from "./JsonlCorpus.js";
 import { ParquetCorpus } from "./ParquetCorpus.js";
+import { gunzipToCache } from "./gunzipToCache.js";
+import { addSkipped } from "./SkippedLines.js";
 import { TextCorpus } from "./TextCorpus.js";
 
 const readers: { pattern: RegExp; open: (path: string, name: string) => Promise<FileCorpus> }[] = [
@@ -14,7 +16,7 @@ const readers: { pattern: RegExp; open: (path: string, name: string) => Promise<
   { pattern: /\.(txt|md|markdown)$/i, open: (path, name) => TextCorpus.open(path, name) },
 ];
 
-const supported = ".jsonl/.ndjson (field text or orig_doc), .parquet (column text), .txt/.md (articles split on headings), or a folder of them";
+const supported = ".jsonl/.ndjson (field orig_doc or text), .parquet (column text), .txt/.md (articles split on headings), any of these gzipped (.gz), or a folder of them";
 
 /**
  * Opens a grounding corpus, choosing the reader by file extension: JSONL, Parquet, a `.txt`/`.md`
@@ -28,28 +30,36 @@ export async function openCorpus(path: string): Promise<Corpus> {
   });
   if (info.isDirectory()) return openFolder(path);
   const corpus = await openFile(path, basename(path));
-  if (corpus.count === 0) throw new CorpusError(`corpus ${path} holds no documents`);
+  if (corpus.count === 0) throw new CorpusError(`corpus ${path} holds no documents${unusable(corpus.skipped)}`);
   // A file of the wrong shape fails now, not at the first designer call.
   await corpus.get(0);
   return corpus;
 }
 
 async function openFile(path: string, name: string): Promise<FileCorpus> {
-  const reader = readers.find((candidate) => candidate.pattern.test(path));
+  const gzipped = /\.gz$/i.test(path);
+  const inner = gzipped ? path.slice(0, -3) : path;
+  const reader = readers.find((candidate) => candidate.pattern.test(inner));
   if (!reader) throw new CorpusError(`corpus ${path}: unknown file type; expected ${supported}`);
-  return reader.open(path, name);
+  // A gzipped corpus is read from a decompressed copy made once (random access needs plain bytes).
+  return reader.open(gzipped ? await gunzipToCache(path, basename(inner)) : path, name);
+}
+
+/** Why a file without documents has none, when indexing left lines out. */
+function unusable(skipped: FileCorpus["skipped"]): string {
+  if (skipped.count === 0) return "";
+  return `: all ${skipped.count} non-blank lines are unusable (${skipped.examples.join("; ")})`;
 }
 
 async function openFolder(folder: string): Promise<Corpus> {
-  const paths = (await listFiles(folder)).filter((path) => readers.some((reader) => reader.pattern.test(path)));
-  const files: FileCorpus[] = [];
-  for (const path of paths) {
-    const corpus = await openFile(path, relative(folder, path).split(sep).join("/"));
-    if (corpus.count > 0) files.push(corpus);
-  }
-  if (files.length === 0) throw new CorpusError(`corpus folder ${folder} holds no documents; expected files of type ${supported}`);
+  const paths = (await listFiles(folder)).filter((path) => readers.some((reader) => reader.pattern.test(path.replace(/\.gz$/i, ""))));
+  const opened: FileCorpus[] = [];
+  for (const path of paths) opened.push(await openFile(path, relative(folder, path).split(sep).join("/")));
+  const files = opened.filter((corpus) => corpus.count > 0);
+  const skipped = addSkipped(opened.map((corpus) => corpus.skipped));
+  if (files.length === 0) throw new CorpusError(`corpus folder ${folder} holds no documents${unusable(skipped)}; expected files of type ${supported}`);
   for (const file of files) await file.get(0);
-  return new FolderCorpus(folder, files);
+  return new FolderCorpus(folder, files, skipped);
 }
 
 /** Every file under `folder`, hidden entries skipped, sorted by path so document order is stable. */

@@ -4,6 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { electronTarget, ensureBinding } from "./nativeBinding.mjs";
 
 const require = createRequire(import.meta.url);
 let installScript;
@@ -17,6 +18,14 @@ const result = spawnSync(process.execPath, [installScript], { stdio: "pipe", tim
 const binaryPathFile = installScript.replace(/install\.js$/, "path.txt");
 if (result.status === 0 && existsSync(binaryPathFile)) {
   console.log("spade-workbench: Electron binary ready.");
+  // The window's better-sqlite3 build, next to (never over) the Node build the CLI uses.
+  const target = electronTarget();
+  try {
+    if (target && process.env.SPADE_SKIP_ELECTRON_SQLITE !== "1") ensureBinding(target, { log: (line) => console.log(line) });
+  } catch (error) {
+    console.log(`spade-workbench: ${/** @type {Error} */ (error).message}`);
+    console.log("spade-workbench: `npm start` will try again, and serves the workbench in your browser while it cannot.");
+  }
 } else {
   const lines = (result.stderr || result.error?.message || "unknown error").split("\n");
   const reason = lines.find((line) => /error/i.test(line) && !/^\s+at /.test(line))?.trim() ?? (lines[0] ?? "").trim();

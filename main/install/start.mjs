@@ -5,6 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bindingEnvVar, describeTarget, electronTarget, ensureBinding } from "./nativeBinding.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const outputs = {
@@ -52,13 +53,35 @@ function forward(child) {
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
+/**
+ * The better-sqlite3 build for the installed Electron (built on first start, rebuilt when
+ * Electron's version changed), or null with the reason printed when it cannot be built.
+ */
+function electronSqliteBinding() {
+  const target = electronTarget(root);
+  if (!target) {
+    console.error("spade-workbench: node_modules/electron is missing (run `npm ci`).");
+    return null;
+  }
+  try {
+    return ensureBinding(target, { root, log: (line) => console.error(line) });
+  } catch (error) {
+    console.error(`spade-workbench: ${/** @type {Error} */ (error).message}`);
+    console.error(`spade-workbench: the window needs better-sqlite3 built for ${describeTarget(target)}; serving the workbench for your browser instead.`);
+    return null;
+  }
+}
+
 const binary = electronBinary();
-const useElectron = binary !== null && hasDisplay() && process.env.SPADE_BROWSER_MODE !== "1";
-buildMissing(useElectron);
-if (useElectron) {
-  forward(spawn(binary, ["."], { cwd: root, stdio: "inherit" }));
+const wantWindow = binary !== null && hasDisplay() && process.env.SPADE_BROWSER_MODE !== "1";
+const binding = wantWindow ? electronSqliteBinding() : null;
+buildMissing(binding !== null);
+if (binary !== null && binding !== null) {
+  // Options after `npm start --` (--token, --port, --db) reach the shell as they reach `spade serve`.
+  forward(spawn(binary, [".", ...process.argv.slice(2)], { cwd: root, stdio: "inherit", env: { ...process.env, [bindingEnvVar]: binding } }));
 } else {
   if (binary === null) console.error("spade-workbench: no Electron binary here; serving the workbench for your browser instead.");
-  else console.error("spade-workbench: no display; serving the workbench for your browser instead.");
+  else if (!hasDisplay()) console.error("spade-workbench: no display; serving the workbench for your browser instead.");
+  else if (process.env.SPADE_BROWSER_MODE === "1") console.error("spade-workbench: SPADE_BROWSER_MODE=1; serving the workbench for your browser instead.");
   forward(spawn(process.execPath, [outputs.engine, "serve", ...process.argv.slice(2)], { cwd: root, stdio: "inherit" }));
 }

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { unpackedPath } from "../paths.js";
 
 /** How to start one sandbox child process, and what isolates it. */
 export interface SandboxLaunch {
@@ -48,12 +49,12 @@ export function canUnshareNetwork(): boolean {
 
 /** The folder of the installed pyodide package. */
 export function pyodideDirectory(): string {
-  return dirname(createRequire(import.meta.url).resolve("pyodide/package.json"));
+  return unpackedPath(dirname(createRequire(import.meta.url).resolve("pyodide/package.json")));
 }
 
 /** The child's host script, next to this file both in the sources and in out/. */
 export function sandboxHostScript(): string {
-  return fileURLToPath(new URL("./child/sandboxHost.mjs", import.meta.url));
+  return unpackedPath(fileURLToPath(new URL("./child/sandboxHost.mjs", import.meta.url)));
 }
 
 /** The command line of a sandbox child: Node's permission model, a heap cap, and on Linux a network namespace. */

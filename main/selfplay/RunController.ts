@@ -5,11 +5,15 @@ import { createBackend } from "../llm/createBackend.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { SandboxPool } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
-import { acquireRunLock, createRun, getRun, heartbeatRunLock, releaseRunLock, updateRunStatus, type RunStatus } from "../store/queries/runs.js";
+import { acquireRunLockPatiently, createRun, getRun, heartbeatRunLock, releaseRunLock, updateRunStatus, type RunStatus } from "../store/queries/runs.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
 
-export type RunControllerEvent = LoopEvent | { type: "runStatus"; runId: number; status: RunStatus; error: string | null };
+export type RunControllerEvent =
+  | LoopEvent
+  | { type: "runStatus"; runId: number; status: RunStatus; error: string | null }
+  /** Something the researcher should know that does not stop the run (e.g. corpus lines left out). */
+  | { type: "notice"; runId: number; message: string };
 
 export interface RunControllerOptions {
   db: WritableDb;
@@ -49,7 +53,7 @@ export class RunController {
   /** Creates a run from a parsed config (paths already absolute) and starts it. */
   async start(config: RunConfig): Promise<{ runId: number }> {
     const run = createRun(this.options.db, { name: config.name ?? "", config, seed: config.seed, status: "running" });
-    this.launch(run.id, config);
+    await this.launch(run.id, config);
     return { runId: run.id };
   }
 
@@ -59,7 +63,7 @@ export class RunController {
     if (!run) throw new Error(`run ${runId} does not exist in this workspace`);
     if (this.active.has(runId)) throw new Error(`run ${runId} is already running in this process`);
     if (run.status === "completed") throw new Error(`run ${runId} has already completed`);
-    this.launch(runId, parseRunConfig(run.config, `run ${runId} config`));
+    await this.launch(runId, parseRunConfig(run.config, `run ${runId} config`));
     return { runId };
   }
 
@@ -99,9 +103,11 @@ export class RunController {
     return { runId };
   }
 
-  private launch(runId: number, config: RunConfig): void {
+  private async launch(runId: number, config: RunConfig): Promise<void> {
     const { db } = this.options;
-    acquireRunLock(db, runId, process.pid);
+    // A holder killed a moment ago (kill -9, then --resume at once) may still be a zombie or exiting.
+    await acquireRunLockPatiently(db, runId, process.pid);
+    if (this.active.has(runId)) throw new Error(`run ${runId} is already running in this process`);
     updateRunStatus(db, runId, "running");
     this.emit({ type: "runStatus", runId, status: "running", error: null });
     const abort = new AbortController();
@@ -120,6 +126,10 @@ export class RunController {
     let error: string | null = null;
     try {
       const corpus = config.corpus ? await (this.options.openCorpus ?? openCorpus)(config.corpus.path) : null;
+      if (corpus && corpus.skipped.count > 0) {
+        const { count, examples } = corpus.skipped;
+        this.emit({ type: "notice", runId, message: `corpus ${corpus.path}: ${count} line${count === 1 ? " is" : "s are"} not a document and left out (${examples.join("; ")}${count > examples.length ? "; ..." : ""})` });
+      }
       const model = (backend = await (this.options.createBackend ?? ((c) => createBackend(c.backend)))(config));
       const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs })))(config));
       const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent: (event) => this.emit(event) });

@@ -1,6 +1,6 @@
 // Browser mode: the built renderer and the workbench API on 127.0.0.1 only, behind a per-start token.
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -8,16 +8,24 @@ import type { WorkbenchApi } from "../../shared/api/WorkbenchApi.js";
 import { dispatchCall } from "../api/dispatchCall.js";
 import type { EventHub } from "../api/EventHub.js";
 import { appRoot } from "../paths.js";
+import { PortInUseError } from "./PortInUseError.js";
 import { BodyError, readJsonBody } from "./readJsonBody.js";
 import { foreignRequestReason, requestToken, tokenMatches } from "./requestGuards.js";
 import { resolveStaticFile, sendFile } from "./serveStatic.js";
 import { statusForError } from "./statusForError.js";
+import { unauthorizedPage } from "./unauthorizedPage.js";
 
 export interface ServerOptions {
   /** The engine to serve: its API and its event hub. */
   workbench: { api: WorkbenchApi; events: EventHub };
-  /** Defaults to 0: a free port chosen by the system. */
+  /** The port to listen on; taken means PortInUseError. Defaults to `preferredPort`, else 0 (a free port chosen by the system). */
   port?: number;
+  /** A port to try first when `port` is not given (the last one used); taken means a free one instead. Defaults to none. */
+  preferredPort?: number;
+  /** The option that sets the port, named by the port-in-use error. Defaults to "--port". */
+  portOption?: string;
+  /** What the 401 page tells a browser about getting the tokened address again. Defaults to a line about `spade serve` / `npm start`. */
+  addressHint?: string;
   /** Only loopback is allowed. Defaults to "127.0.0.1". */
   host?: "127.0.0.1";
   /** The built renderer. Defaults to `out/renderer` in the app folder. */
@@ -51,6 +59,16 @@ function refuseUpgrade(socket: Duplex, status: 401 | 403 | 404): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   if (host !== "127.0.0.1") throw new Error(`startServer: host must be 127.0.0.1, got ${String(host)}`);
@@ -58,7 +76,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const rendererDir = options.rendererDir ?? join(appRoot(), "out", "renderer");
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const { api, events } = options.workbench;
-  let port = options.port ?? 0;
+  let port = options.port ?? options.preferredPort ?? 0;
+  const addressHint = options.addressHint ?? "Find the line “SPADE Workbench at http://127.0.0.1:…/?token=…” in the terminal where you ran `spade serve` or `npm start`, or stop it and start it again: it prints the address again.";
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
@@ -79,7 +98,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (error instanceof BodyError) return sendJson(response, error.status, { ok: false, error: { name: "ApiInputError", message: error.message } });
         throw error;
       }
-      const method = decodeURIComponent(url.pathname.slice("/api/".length));
+      let method: string;
+      try {
+        method = decodeURIComponent(url.pathname.slice("/api/".length));
+      } catch {
+        return sendJson(response, 400, { ok: false, error: { name: "ApiInputError", message: `the method name in ${url.pathname} is not valid %-encoding` } });
+      }
       const reply = await dispatchCall(api, method, args);
       return sendJson(response, reply.ok ? 200 : statusForError(reply.error.name), reply);
     }
@@ -87,8 +111,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (request.method !== "GET" && request.method !== "HEAD") return refuse(response, 403, "only GET for pages");
     const isPage = url.pathname === "/" || url.pathname === "/index.html";
     if (isPage && !tokenMatches(token, requestToken(request, url, true))) {
-      response.writeHead(401, { "Content-Type": "text/plain; charset=utf-8" });
-      response.end("SPADE Workbench: open the address printed by `spade serve` (it carries the token).\n");
+      response.writeHead(401, {
+        "Content-Type": "text/html; charset=utf-8",
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+      });
+      response.end(request.method === "HEAD" ? undefined : unauthorizedPage(addressHint));
       return;
     }
     const file = resolveStaticFile(rendererDir, url.pathname);
@@ -125,13 +154,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     for (const client of clients) if (client.readyState === client.OPEN) client.send(text);
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  try {
+    await listen(server, port, host);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    if (options.port !== undefined || options.preferredPort === undefined) throw new PortInUseError(port, options.portOption ?? "--port");
+    port = 0; // the remembered port is taken: any free one
+    await listen(server, port, host);
+  }
   const address = server.address();
   port = typeof address === "object" && address ? address.port : port;
 

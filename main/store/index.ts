@@ -1,10 +1,12 @@
 // The workspace store: open a database, then call the query functions of each domain with it.
 export type { ReadonlyDb, WritableDb } from "./DatabaseHandle.js";
+export { DatabaseDamagedError } from "./DatabaseDamagedError.js";
 export { DatabaseOpenError } from "./DatabaseOpenError.js";
 export { DatabaseVersionError } from "./DatabaseVersionError.js";
 export { RecordNotFoundError } from "./RecordNotFoundError.js";
 export { RunLockedError } from "./RunLockedError.js";
 export { StoreDataError } from "./StoreDataError.js";
+export { TextTooLongError, checkTextLength, maxNameLength } from "./TextTooLongError.js";
 export { openDatabase, spadeApplicationId, type OpenDatabaseOptions } from "./openDatabase.js";
 export { migrateDatabase, readSchemaVersion, schemaVersion } from "./migrateDatabase.js";
 export { transaction } from "./transaction.js";

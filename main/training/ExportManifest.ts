@@ -18,6 +18,8 @@ export interface ExportManifest {
   };
   /** Per format: lines, groups, and what was dropped or excluded and why. */
   counts: Partial<Record<ExportFormat, Record<string, number>>>;
+  /** What a consumer of these files must know (e.g. ART rows without token ids). Absent when nothing. */
+  notes?: string[];
   /** File names are relative to the manifest's folder. */
   files: Array<{ path: string; format: ExportFormat; lines: number; bytes: number; sha256: string }>;
 }

@@ -5,11 +5,21 @@ import { scoredGroups } from "./scoredGroups.js";
 import type { PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
 
+/** One sampled token as ART's tokenizer reads it: `token_id:<id>` and its log-probability. */
+export interface ArtTokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: null;
+  top_logprobs: [];
+}
+
 /** A model output the way ART stores it: an OpenAI chat-completion choice (these are trained on). */
 export interface ArtChoice {
   index: 0;
   finish_reason: "stop";
   message: { role: "assistant"; content: string };
+  /** The sampled tokens, where the play recorded token ids: ART then trains on exactly these tokens. */
+  logprobs?: { content: ArtTokenLogprob[] };
 }
 
 export interface ArtTrajectory {
@@ -26,18 +36,35 @@ export interface ArtGroupLine {
 }
 
 /**
+ * The choice's `logprobs.content` from a turn's recorded token ids and probabilities, or null when the
+ * turn has none (a server that gave no token ids): ART must then retokenise the text, which it does
+ * only with `allow_training_without_logprobs` (see the export manifest's notes).
+ */
+export function artTokenLogprobs(tokenIds: readonly number[] | null, tokenProbs: readonly number[] | null): ArtTokenLogprob[] | null {
+  if (!tokenIds || tokenIds.length === 0 || !tokenProbs || tokenProbs.length !== tokenIds.length) return null;
+  return tokenIds.map((id, i) => ({ token: `token_id:${id}`, logprob: Math.log(Math.max(tokenProbs[i]!, Number.MIN_VALUE)), bytes: null, top_logprobs: [] }));
+}
+
+/**
  * ART trajectory groups: per environment, each selected play as prompt messages with its replies as
  * choices, rewarded with its return. Groups without a learning signal are dropped, as for GRPO.
+ * Choices carry their sampled tokens as `token_id:<id>` log-probs where the play recorded them; the
+ * counts say how many choices did not (`choicesWithoutTokenIds`).
  */
 export function buildArtGroups(groups: readonly StoredPlayGroup[], options: PlaySelectionOptions = {}): ExportResult<ArtGroupLine> {
   const { scored, counts } = scoredGroups(groups, options);
   const lines: ArtGroupLine[] = [];
+  let withoutTokenIds = 0;
   for (const { group, plays } of scored) {
     lines.push({
       trajectories: plays.map(({ episode, turns }) => {
         const messages: Array<ChatMessage | ArtChoice> = (turns[0]!.messages ?? []).map((message) => ({ ...message }));
         turns.forEach((turn, index) => {
-          messages.push({ index: 0, finish_reason: "stop", message: { role: "assistant", content: assistantContent(turn) } });
+          const choice: ArtChoice = { index: 0, finish_reason: "stop", message: { role: "assistant", content: assistantContent(turn) } };
+          const content = artTokenLogprobs(turn.tokenIds, turn.tokenProbs);
+          if (content) choice.logprobs = { content };
+          else withoutTokenIds++;
+          messages.push(choice);
           if (index < turns.length - 1) messages.push({ role: "user", content: turn.observation ?? "" });
         });
         return {
@@ -51,5 +78,5 @@ export function buildArtGroups(groups: readonly StoredPlayGroup[], options: Play
   }
   const trajectories = lines.reduce((sum, line) => sum + line.trajectories.length, 0);
   const { droppedZeroVariance, droppedTooSmall, ...exclusions } = counts;
-  return { lines, counts: { groups: lines.length, trajectories, droppedZeroVariance, droppedTooSmall, ...exclusions } };
+  return { lines, counts: { groups: lines.length, trajectories, choicesWithoutTokenIds: withoutTokenIds, droppedZeroVariance, droppedTooSmall, ...exclusions } };
 }

@@ -99,10 +99,24 @@ export function exportTrainingData(db: ReadonlyDb, options: ExportOptions): Expo
       sftMinReturn: options.sftMinReturn ?? 0,
     },
     counts,
+    ...notesFor(counts),
     files,
   };
   writeFileSync(join(options.outDir, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
   return manifest;
+}
+
+/** Notes for the manifest about rows a consumer cannot use as they are. */
+function notesFor(counts: ExportManifest["counts"]): Pick<ExportManifest, "notes"> {
+  const notes: string[] = [];
+  const missing = counts.art?.choicesWithoutTokenIds ?? 0;
+  if (missing > 0) {
+    notes.push(
+      `art.jsonl: ${missing} assistant choice${missing === 1 ? " has" : "s have"} no token ids (played on a server that did not return them): ` +
+        `ART retokenises those only with allow_training_without_logprobs=True in art.dev.TrainConfig`,
+    );
+  }
+  return notes.length > 0 ? { notes } : {};
 }
 
 function addCounts(total: Record<string, number>, more: Record<string, number>): Record<string, number> {

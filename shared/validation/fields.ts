@@ -41,8 +41,20 @@ export function readNumber(where: string, path: string, value: unknown, min = -I
   return value;
 }
 
-export function readString(where: string, path: string, value: unknown, options: { nonEmpty?: boolean; oneOf?: readonly string[] } = {}): string {
+/** The longest string a config field takes unless it says otherwise (names, paths, skills, commands). */
+export const defaultMaxLength = 4096;
+
+export interface StringOptions {
+  nonEmpty?: boolean;
+  oneOf?: readonly string[];
+  /** Defaults to `defaultMaxLength` (4096 characters): free text never grows without bound. */
+  maxLength?: number;
+}
+
+export function readString(where: string, path: string, value: unknown, options: StringOptions = {}): string {
   if (typeof value !== "string") fail(where, path, "a string", value);
+  const maxLength = options.maxLength ?? defaultMaxLength;
+  if (value.length > maxLength) fail(where, path, `a string of at most ${maxLength} characters (it has ${value.length})`, value);
   if (options.nonEmpty && value.trim() === "") fail(where, path, "a non-empty string", value);
   if (options.oneOf && !options.oneOf.includes(value)) fail(where, path, `one of ${options.oneOf.map((v) => JSON.stringify(v)).join(", ")}`, value);
   return value;

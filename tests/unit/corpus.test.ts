@@ -1,8 +1,9 @@
 import { parquetWriteFile } from "hyparquet-writer";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { CorpusError } from "../../main/corpus/CorpusError.js";
 import { openCorpus } from "../../main/corpus/openCorpus.js";
 import { scanLines } from "../../main/corpus/scanLines.js";
@@ -16,6 +17,10 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "spade-corpus-"));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 function file(name: string, content: string): string {
   const path = join(dir, name);
@@ -87,18 +92,70 @@ describe("JSONL", () => {
     expect((await corpus.get(1)).id).toMatch(/^docs\.jsonl:1:[0-9a-f]{8}$/);
   });
 
-  it("names the file and line of a line without text, and of invalid JSON", async () => {
-    const path = file("bad.jsonl", [JSON.stringify({ text: "ok" }), "", JSON.stringify({ body: "no text", id: 3 }), "{not json"].join("\n"));
+  it("counts the lines that are not documents at indexing, naming file and line, and leaves them out", async () => {
+    const path = file("bad.jsonl", [JSON.stringify({ text: "ok" }), "", JSON.stringify({ body: "no text", id: 3 }), "{not json", JSON.stringify({ text: "also ok" })].join("\n"));
     const corpus = await openCorpus(path);
-    await expect(corpus.get(1)).rejects.toThrow(CorpusError);
-    await expect(corpus.get(1)).rejects.toThrow(`${path}:3: expected a string field "text" or "orig_doc"; found fields "body", "id"`);
-    await expect(corpus.get(2)).rejects.toThrow(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:4: invalid JSON`));
-    await expect(corpus.get(3)).rejects.toThrow(/document index 3 is out of range; it has 3 documents \(0\.\.2\)/);
+    expect(corpus.count).toBe(2);
+    expect(await corpus.get(1)).toMatchObject({ text: "also ok" });
+    expect(corpus.skipped.count).toBe(2);
+    expect(corpus.skipped.examples[0]).toBe(`${path}:3: expected a string field "text" or "orig_doc"; found fields "body", "id"`);
+    expect(corpus.skipped.examples[1]).toMatch(new RegExp(`^${escape(path)}:4: invalid JSON`));
+    await expect(corpus.get(2)).rejects.toThrow(/document index 2 is out of range; it has 2 documents \(0\.\.1\)/);
   });
 
-  it("fails at open when the first document is already wrong", async () => {
-    const path = file("wrongshape.jsonl", `${JSON.stringify(["a", "b"])}\n`);
-    await expect(openCorpus(path)).rejects.toThrow(`${path}:1: expected a JSON object with a "text" or "orig_doc" field, found an array`);
+  it("prefers the reference's orig_doc over text", async () => {
+    const corpus = await openCorpus(file("both.jsonl", `${JSON.stringify({ text: "short", orig_doc: "the original document" })}\n`));
+    expect((await corpus.get(0)).text).toBe("the original document");
+  });
+
+  it("refuses a corpus in which no line is usable, with the first reasons", async () => {
+    const path = file("wrongshape.jsonl", `${JSON.stringify(["a", "b"])}\n{oops\n`);
+    await expect(openCorpus(path)).rejects.toThrow(CorpusError);
+    await expect(openCorpus(path)).rejects.toThrow(
+      `corpus ${path} holds no documents: all 2 non-blank lines are unusable (${path}:1: expected a JSON object with a "text" or "orig_doc" field, found an array; ${path}:2: invalid JSON`,
+    );
+  });
+
+  it("caches its index beside the file, keyed by size and modification time", async () => {
+    const path = file("cached.jsonl", `${JSON.stringify({ text: "one" })}\n{bad\n${JSON.stringify({ text: "two" })}\n`);
+    const first = await openCorpus(path);
+    expect(existsSync(`${path}.spade-index`)).toBe(true);
+    // The cached index is what a second open uses: make it say something only a cache read could.
+    const cached = readFileSync(`${path}.spade-index`);
+    const newline = cached.indexOf(10);
+    const header = JSON.parse(cached.subarray(0, newline).toString("utf8"));
+    header.skipped.examples = ["from the cache"];
+    writeFileSync(`${path}.spade-index`, Buffer.concat([Buffer.from(JSON.stringify(header).padEnd(newline, " ")), cached.subarray(newline)]));
+    const second = await openCorpus(path);
+    expect(second.count).toBe(first.count);
+    expect(second.skipped).toEqual({ count: 1, examples: ["from the cache"] });
+    expect((await second.get(1)).text).toBe("two");
+    // A changed file (another size and mtime) is indexed again.
+    writeFileSync(path, `${JSON.stringify({ text: "only" })}\n`);
+    utimesSync(path, new Date(), new Date(Date.now() + 5000));
+    const third = await openCorpus(path);
+    expect(third.count).toBe(1);
+    expect(third.skipped.count).toBe(0);
+    expect((await third.get(0)).text).toBe("only");
+  });
+
+  it("reads a gzipped JSONL corpus", async () => {
+    const lines = [JSON.stringify({ text: "zipped one" }), JSON.stringify({ orig_doc: "zipped two", title: "T" })].join("\n");
+    const path = join(dir, "docs.jsonl.gz");
+    writeFileSync(path, gzipSync(lines));
+    const cacheHome = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = join(dir, "cache");
+    onTestFinished(() => {
+      if (cacheHome === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = cacheHome;
+    });
+    const corpus = await openCorpus(path);
+    expect(corpus.format).toBe("jsonl");
+    expect(corpus.count).toBe(2);
+    expect(await corpus.get(1)).toMatchObject({ text: "zipped two", title: "T" });
+    expect((await corpus.get(0)).id).toMatch(/^docs\.jsonl\.gz:0:[0-9a-f]{8}$/);
+    writeFileSync(join(dir, "broken.jsonl.gz"), "not gzip at all");
+    await expect(openCorpus(join(dir, "broken.jsonl.gz"))).rejects.toThrow(/broken\.jsonl\.gz: cannot decompress it .*expected a gzip file/);
   });
 });
 

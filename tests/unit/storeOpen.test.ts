@@ -1,9 +1,10 @@
 import BetterSqlite3 from "better-sqlite3";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WritableDb } from "../../main/store/DatabaseHandle.js";
+import { DatabaseDamagedError } from "../../main/store/DatabaseDamagedError.js";
 import { DatabaseOpenError } from "../../main/store/DatabaseOpenError.js";
 import { DatabaseVersionError } from "../../main/store/DatabaseVersionError.js";
 import { migrateDatabase, readSchemaVersion, schemaVersion } from "../../main/store/migrateDatabase.js";
@@ -89,7 +90,7 @@ describe("openDatabase", () => {
     const run = createRun(db, { name: "r" });
     const reader = openDatabase(path, { readonly: true });
     expect(getRun(reader, run.id)?.name).toBe("r");
-    expect(() => reader.prepare("DELETE FROM runs").run()).toThrow(/readonly/);
+    expect(() => reader.prepare("DELETE FROM runs").run()).toThrow(/readonly|query_only/);
     reader.close();
     db.close();
   });
@@ -99,7 +100,38 @@ describe("openDatabase", () => {
     expect(() => openDatabase(missing, { readonly: true })).toThrow(`cannot open workspace database ${missing}: the file does not exist`);
     const empty = tempPath("empty.sqlite");
     writeFileSync(empty, "");
-    expect(() => openDatabase(empty, { readonly: true })).toThrow(/older than the .* opened read-only/);
+    expect(() => openDatabase(empty, { readonly: true })).toThrow(`cannot open workspace database ${empty}: the file is empty (0 bytes), not a workspace`);
+  });
+
+  it("leaves no -wal or -shm file behind a read-only open", () => {
+    const path = tempPath();
+    const writer = openDatabase(path);
+    createRun(writer, { name: "r" });
+    writer.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const reader = openDatabase(path, { readonly: true });
+    expect(listRuns(reader)).toHaveLength(1);
+    reader.close();
+    expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`)]).toEqual([false, false]);
+  });
+
+  it("names a damaged workspace and the page SQLite found damaged, for reading and for writing", () => {
+    const path = tempPath();
+    const writer = openDatabase(path);
+    for (let i = 0; i < 30; i++) createRun(writer, { name: `run ${i}` });
+    const root = (writer.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'runs'").get() as { rootpage: number }).rootpage;
+    const pageSize = Number(writer.pragma("page_size", { simple: true }));
+    writer.close();
+    // Overwrite the cell pointers of the runs table's page: its cells now point past the page's end.
+    const fd = openSync(path, "r+");
+    writeSync(fd, Buffer.from(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? 0x0f : 0xf0))), 0, 12, (root - 1) * pageSize + 8);
+    closeSync(fd);
+    for (const readonly of [true, false]) {
+      const open = () => (readonly ? openDatabase(path, { readonly: true }) : openDatabase(path));
+      expect(open).toThrow(DatabaseDamagedError);
+      expect(open).toThrow(new RegExp(`workspace database .* is damaged \\(Tree ${root} page ${root} cell \\d+`));
+    }
+    expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`)]).toEqual([false, false]);
   });
 
   it("rejects a bad busy timeout", () => {

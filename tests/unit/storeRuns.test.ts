@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { openDatabase } from "../../main/store/openDatabase.js";
 import { completeIteration, getIteration, listIterations, startIteration } from "../../main/store/queries/iterations.js";
 import {
   acquireRunLock,
+  acquireRunLockPatiently,
   createRun,
   deleteRun,
   getRun,
@@ -108,6 +109,49 @@ describe("run lock", () => {
     releaseRunLock(db, run.id, otherLivePid);
     expect(getRun(db, run.id)).toMatchObject({ ownerPid: null, ownerHeartbeat: null });
     acquireRunLock(db, run.id, process.pid);
+  });
+
+  it("takes over from a killed holder that is still a zombie (not yet reaped by its parent)", () => {
+    // A parent that forks a child which exits at once and then sleeps without reaping it: the child is a zombie.
+    const zombie = spawn("python3", ["-c", "import os,sys,time\npid=os.fork()\nif pid==0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)"], { stdio: ["ignore", "pipe", "ignore"] });
+    return new Promise<void>((resolve, reject) => {
+      zombie.stdout!.once("data", (chunk: Buffer) => {
+        try {
+          const pid = Number(chunk.toString().trim());
+          expect(() => process.kill(pid, 0)).not.toThrow(); // kill(0) still answers for a zombie
+          const run = createRun(db);
+          db.prepare("UPDATE runs SET owner_pid = ?, owner_heartbeat = ? WHERE id = ?").run(pid, Date.now(), run.id);
+          acquireRunLock(db, run.id, process.pid);
+          expect(getRun(db, run.id)?.ownerPid).toBe(process.pid);
+          resolve();
+        } catch (error) {
+          reject(error);
+        } finally {
+          zombie.kill("SIGKILL");
+        }
+      });
+    });
+  });
+
+  it("takes over from a live process that reused the holder's pid (another start time)", () => {
+    const run = createRun(db);
+    acquireRunLock(db, run.id, otherLivePid);
+    expect(() => acquireRunLock(db, run.id, process.pid)).toThrow(RunLockedError);
+    db.prepare("UPDATE runs SET owner_started = '1' WHERE id = ?").run(run.id);
+    acquireRunLock(db, run.id, process.pid);
+    expect(getRun(db, run.id)?.ownerPid).toBe(process.pid);
+  });
+
+  it("waits for a holder that is dying, and still refuses one that stays alive", async () => {
+    const dying = spawn(process.execPath, ["-e", "setTimeout(() => {}, 400)"]);
+    const run = createRun(db);
+    acquireRunLock(db, run.id, dying.pid!);
+    await acquireRunLockPatiently(db, run.id, process.pid, { waitMs: 10_000, pollMs: 20 });
+    expect(getRun(db, run.id)?.ownerPid).toBe(process.pid);
+
+    const other = createRun(db);
+    acquireRunLock(db, other.id, otherLivePid);
+    await expect(acquireRunLockPatiently(db, other.id, process.pid, { waitMs: 200, pollMs: 20 })).rejects.toThrow(RunLockedError);
   });
 
   it("names a missing run", () => {

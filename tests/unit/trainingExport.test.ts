@@ -119,8 +119,23 @@ describe("export formats", () => {
     expect(counts).toMatchObject({ groups: 1, trajectories: 4 });
     const trajectory = lines[0]!.trajectories[1]!;
     expect(trajectory.reward).toBe(0);
-    expect(trajectory.messages_and_choices[2]).toEqual({ index: 0, finish_reason: "stop", message: { role: "assistant", content: "<think>\nthink first\n</think>\n\nmove 0 \\boxed{0}" } });
+    expect(trajectory.messages_and_choices[2]).toEqual({
+      index: 0,
+      finish_reason: "stop",
+      message: { role: "assistant", content: "<think>\nthink first\n</think>\n\nmove 0 \\boxed{0}" },
+      // The first turn recorded its sampled tokens: ART reads them as `token_id:<id>` with their log-probs.
+      logprobs: {
+        content: [
+          { token: "token_id:5", logprob: Math.log(0.5), bytes: null, top_logprobs: [] },
+          { token: "token_id:6", logprob: Math.log(0.25), bytes: null, top_logprobs: [] },
+          { token: "token_id:7", logprob: Math.log(0.125), bytes: null, top_logprobs: [] },
+        ],
+      },
+    });
     expect(trajectory.messages_and_choices).toHaveLength(5);
+    // The second turn has no token ids: no logprobs, and it is counted.
+    expect(trajectory.messages_and_choices[4]).not.toHaveProperty("logprobs");
+    expect(counts.choicesWithoutTokenIds).toBe(4);
     expect(trajectory.metadata).toMatchObject({ environmentId: ids.envA, hinted: false });
   });
 
@@ -145,6 +160,7 @@ describe("exportTrainingData", () => {
     expect(written).toEqual(manifest);
     expect(manifest).toMatchObject({ format: "grpo+designer+trl-sft+trl-kto+art", run: ids.runId, filters: { includeHinted: false, includeErrored: false, sftBestPerGroup: 1, sftMinReturn: 0 } });
     expect(manifest.counts.grpo).toMatchObject({ groups: 1, droppedZeroVariance: 1, droppedTooSmall: 1 });
+    expect(manifest.notes).toEqual([expect.stringMatching(/^art\.jsonl: 4 assistant choices have no token ids .*allow_training_without_logprobs=True/)]);
     expect(manifest.files.map((f) => [f.path, f.lines])).toEqual([["grpo.jsonl", 1], ["designer.jsonl", 3], ["trl-sft.jsonl", 3], ["trl-kto.jsonl", 8], ["art.jsonl", 1]]);
     for (const file of manifest.files) {
       const bytes = readFileSync(join(outDir, file.path));
@@ -164,7 +180,7 @@ describe("exportTrainingData", () => {
   });
 
   it("spade export refuses an unknown format and a missing database with a usage error", async () => {
-    await expect(exportCommand.run(["--db", "x.sqlite", "--format", "csv", "--out", "o"])).rejects.toThrow(/--format must be one of grpo, designer, trl-sft, trl-kto, art, got "csv"/);
+    await expect(exportCommand.run(["--db", "x.sqlite", "--format", "csv", "--out", "o"])).rejects.toThrow(/--format must be one of grpo, designer, trl-sft, trl-kto, art, metrics-csv, tensorboard, verl, got "csv"/);
     await expect(exportCommand.run(["--db", "/nonexistent/x.sqlite", "--format", "grpo", "--out", "o"])).rejects.toBeInstanceOf(UsageError);
   });
 });

@@ -21,12 +21,12 @@ export const adaptersCommand: Command = {
   summary: "the adapter registry: list, show (lineage and scores), add an adapter trained elsewhere",
   async run(argv) {
     const { values, positionals } = parseCommandArgs("adapters", argv, {
-      db: { type: "string" },
-      run: { type: "string" },
-      json: { type: "boolean" },
-      base: { type: "string" },
-      parent: { type: "string" },
-      name: { type: "string" },
+      db: { type: "string", valueName: "path", help: "Workspace database (SQLite file). (required)" },
+      run: { type: "string", valueName: "id", help: "list: only this run's adapters; add: the run it was trained from." },
+      json: { type: "boolean", help: "Print JSON instead of text." },
+      base: { type: "string", valueName: "model.gguf", help: "add: the base model the adapter was trained on (required for add)." },
+      parent: { type: "string", valueName: "id|name", help: "add: the adapter it was trained from.", defaultText: "none (trained from the base model)" },
+      name: { type: "string", valueName: "name", help: "add: the registry name.", defaultText: "the next free adapter name" },
     });
     const [verb, target, ...extra] = positionals;
     if (!verb || !["list", "show", "add"].includes(verb) || extra.length > 0) throw new UsageError(`spade adapters: usage: spade ${usage}`);

@@ -10,7 +10,7 @@ export const compareCommand: Command = {
   usage: "compare --db <path> --runs <id>,<id>[,...] [--json]",
   summary: "line up runs' loop metrics, held-out scores and config differences",
   async run(argv) {
-    const { values } = parseCommandArgs("compare", argv, { db: { type: "string" }, runs: { type: "string" }, json: { type: "boolean" } }, false);
+    const { values } = parseCommandArgs("compare", argv, { db: { type: "string", valueName: "path", help: "Workspace database (SQLite file). (required)" }, runs: { type: "string", valueName: "id,id[,...]", help: "The runs to line up. (required)" }, json: { type: "boolean", help: "Print JSON instead of text." } }, false);
     if (!values.db) throw new UsageError("spade compare: --db <path> is required");
     if (!values.runs) throw new UsageError("spade compare: --runs <id>,<id> is required");
     if (!existsSync(values.db)) throw new UsageError(`spade compare: ${values.db} does not exist`);

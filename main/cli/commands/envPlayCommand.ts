@@ -10,10 +10,10 @@ export const envPlayCommand: Command = {
   summary: "play scripted actions (exit 0 ran, 1 the environment raised or timed out, 2 bad arguments)",
   async run(argv) {
     const { values, positionals } = parseCommandArgs("env play", argv, {
-      seed: { type: "string" },
-      action: { type: "string", multiple: true },
-      hint: { type: "boolean" },
-      json: { type: "boolean" },
+      seed: { type: "string", valueName: "n", help: "The environment's seed. (required)" },
+      action: { type: "string", multiple: true, valueName: "text", help: "An action to play, in order.", defaultText: "none (only reset)" },
+      hint: { type: "boolean", help: "Show the hinted observation." },
+      json: { type: "boolean", help: "Print JSON instead of text." },
     });
     const seed = parseIntegerOption("env play", "seed", values.seed);
     if (seed === undefined) throw new UsageError("spade env play: --seed <n> is required");

@@ -8,7 +8,7 @@ export const envValidateCommand: Command = {
   usage: "env validate <file.py> [--json]",
   summary: "check an environment (exit 0 valid, 1 invalid, 2 unreadable file or bad arguments)",
   async run(argv) {
-    const { values, positionals } = parseCommandArgs("env validate", argv, { json: { type: "boolean" } });
+    const { values, positionals } = parseCommandArgs("env validate", argv, { json: { type: "boolean", help: "Print the validation report as JSON." } });
     const { file, code } = readEnvironmentFile("env validate", positionals);
     // Loaded here, not at the top: every other command would pay for the sandbox's modules.
     const { SandboxPool } = await import("../../sandbox/SandboxPool.js");

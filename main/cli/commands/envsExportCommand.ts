@@ -12,7 +12,7 @@ export const envsExportCommand: Command = {
   usage: "envs export --db <path> [--run <id>] [--filter valid|memory|pinned] --out <file.jsonl>",
   summary: "write environments as JSONL, one per line",
   async run(argv) {
-    const { values } = parseCommandArgs("envs export", argv, { db: { type: "string" }, run: { type: "string" }, filter: { type: "string" }, out: { type: "string" } }, false);
+    const { values } = parseCommandArgs("envs export", argv, { db: { type: "string", valueName: "path", help: "Workspace database (SQLite file). (required)" }, run: { type: "string", valueName: "id", help: "Only this run's environments.", defaultText: "every run" }, filter: { type: "string", valueName: "valid|memory|pinned", help: "Which environments to write.", defaultText: "valid" }, out: { type: "string", valueName: "file.jsonl", help: "The file to write. (required)" } }, false);
     if (!values.db) throw new UsageError("spade envs export: --db <path> is required");
     if (!values.out) throw new UsageError("spade envs export: --out <file.jsonl> is required");
     if (!existsSync(values.db)) throw new UsageError(`spade envs export: ${values.db} does not exist`);

@@ -12,7 +12,7 @@ export const envsImportCommand: Command = {
   usage: "envs import --db <path> --in <file.jsonl | directory> --set <name> [--json]",
   summary: "validate environments and store the valid ones in a named set",
   async run(argv) {
-    const { values } = parseCommandArgs("envs import", argv, { db: { type: "string" }, in: { type: "string" }, set: { type: "string" }, json: { type: "boolean" } }, false);
+    const { values } = parseCommandArgs("envs import", argv, { db: { type: "string", valueName: "path", help: "Workspace database (SQLite file). (required)" }, in: { type: "string", valueName: "file.jsonl|directory", help: "Environments to import: a JSONL file or a folder of .py files. (required)" }, set: { type: "string", valueName: "name", help: "The environment set to store them in. (required)" }, json: { type: "boolean", help: "Print the import report as JSON." } }, false);
     if (!values.db) throw new UsageError("spade envs import: --db <path> is required");
     if (!values.in) throw new UsageError("spade envs import: --in <file.jsonl | directory> is required");
     if (!values.set?.trim()) throw new UsageError("spade envs import: --set <name> is required");

@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { exportRunData, RunExportNotFoundError } from "../../exports/exportRunData.js";
+import { isRunExportFormat, runExportFormats } from "../../exports/RunExportManifest.js";
 import { openDatabase } from "../../store/openDatabase.js";
 import { exportFormats, isExportFormat } from "../../training/exportFormats.js";
 import { ExportRunNotFoundError, exportTrainingData } from "../../training/exportTrainingData.js";
@@ -9,37 +11,53 @@ import { UsageError } from "../UsageError.js";
 
 export const exportCommand: Command = {
   name: "export",
-  usage: "export --db <path> [--run <id>] --format <grpo|designer|trl-sft|trl-kto|art> --out <dir>",
-  summary: "training data (JSONL + manifest.json) from stored plays and designer attempts",
+  usage: "export --db <path> [--run <id>] --format <grpo|designer|trl-sft|trl-kto|art|verl|metrics-csv|tensorboard> --out <dir>",
+  summary: "training data (JSONL + manifest.json) from stored plays and designer attempts; verl prompts; run metrics as CSV or TensorBoard events",
   async run(argv) {
     const { values } = parseCommandArgs(
       "export",
       argv,
       {
-        db: { type: "string" },
-        run: { type: "string" },
-        format: { type: "string" },
-        out: { type: "string" },
-        "include-hinted": { type: "boolean" },
-        "include-errored": { type: "boolean" },
-        best: { type: "string" },
-        json: { type: "boolean" },
+        db: { type: "string", valueName: "path", help: "Workspace database (SQLite file). (required)" },
+        run: { type: "string", valueName: "id", help: "Only this run.", defaultText: "every run" },
+        format: { type: "string", valueName: "grpo|designer|trl-sft|trl-kto|art", help: "Export format. (required)" },
+        out: { type: "string", valueName: "dir", help: "Folder to write the JSONL files and manifest.json into. (required)" },
+        "include-hinted": { type: "boolean", help: "Include hinted plays." },
+        "include-errored": { type: "boolean", help: "Include errored plays." },
+        best: { type: "string", valueName: "n", help: "trl-sft: keep the n best plays of each group.", defaultText: "every play" },
+        json: { type: "boolean", help: "Print the manifest as JSON." },
       },
       false,
     );
     if (!values.db) throw new UsageError("spade export: --db <path> is required");
     if (!values.out) throw new UsageError("spade export: --out <dir> is required");
-    if (!values.format) throw new UsageError(`spade export: --format is required (one of ${exportFormats.join(", ")})`);
-    if (!isExportFormat(values.format)) throw new UsageError(`spade export: --format must be one of ${exportFormats.join(", ")}, got "${values.format}"`);
+    const formats = [...exportFormats, ...runExportFormats].join(", ");
+    if (!values.format) throw new UsageError(`spade export: --format is required (one of ${formats})`);
+    const format = values.format;
+    if (!isExportFormat(format) && !isRunExportFormat(format)) throw new UsageError(`spade export: --format must be one of ${formats}, got "${format}"`);
     if (!existsSync(values.db)) throw new UsageError(`spade export: ${values.db} does not exist`);
     const runId = parseIntegerOption("export", "run", values.run);
     const best = parseIntegerOption("export", "best", values.best);
     if (best !== undefined && best < 1) throw new UsageError(`spade export: --best expects a whole number >= 1, got ${best}`);
     const db = openDatabase(values.db, { readonly: true });
+    if (isRunExportFormat(format)) {
+      try {
+        const manifest = exportRunData(db, { format, outDir: resolve(values.out), runId, dbLabel: resolve(values.db) });
+        if (values.json) process.stdout.write(JSON.stringify(manifest) + "\n");
+        for (const file of manifest.files) process.stderr.write(`${file.path}: ${file.bytes} bytes\n`);
+        for (const note of manifest.notes ?? []) process.stderr.write(`note: ${note}\n`);
+        return 0;
+      } catch (error) {
+        if (error instanceof RunExportNotFoundError) throw new UsageError(`spade export: ${error.message}`);
+        throw error;
+      } finally {
+        db.close();
+      }
+    }
     let manifest;
     try {
       manifest = exportTrainingData(db, {
-        formats: [values.format],
+        formats: [format],
         outDir: resolve(values.out),
         runId,
         includeHinted: values["include-hinted"] ?? false,

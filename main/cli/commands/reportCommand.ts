@@ -10,7 +10,7 @@ export const reportCommand: Command = {
   usage: "report --db <path> [--run <id>] [--json]",
   summary: "every designer attempt of a run with its statistics and episodes",
   async run(argv) {
-    const { values } = parseCommandArgs("report", argv, { db: { type: "string" }, run: { type: "string" }, json: { type: "boolean" } }, false);
+    const { values } = parseCommandArgs("report", argv, { db: { type: "string", valueName: "path", help: "Workspace database (SQLite file). (required)" }, run: { type: "string", valueName: "id", help: "The run to report.", defaultText: "every run" }, json: { type: "boolean", help: "Print JSON instead of text." } }, false);
     if (!values.db) throw new UsageError("spade report: --db <path> is required");
     if (!existsSync(values.db)) throw new UsageError(`spade report: ${values.db} does not exist`);
     const runId = parseIntegerOption("report", "run", values.run);

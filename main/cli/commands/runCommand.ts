@@ -19,10 +19,9 @@ import { UsageError } from "../UsageError.js";
 export const runCommand: Command = {
   name: "run",
   usage: "run --config <file.json> [--resume [--force-config]] [--adapter <id|name|path>]",
-  summary:
-    "run SPADE self-play; --resume continues the unfinished run with this config (--force-config: with the new values of keys safe to change: backend.*, iterations, token budgets, time-outs); --adapter plays with a LoRA (with --resume: from there on)",
+  summary: "run SPADE self-play; --resume continues the unfinished run with this config (--force-config: with new values of the keys safe to change); --adapter plays with a LoRA (with --resume: from there on)",
   async run(argv) {
-    const { values } = parseCommandArgs("run", argv, { config: { type: "string" }, resume: { type: "boolean" }, "force-config": { type: "boolean" }, adapter: { type: "string" } }, false);
+    const { values } = parseCommandArgs("run", argv, { config: { type: "string", valueName: "file.json", help: "Run config (see resources/examples/first-run.json). (required)" }, resume: { type: "boolean", help: "Continue the unfinished run of this config instead of starting a new one; a config that differs from the stored one is refused, naming the keys." }, "force-config": { type: "boolean", help: "With --resume: go on with the new values of keys safe to change (backend.*, iterations, token budgets, time-outs); others stay refused." }, adapter: { type: "string", valueName: "id|name|path", help: "Play with this LoRA adapter (with --resume: from there on).", defaultText: "the config's backend.lora" } }, false);
     if (!values.config) throw new UsageError("spade run: --config <file.json> is required");
     if (values["force-config"] && !values.resume) throw new UsageError("spade run: --force-config only goes with --resume");
     const configPath = resolve(values.config);

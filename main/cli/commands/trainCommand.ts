@@ -26,7 +26,7 @@ export const trainCommand: Command = {
   usage: "train --config <run.json> --run <id> [--parent <id|name>] [--json]",
   summary: "export a run's data, run the configured trainer, register (and evaluate) the adapter",
   async run(argv) {
-    const { values } = parseCommandArgs("train", argv, { config: { type: "string" }, run: { type: "string" }, parent: { type: "string" }, json: { type: "boolean" } }, false);
+    const { values } = parseCommandArgs("train", argv, { config: { type: "string", valueName: "run.json", help: "The run's config, with its trainer block. (required)" }, run: { type: "string", valueName: "id", help: "The run whose data trains the adapter. (required)" }, parent: { type: "string", valueName: "id|name", help: "The adapter to continue training from.", defaultText: "the config's backend.lora adapter, else the base model" }, json: { type: "boolean", help: "Print JSON instead of text." } }, false);
     if (!values.config) throw new UsageError("spade train: --config <run.json> is required");
     const runId = parseIntegerOption("train", "run", values.run);
     if (runId === undefined) throw new UsageError("spade train: --run <id> is required (spade report lists the runs)");

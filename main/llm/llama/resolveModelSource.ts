@@ -54,11 +54,28 @@ export async function resolveModelSource(model: string, options: ResolveModelSou
   }
 }
 
-function downloadHost(model: string): { host: string; port: number } {
-  if (model.toLowerCase().startsWith("hf:")) return { host: "huggingface.co", port: 443 };
+/**
+ * Where `hf:` URIs download from: MODEL_ENDPOINT, else HF_ENDPOINT (a mirror), else Hugging Face,
+ * in the order node-llama-cpp's downloader reads them, so the probe checks the host it will use.
+ */
+export function huggingFaceEndpoint(env: NodeJS.ProcessEnv = process.env): string {
+  for (const value of [env.MODEL_ENDPOINT, env.HF_ENDPOINT]) {
+    if (!value) continue;
+    try {
+      const url = new URL(value);
+      if (url.protocol === "http:" || url.protocol === "https:") return url.href;
+    } catch {
+      // not a URL: node-llama-cpp ignores it too
+    }
+  }
+  return "https://huggingface.co/";
+}
+
+/** The host and port a model URI downloads from. */
+export function downloadHost(model: string, env: NodeJS.ProcessEnv = process.env): { host: string; port: number } {
   let url: URL;
   try {
-    url = new URL(model);
+    url = new URL(model.toLowerCase().startsWith("hf:") ? huggingFaceEndpoint(env) : model);
   } catch {
     throw new ModelDownloadError(model, "not a valid URL");
   }

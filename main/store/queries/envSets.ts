@@ -1,6 +1,7 @@
 import type { ReadonlyDb, WritableDb } from "../DatabaseHandle.js";
 import { statement } from "../statement.js";
 import { codeSha256 } from "./environments.js";
+import { checkTextLength } from "../TextTooLongError.js";
 
 /** A named, shareable set of environments (fixed-pool baselines, curated exports). */
 export interface EnvSet {
@@ -45,6 +46,7 @@ interface MemberRow {
 
 /** Creates the set if it does not exist yet. */
 export function createEnvSet(db: WritableDb, name: string): void {
+  checkTextLength("environment set name", name);
   statement(db, `INSERT OR IGNORE INTO env_sets (name, created_at) VALUES (?, ?)`).run(name, Date.now());
 }
 
@@ -53,6 +55,7 @@ export function createEnvSet(db: WritableDb, name: string): void {
  * is not added again. Returns how many were new.
  */
 export function addEnvSetMembers(db: WritableDb, setName: string, members: readonly NewEnvSetMember[]): number {
+  checkTextLength("environment set name", setName);
   const insert = statement(
     db,
     `INSERT OR IGNORE INTO env_set_members (set_name, code_sha256, environment_id, class_name, code, hint, skill, win_rate,

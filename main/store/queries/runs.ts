@@ -1,8 +1,10 @@
 import type { ReadonlyDb, WritableDb } from "../DatabaseHandle.js";
 import { fromJson, toJson } from "../json.js";
 import { RecordNotFoundError } from "../RecordNotFoundError.js";
+import { holderState, processStartTime, type HolderState } from "../processIdentity.js";
 import { RunLockedError } from "../RunLockedError.js";
 import { statement } from "../statement.js";
+import { checkTextLength } from "../TextTooLongError.js";
 
 export const runStatuses = ["running", "paused", "stopped", "failed", "completed"] as const;
 export type RunStatus = (typeof runStatuses)[number];
@@ -47,6 +49,7 @@ interface RunRow {
   iterations_completed: number;
   owner_pid: number | null;
   owner_heartbeat: number | null;
+  owner_started: string | null;
 }
 
 function toRun(row: RunRow): Run {
@@ -69,6 +72,7 @@ function toRun(row: RunRow): Run {
 const terminal = (status: RunStatus) => status === "stopped" || status === "failed" || status === "completed";
 
 export function createRun(db: WritableDb, run: NewRun = {}): Run {
+  checkTextLength("run name", run.name ?? "");
   const now = Date.now();
   const row = statement(
     db,
@@ -121,31 +125,56 @@ export interface RunLockOptions {
   staleAfterMs?: number;
   /** The current time in ms. Defaults to Date.now(). */
   now?: number;
-  /** Whether a process id is alive. Defaults to a `process.kill(pid, 0)` probe. */
-  isAlive?: (pid: number) => boolean;
+  /**
+   * Whether the holder (a pid and the start time it recorded) is still that process. Defaults to
+   * `holderState`: a zombie, an exiting process and a reused pid count as gone.
+   */
+  holderState?: (pid: number, startTime: string | null) => HolderState;
 }
 
 /**
  * Makes `pid` the run's only writer. Refused with `RunLockedError` while another process that is
- * still alive holds the run with a heartbeat fresher than `staleAfterMs`; a dead or silent holder
- * (e.g. killed with kill -9) is taken over. The check and the claim are one IMMEDIATE transaction.
+ * still alive holds the run with a heartbeat fresher than `staleAfterMs`; a dead, dying or silent
+ * holder (e.g. killed with kill -9, even before its parent reaped it) is taken over. The check and
+ * the claim are one IMMEDIATE transaction.
  */
 export function acquireRunLock(db: WritableDb, runId: number, pid: number, options: RunLockOptions = {}): void {
   const now = options.now ?? Date.now();
   const staleAfterMs = options.staleAfterMs ?? 60_000;
-  const isAlive = options.isAlive ?? processIsAlive;
+  const stateOf = options.holderState ?? holderState;
   db.transaction(() => {
-    const row = statement(db, `SELECT owner_pid, owner_heartbeat FROM runs WHERE id = ?`).get(runId) as
-      | Pick<RunRow, "owner_pid" | "owner_heartbeat">
+    const row = statement(db, `SELECT owner_pid, owner_heartbeat, owner_started FROM runs WHERE id = ?`).get(runId) as
+      | Pick<RunRow, "owner_pid" | "owner_heartbeat" | "owner_started">
       | undefined;
     if (!row) throw new RecordNotFoundError("run", runId);
-    const { owner_pid: owner, owner_heartbeat: heartbeat } = row;
+    const { owner_pid: owner, owner_heartbeat: heartbeat, owner_started: started } = row;
     if (owner !== null && owner !== pid && heartbeat !== null) {
       const age = now - heartbeat;
-      if (age < staleAfterMs && isAlive(owner)) throw new RunLockedError(runId, owner, age);
+      if (age < staleAfterMs && stateOf(owner, started) === "alive") throw new RunLockedError(runId, owner, age);
     }
-    statement(db, `UPDATE runs SET owner_pid = ?, owner_heartbeat = ? WHERE id = ?`).run(pid, now, runId);
+    statement(db, `UPDATE runs SET owner_pid = ?, owner_heartbeat = ?, owner_started = ? WHERE id = ?`).run(pid, now, processStartTime(pid), runId);
   }).immediate();
+}
+
+export interface RunLockWaitOptions extends Omit<RunLockOptions, "now"> {
+  /** How long to wait for a live holder to go away (a killed process being torn down) before refusing. Defaults to 3000 ms. */
+  waitMs?: number;
+  /** Defaults to 100 ms. */
+  pollMs?: number;
+}
+
+/** `acquireRunLock`, but a holder that is still alive gets `waitMs` to finish dying before the run is refused. */
+export async function acquireRunLockPatiently(db: WritableDb, runId: number, pid: number, options: RunLockWaitOptions = {}): Promise<void> {
+  const deadline = Date.now() + (options.waitMs ?? 3000);
+  for (;;) {
+    try {
+      acquireRunLock(db, runId, pid, options);
+      return;
+    } catch (error) {
+      if (!(error instanceof RunLockedError) || Date.now() >= deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
+  }
 }
 
 /** Refreshes the lock's heartbeat. Returns false when `pid` no longer holds the run (it was taken over). */
@@ -155,15 +184,5 @@ export function heartbeatRunLock(db: WritableDb, runId: number, pid: number, now
 
 /** Gives the run up (only if `pid` holds it). */
 export function releaseRunLock(db: WritableDb, runId: number, pid: number): void {
-  statement(db, `UPDATE runs SET owner_pid = NULL, owner_heartbeat = NULL WHERE id = ? AND owner_pid = ?`).run(runId, pid);
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  statement(db, `UPDATE runs SET owner_pid = NULL, owner_heartbeat = NULL, owner_started = NULL WHERE id = ? AND owner_pid = ?`).run(runId, pid);
 }

@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { corpusCacheDir } from "./corpusCacheDir.js";
+import type { SkippedLines } from "./SkippedLines.js";
+
+/** A line-oriented corpus file's index: where each usable document is and which lines were left out. */
+export interface LineIndex {
+  /** Byte offsets: [start, end, line number] per document. */
+  entries: Float64Array;
+  skipped: SkippedLines;
+}
+
+interface Header {
+  format: "spade-line-index";
+  version: 1;
+  /** What the index was built from: a changed size or modification time makes it stale. */
+  size: number;
+  mtimeMs: number;
+  documents: number;
+  skipped: SkippedLines;
+}
+
+/**
+ * The offset index of a corpus file, cached beside it (`<file>.spade-index`) or, where that folder
+ * cannot be written, in the user cache, keyed by the file's size and modification time: a
+ * multi-GB corpus is scanned once, not on every open. A stale, damaged or unreadable index is
+ * rebuilt; a cache that cannot be written only costs the next open a scan.
+ */
+export class LineIndexCache {
+  private constructor(
+    private readonly candidates: readonly string[],
+    private readonly size: number,
+    private readonly mtimeMs: number,
+  ) {}
+
+  static for(path: string): LineIndexCache {
+    const info = statSync(path);
+    const key = createHash("sha256").update(path).digest("hex").slice(0, 16);
+    return new LineIndexCache([`${path}.spade-index`, join(corpusCacheDir(), `${basename(path)}-${key}.spade-index`)], info.size, info.mtimeMs);
+  }
+
+  read(): LineIndex | null {
+    for (const candidate of this.candidates) {
+      const index = this.readOne(candidate);
+      if (index) return index;
+    }
+    return null;
+  }
+
+  write(index: LineIndex): void {
+    const header: Header = { format: "spade-line-index", version: 1, size: this.size, mtimeMs: this.mtimeMs, documents: index.entries.length / 3, skipped: index.skipped };
+    const head = Buffer.from(`${JSON.stringify(header)}\n`, "utf8");
+    const body = Buffer.from(index.entries.buffer, index.entries.byteOffset, index.entries.byteLength);
+    for (const candidate of this.candidates) {
+      try {
+        mkdirSync(join(candidate, ".."), { recursive: true });
+        const temporary = `${candidate}.${process.pid}.tmp`;
+        writeFileSync(temporary, Buffer.concat([head, Buffer.alloc((8 - (head.length % 8)) % 8, 0x20), body]));
+        renameSync(temporary, candidate);
+        return;
+      } catch {
+        // Not writable here: try the next place.
+      }
+    }
+  }
+
+  private readOne(candidate: string): LineIndex | null {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(candidate);
+    } catch {
+      return null;
+    }
+    const newline = bytes.indexOf(10);
+    if (newline === -1) return null;
+    let header: Header;
+    try {
+      header = JSON.parse(bytes.subarray(0, newline).toString("utf8")) as Header;
+    } catch {
+      return null;
+    }
+    if (header.format !== "spade-line-index" || header.version !== 1 || header.size !== this.size || header.mtimeMs !== this.mtimeMs) return null;
+    let start = newline + 1;
+    start += (8 - (start % 8)) % 8;
+    const length = header.documents * 3;
+    if (bytes.length !== start + length * 8) return null;
+    const entries = new Float64Array(length);
+    new Uint8Array(entries.buffer).set(bytes.subarray(start));
+    return { entries, skipped: header.skipped };
+  }
+}

@@ -1,0 +1,191 @@
+// Run exports for other tools: metrics as CSV and TensorBoard events, environments as verl prompts
+// whose reward function plays replies in the workbench's sandbox.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parquetReadObjects } from "hyparquet";
+import { beforeAll, describe, expect, it } from "vitest";
+import { crc32c, maskedCrc32c } from "../../main/exports/crc32c.js";
+import { exportRunData } from "../../main/exports/exportRunData.js";
+import type { WritableDb } from "../../main/store/DatabaseHandle.js";
+import { openDatabase } from "../../main/store/openDatabase.js";
+import { insertEnvironment } from "../../main/store/queries/environments.js";
+import { insertEpisodeWithTurns } from "../../main/store/queries/episodes.js";
+import { completeIteration, startIteration } from "../../main/store/queries/iterations.js";
+import { putMetrics } from "../../main/store/queries/metrics.js";
+import { createRun } from "../../main/store/queries/runs.js";
+import { seedTrainingWorkspace, systemPrompt } from "../support/trainingFixture.js";
+
+const repo = resolve(import.meta.dirname, "../..");
+const cli = join(repo, "out/engine/main/cli/spade.js");
+
+let db: WritableDb;
+let ids: ReturnType<typeof seedTrainingWorkspace>;
+let second: number;
+beforeAll(() => {
+  db = openDatabase(join(mkdtempSync(join(tmpdir(), "spade-run-exports-")), "ws.sqlite"));
+  ids = seedTrainingWorkspace(db);
+  for (const iteration of [0, 1]) {
+    startIteration(db, ids.runId, iteration);
+    completeIteration(db, ids.runId, iteration);
+  }
+  putMetrics(db, ids.runId, 0, { validityRate: 0.5, meanRegret: 0.125, winRateHistogram: [1, 2] });
+  putMetrics(db, ids.runId, 1, { validityRate: 1, meanRegret: null, noveltyRate: 0.25 });
+  second = createRun(db, { name: 'second, "quoted"' }).id;
+  putMetrics(db, second, 0, { validityRate: 0.75 });
+});
+
+function exported(format: "metrics-csv" | "tensorboard" | "verl", runId?: number) {
+  const outDir = mkdtempSync(join(tmpdir(), `spade-${format}-`));
+  return { outDir, manifest: exportRunData(db, { format, outDir, runId }) };
+}
+
+describe("metrics-csv", () => {
+  it("writes every run's scalar metrics per iteration, a gap where a metric was not measured", () => {
+    const { outDir, manifest } = exported("metrics-csv");
+    expect(readFileSync(join(outDir, "metrics.csv"), "utf8")).toBe(
+      [
+        "run,run_name,iteration,meanRegret,noveltyRate,validityRate",
+        `${ids.runId},fixture,0,0.125,,0.5`,
+        `${ids.runId},fixture,1,,0.25,1`,
+        `${second},"second, ""quoted""",0,,,0.75`,
+        "",
+      ].join("\n"),
+    );
+    expect(manifest.counts).toEqual({ runs: 2, iterations: 3, metrics: 3 });
+    expect(manifest.notes).toEqual(["metrics that are not scalars were left out: winRateHistogram"]);
+    expect(JSON.parse(readFileSync(join(outDir, "manifest.json"), "utf8"))).toEqual(manifest);
+  });
+});
+
+describe("tensorboard", () => {
+  it("uses CRC-32C as TFRecord does", () => {
+    expect(crc32c(Buffer.from("123456789"))).toBe(0xe3069283);
+    expect(maskedCrc32c(Buffer.from(""))).toBe(((0 >>> 15 | 0 << 17) + 0xa282ead8) >>> 0);
+  });
+
+  it("writes one event file per run whose records and summaries decode to the metrics", () => {
+    const { outDir } = exported("tensorboard", ids.runId);
+    const folder = join(outDir, `run-${ids.runId}`);
+    const [name] = readdirSync(folder);
+    expect(name).toMatch(/^events\.out\.tfevents\.\d+\.spade$/);
+    const events = readTfRecords(readFileSync(join(folder, name!))).map(decodeEvent);
+    expect(events[0]).toMatchObject({ step: 0, fileVersion: "brain.Event:2", values: [] });
+    expect(events.slice(1).map((event) => [event.step, event.values])).toEqual([
+      [0, [["spade/meanRegret", 0.125], ["spade/validityRate", 0.5]]],
+      [1, [["spade/noveltyRate", 0.25], ["spade/validityRate", 1]]],
+    ]);
+    for (const event of events) expect(event.wallTime).toBeGreaterThan(1.7e9);
+  });
+});
+
+describe("verl", () => {
+  it("writes one prompt row per unhinted (environment, seed) with the first prompt as the agent saw it", async () => {
+    const { outDir, manifest } = exported("verl", ids.runId);
+    const rows = (await parquetReadObjects({ file: toArrayBuffer(readFileSync(join(outDir, "verl.parquet"))) })) as Array<Record<string, unknown> & { extra_info: Record<string, unknown> }>;
+    expect(manifest.counts).toEqual({ rows: 9, environments: 3, excludedNoPrompt: 0 });
+    expect(rows).toHaveLength(9);
+    expect(rows[0]).toMatchObject({
+      data_source: `spade/run-${ids.runId}`,
+      prompt: [{ role: "system", content: systemPrompt }, { role: "user", content: `task of env ${ids.envA}` }],
+      ability: "Planning",
+      reward_model: { style: "rule", ground_truth: JSON.stringify({ environmentId: ids.envA, seed: 100 }) },
+    });
+    expect(rows[0]!.extra_info).toMatchObject({ split: "train", class_name: "AEnv", code: "class AEnv: pass" });
+    expect(rows.map((row) => Number(row.extra_info.seed))).toEqual([100, 101, 102, 103, 104, 100, 101, 102, 100]);
+    expect(readFileSync(join(outDir, "spade_verl_reward.py"), "utf8")).toContain("def compute_score(");
+  });
+
+  it("its reward function plays a reply in the workbench sandbox, exactly as `spade env play` scores it", () => {
+    const code = readFileSync(join(repo, "resources/environments/congruence_puzzle.py"), "utf8");
+    const run = createRun(db, { name: "verl" });
+    const env = insertEnvironment(db, { runId: run.id, source: "designer", code, className: "CongruencePuzzleEnv", valid: true, skill: "Math" });
+    insertEpisodeWithTurns(db, { runId: run.id, environmentId: env, hinted: false, playIndex: 0, seed: 3, return: 0, firstObservation: "x" }, [
+      { messages: [{ role: "user", content: "x" }], rawReply: "\\boxed{1}", action: "\\boxed{1}", observation: "o", reward: 0 },
+    ]);
+    const { outDir } = exported("verl", run.id);
+    const script = [
+      "import json, sys",
+      `sys.path.insert(0, ${JSON.stringify(outDir)})`,
+      "from spade_verl_reward import compute_score",
+      `info = {"code": open(${JSON.stringify(join(repo, "resources/environments/congruence_puzzle.py"))}).read(), "seed": 3}`,
+      // The puzzle for seed 3 asks x = 3 (mod 4), 4 (mod 9), 1 (mod 11): 67 solves it, 5 does not.
+      "print(json.dumps([compute_score('spade', 'I think \\\\boxed{67} and not \\\\boxed{5}', '', info), compute_score('spade', '\\\\boxed{5}', '', info)]))",
+    ].join("\n");
+    const scores = JSON.parse(execFileSync("python3", ["-c", script], { encoding: "utf8", env: { ...process.env, SPADE_CLI: `${process.execPath} ${cli}` } })) as number[];
+    const expected = [67, 5].map((answer) => {
+      const played = spawnSync(process.execPath, [cli, "env", "play", join(repo, "resources/environments/congruence_puzzle.py"), "--seed", "3", "--action", `\\boxed{${answer}}`, "--json"], { encoding: "utf8" });
+      return JSON.parse(played.stdout).steps[0].reward as number;
+    });
+    expect(scores).toEqual(expected);
+    expect(expected[0]).toBeGreaterThan(expected[1]!);
+  });
+});
+
+function toArrayBuffer(bytes: Buffer): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+/** TFRecord framing, checking both CRCs. */
+function readTfRecords(bytes: Buffer): Buffer[] {
+  const records: Buffer[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const length = Number(bytes.readBigUInt64LE(at));
+    expect(bytes.readUInt32LE(at + 8)).toBe(maskedCrc32c(bytes.subarray(at, at + 8)));
+    const data = bytes.subarray(at + 12, at + 12 + length);
+    expect(bytes.readUInt32LE(at + 12 + length)).toBe(maskedCrc32c(data));
+    records.push(data);
+    at += 16 + length;
+  }
+  return records;
+}
+
+/** A minimal protobuf reader for tensorflow.Event with scalar summaries. */
+function decodeEvent(data: Buffer): { wallTime: number; step: number; fileVersion: string | null; values: Array<[string, number]> } {
+  const event = { wallTime: 0, step: 0, fileVersion: null as string | null, values: [] as Array<[string, number]> };
+  for (const field of fields(data)) {
+    if (field.number === 1) event.wallTime = field.bytes.readDoubleLE(0);
+    else if (field.number === 2) event.step = field.varint;
+    else if (field.number === 3) event.fileVersion = field.bytes.toString("utf8");
+    else if (field.number === 5) {
+      for (const value of fields(field.bytes)) {
+        let tag = "";
+        let simple = NaN;
+        for (const part of fields(value.bytes)) {
+          if (part.number === 1) tag = part.bytes.toString("utf8");
+          if (part.number === 2) simple = part.bytes.readFloatLE(0);
+        }
+        event.values.push([tag, simple]);
+      }
+    }
+  }
+  return event;
+}
+
+function* fields(data: Buffer): Generator<{ number: number; varint: number; bytes: Buffer }> {
+  let at = 0;
+  const varint = () => {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = data[at++]!;
+      result += (byte & 0x7f) * 2 ** shift;
+      if (!(byte & 0x80)) return result;
+      shift += 7;
+    }
+  };
+  while (at < data.length) {
+    const key = varint();
+    const wire = key & 7;
+    if (wire === 0) yield { number: key >> 3, varint: varint(), bytes: Buffer.alloc(0) };
+    else if (wire === 1) yield { number: key >> 3, varint: 0, bytes: data.subarray(at, (at += 8)) };
+    else if (wire === 5) yield { number: key >> 3, varint: 0, bytes: data.subarray(at, (at += 4)) };
+    else {
+      const length = varint();
+      yield { number: key >> 3, varint: 0, bytes: data.subarray(at, (at += length)) };
+    }
+  }
+}
+
