@@ -105,6 +105,7 @@ describe.skipIf(!rendererBuilt() || !existsSync(model))("a first run on stories2
     expect(await form.getByLabel("Context size (tokens)").inputValue()).toBe(CONTEXT);
     expect(await form.getByLabel("Designer max tokens").inputValue()).toBe("512");
     expect(await form.getByLabel("Name", { exact: true }).inputValue()).toBe(`clone of run ${runId}`);
+    await page.screenshot({ path: join(shots, "clone-form.png"), fullPage: true });
     // Fix and go on: a smaller copy (one environment, one attempt).
     await form.getByLabel("Envs / iteration").fill("1");
     await form.getByLabel("Designer attempts").fill("1");

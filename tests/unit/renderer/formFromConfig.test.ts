@@ -20,6 +20,8 @@ describe("Clone run: a stored config back into the start form", () => {
     expect(form).toMatchObject({ name: "first", seed: "7", iterations: "2", envsPerIteration: "3", plays: "4", hintPlays: "1", maxTurns: "9", modelPath: "/models/stories260K.gguf", contextSize: "8192", corpusPath: "/data/wiki.txt", designerAttempts: "1", designerMaxTokens: "64", agentMaxTokens: "32", rewardKind: "regret", memoryEnabled: false });
     expect(JSON.parse(form.extra)).toEqual({ backend: { threads: 1, modelsDir: "/w/models" }, corpus: { maxWords: 300 }, designer: { temperature: 0.7 }, hint: { maxTokens: 48 }, canary: false });
     expect(parse(buildRunConfig(form))).toEqual(stored);
+    // The models folder the workbench fills in itself is not repeated.
+    expect(JSON.parse(formFromConfig(stored as unknown as Record<string, unknown>, undefined, { modelsDir: "/w/models" }).extra).backend).toEqual({ threads: 1 });
   });
 
   it("round-trips an OpenAI-backend fixed-pool run, with a new name, and the edited form checks like any other", () => {

@@ -124,7 +124,7 @@ export function StartRunForm({ onStarted, initial, title = "Start a run" }: { on
       </label>
       <label className={problem?.field === "extra" ? "wide invalid" : "wide"}>
         More settings (JSON, merged over the above)
-        <textarea rows={3} value={form.extra} onChange={(e) => set("extra", e.target.value)} placeholder='{"agent": {"temperature": 0.8}, "designer": {"attempts": 2}}' aria-label="more settings" />
+        <textarea rows={Math.min(14, Math.max(3, form.extra.split("\n").length))} value={form.extra} onChange={(e) => set("extra", e.target.value)} placeholder='{"agent": {"temperature": 0.8}, "designer": {"attempts": 2}}' aria-label="more settings" />
         {note("extra")}
       </label>
       <div className="form-actions">

@@ -48,14 +48,21 @@ function setPath(target: Json, key: string, value: unknown): void {
   node[parts[parts.length - 1]!] = value;
 }
 
+/** What the workbench adds to every config it starts: not repeated in a clone's extra JSON. */
+export interface EngineFilled {
+  /** The workbench's models folder (startRun sets backend.modelsDir to it when the config has none). */
+  modelsDir?: string;
+}
+
 /** The form for a new run with `config`'s settings; `name` replaces the stored name. */
-export function formFromConfig(config: Json, name?: string): RunForm {
+export function formFromConfig(config: Json, name?: string, engine: EngineFilled = {}): RunForm {
   const backend = asObject(config.backend);
   const designer = asObject(config.designer);
   const covered = coveredKeys(config);
   const extra: Json = {};
   for (const { key, values } of diffConfigs([config, defaultsFor(config)])) {
     if (covered.has(key) || values[0] === undefined) continue;
+    if (key === "backend.modelsDir" && values[0] === engine.modelsDir) continue;
     setPath(extra, key, values[0]);
   }
   // The play-budget field sets hint.maxTokens too: a different stored value must be kept even when it is the default.
