@@ -46,6 +46,7 @@ export interface WorkbenchOptions {
 const orderMap: Record<NonNullable<EnvironmentFilter["order"]>, { orderBy: store.EnvironmentOrder; descending: boolean }> = {
   oldest: { orderBy: "id", descending: false },
   newest: { orderBy: "id", descending: true },
+  slot: { orderBy: "slot", descending: false },
   regret: { orderBy: "regret", descending: true },
   winRate: { orderBy: "winRate", descending: true },
   designerReward: { orderBy: "designerReward", descending: true },

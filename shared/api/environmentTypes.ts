@@ -5,7 +5,8 @@ import type { EnvStatistics } from "../envStatistics.js";
 import type { EpisodeSummary } from "./episodeTypes.js";
 
 export type EnvironmentSource = "designer" | "repair" | "edit" | "import" | "fixed";
-export type EnvironmentOrder = "newest" | "oldest" | "regret" | "winRate" | "designerReward";
+/** "slot": by iteration, slot and attempt, so a slot's repairs follow its first attempt. */
+export type EnvironmentOrder = "newest" | "oldest" | "slot" | "regret" | "winRate" | "designerReward";
 
 /** Filters and paging for the environment list. */
 export interface EnvironmentFilter {

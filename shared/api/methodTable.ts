@@ -24,7 +24,7 @@ export const methodTable: { readonly [M in MethodName]: Validator<MethodInput<M>
     winRateMin: optional(finiteNumber()),
     winRateMax: optional(finiteNumber()),
     text: optional(string({ maxLength: 500 })),
-    order: optional(oneOf(["newest", "oldest", "regret", "winRate", "designerReward"] as const)),
+    order: optional(oneOf(["newest", "oldest", "slot", "regret", "winRate", "designerReward"] as const)),
     ...paging,
   }),
   getEnvironment: object({ envId: id }),

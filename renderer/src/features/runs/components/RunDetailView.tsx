@@ -57,7 +57,7 @@ export function RunDetailView({ runId }: { runId: number }) {
       {metrics.data && <RunCharts metrics={metrics.data} />}
       <HeldOutScores runId={runId} />
       <h3>Environments</h3>
-      <EnvironmentTable key={tableVersion} filter={{ runId }} height={360} />
+      <EnvironmentTable key={tableVersion} filter={{ runId, order: "slot" }} height={360} />
       <details>
         <summary>Config</summary>
         <pre className="code-block">{JSON.stringify(r.config, null, 2)}</pre>
