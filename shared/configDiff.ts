@@ -33,7 +33,8 @@ export function diffConfigs(configs: readonly unknown[]): ConfigDifference[] {
  * - `iterations`: more (or fewer) iterations to go; the completed ones stay as they are.
  * - `backend`: the model, its context size, threads, GPU, adapters, server URL and time-outs.
  * - `designer.maxTokens`, `agent.maxTokens`, `hint.maxTokens`: token budgets of later calls.
- * - `sandbox.stepTimeoutMs`, `sandbox.validationTimeoutMs`: time limits of later calls.
+ * - `sandbox.stepTimeoutMs`, `sandbox.validationTimeoutMs`: time limits of later calls;
+ *   `sandbox.processes`: how many sandbox processes run them.
  * - `trainer`: what `spade train` does with the run afterwards.
  */
 export const resumeSafeKeys = [
@@ -45,6 +46,7 @@ export const resumeSafeKeys = [
   "hint.maxTokens",
   "sandbox.stepTimeoutMs",
   "sandbox.validationTimeoutMs",
+  "sandbox.processes",
   "trainer",
 ] as const;
 

@@ -17,6 +17,7 @@ describe("attempt labels in the environment table", () => {
 
   it("names the slot of a repair whose first attempt is not the row above (another order, another page)", () => {
     expect(attemptLabel(attempt(3, 1), attempt(2, 0))).toEqual({ slot: "slot 3 · repair 1", groupStart: true });
+    expect(attemptLabel({ ...attempt(0, 1), source: "designer" }, attempt(0, 0))).toEqual({ slot: "↳ attempt 2", groupStart: false }); // an independent re-sample
     expect(attemptLabel({ runId: null, iteration: null, slot: null, attempt: null, source: "edit", valid: true, validationError: null }, null).slot).toBe("edit");
   });
 

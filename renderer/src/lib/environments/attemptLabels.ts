@@ -5,7 +5,7 @@ import type { EnvironmentListItem } from "../../../../shared/api/environmentType
 type Attempt = Pick<EnvironmentListItem, "runId" | "iteration" | "slot" | "attempt" | "source" | "valid" | "validationError">;
 
 export interface AttemptLabel {
-  /** "slot 2" for a slot's first row, "↳ repair 1" for the attempts after it, "" outside runs. */
+  /** "slot 2" for a slot's first row, "↳ repair 1" / "↳ attempt 2" for the attempts after it, "" outside runs. */
   slot: string;
   /** This row starts a new slot (the table draws a line above it). */
   groupStart: boolean;
@@ -16,9 +16,12 @@ const sameSlot = (a: Attempt, b: Attempt) => a.runId === b.runId && a.iteration 
 /** The slot cell of `item`, given the row above it (null for the first row). */
 export function attemptLabel(item: Attempt, above: Attempt | null): AttemptLabel {
   if (item.runId === null || item.slot === null) return { slot: item.source === "edit" ? "edit" : item.source === "import" ? "import" : "", groupStart: true };
-  const continues = above !== null && sameSlot(item, above) && (item.attempt ?? 0) > 0;
-  if (continues) return { slot: `↳ repair ${item.attempt}`, groupStart: false };
-  return { slot: (item.attempt ?? 0) > 0 ? `slot ${item.slot} · repair ${item.attempt}` : `slot ${item.slot}`, groupStart: true };
+  const attempt = item.attempt ?? 0;
+  // A repair answers the previous attempt's error; other later attempts are fresh samples.
+  const which = item.source === "repair" ? `repair ${attempt}` : `attempt ${attempt + 1}`;
+  const continues = above !== null && sameSlot(item, above) && attempt > 0;
+  if (continues) return { slot: `↳ ${which}`, groupStart: false };
+  return { slot: attempt > 0 ? `slot ${item.slot} · ${which}` : `slot ${item.slot}`, groupStart: true };
 }
 
 /** Characters of the failure reason shown in the table (the full text is the cell's tooltip). */

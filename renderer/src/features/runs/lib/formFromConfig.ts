@@ -28,6 +28,8 @@ function defaultsFor(config: Json): Json {
   try {
     return parseRunConfig(
       {
+        // The stored recipe decides the other defaults (configs from before recipes have none).
+        ...(config.recipe === undefined ? {} : { recipe: config.recipe }),
         db: "workspace",
         ...Object.fromEntries(["seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns"].map((key) => [key, config[key]])),
         backend: backend.kind === "openai" ? { kind: "openai", baseUrl: backend.baseUrl, model: backend.model } : { kind: "llama", modelPath: backend.modelPath },
