@@ -3,8 +3,12 @@
 // the request. Never used by a run: the run config has no way to select it.
 import type { ChatResult } from "../../shared/llm.js";
 import type { ChatRequest, LlmBackend } from "../llm/LlmBackend.js";
+import { designerPromptMarker } from "../selfplay/designerPrompt.js";
 
-export type Script = (request: ChatRequest, call: number) => string | Promise<string>;
+/** A reply: its text, or the text with other result fields (native `toolCalls`, a `finishReason`). */
+export type ScriptedReply = string | (Partial<ChatResult> & { text: string });
+
+export type Script = (request: ChatRequest, call: number) => ScriptedReply | Promise<ScriptedReply>;
 
 export class ScriptedBackend implements LlmBackend {
   readonly name = "scripted";
@@ -19,9 +23,10 @@ export class ScriptedBackend implements LlmBackend {
   async chat(request: ChatRequest): Promise<ChatResult> {
     const call = this.calls.length;
     this.calls.push(request);
-    const text = await this.script(request, call);
-    const words = text.split(/\s+/).filter(Boolean).length;
-    return { text, reasoning: null, finishReason: "stop", promptTokens: request.messages.reduce((n, m) => n + m.content.length, 0) >> 2, completionTokens: words };
+    const scripted = await this.script(request, call);
+    const reply = typeof scripted === "string" ? { text: scripted } : scripted;
+    const words = reply.text.split(/\s+/).filter(Boolean).length;
+    return { reasoning: null, finishReason: "stop", promptTokens: request.messages.reduce((n, m) => n + m.content.length, 0) >> 2, completionTokens: words, ...reply };
   }
 
   async dispose(): Promise<void> {}
@@ -30,8 +35,9 @@ export class ScriptedBackend implements LlmBackend {
 /** Which role a request is for, judged from the prompts the engine sends. */
 export function requestRole(request: ChatRequest): "designer" | "repair" | "hint" | "agent" {
   const first = request.messages[0]?.content ?? "";
-  if (first.startsWith("You are the Environment Designer")) return request.messages.length > 1 ? "repair" : "designer";
-  if (first.startsWith("You write hints")) return "hint";
+  const designer = first.startsWith("You are the Environment Designer") || request.messages.some((m) => m.role !== "assistant" && m.content.includes(designerPromptMarker));
+  if (designer) return request.messages.some((m) => m.role === "assistant") ? "repair" : "designer";
+  if (first.startsWith("You write hints") || first.startsWith("You read the source code of")) return "hint";
   return "agent";
 }
 

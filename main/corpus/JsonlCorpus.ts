@@ -89,7 +89,7 @@ function parseDocument(source: string): { text: string; title: string | null } |
     return `expected a JSON object with a "text" or "orig_doc" field, found ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`;
   }
   const record = value as Record<string, unknown>;
-  const text = typeof record.orig_doc === "string" ? record.orig_doc : typeof record.text === "string" ? record.text : null;
+  const text = typeof record.orig_doc === "string" && record.orig_doc.trim() !== "" ? record.orig_doc : typeof record.text === "string" ? record.text : null;
   if (text === null) {
     const fields = Object.keys(record);
     return `expected a string field "text" or "orig_doc"; found ${fields.length ? `fields ${fields.map((f) => `"${f}"`).join(", ")}` : "no fields"}`;

@@ -19,3 +19,12 @@ export function truncateWords(text: string, maxWords: number = defaultMaxWords):
 export function countWords(text: string): number {
   return text.match(/\S+/g)?.length ?? 0;
 }
+
+/**
+ * A grounding document as the Designer sees it: cut after `maxWords` words and, when it was cut,
+ * followed by the reference's marker line `[Document truncated at ~N words]`.
+ */
+export function truncateDocument(text: string, maxWords: number = defaultMaxWords): string {
+  const cut = truncateWords(text, maxWords);
+  return cut.length < text.trimEnd().length ? `${cut}\n[Document truncated at ~${maxWords} words]` : cut;
+}

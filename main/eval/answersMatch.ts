@@ -1,10 +1,12 @@
 import type { QuestionItem } from "./QuestionItem.js";
+import { mathEquivalent } from "./mathEquivalent.js";
 import { parseNumber } from "./parseNumber.js";
 
 /** Whether a predicted answer is the item's expected one, compared the way its kind needs. */
 export function answersMatch(item: Pick<QuestionItem, "expected" | "kind" | "choices">, predicted: string | null): boolean {
   if (predicted === null) return false;
   if (item.kind === "choice") return choiceLetterOf(predicted, item.choices ?? []) === item.expected;
+  if (mathEquivalent(predicted, item.expected)) return true;
   const expectedNumber = parseNumber(unwrapText(item.expected));
   const predictedNumber = parseNumber(unwrapText(predicted));
   if (expectedNumber !== null && predictedNumber !== null) {

@@ -3,7 +3,7 @@ import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import type { EnvironmentEvalReport } from "./EnvironmentEvalReport.js";
 import { evaluateEnvironments } from "./evaluateEnvironments.js";
-import { evaluateQuestions } from "./evaluateQuestions.js";
+import { evaluateQuestions, referenceSampling } from "./evaluateQuestions.js";
 import type { QuestionEvalReport } from "./QuestionEvalReport.js";
 import { readEnvironmentSuite } from "./readEnvironmentSuite.js";
 import { readQuestionSuite } from "./readQuestionSuite.js";
@@ -24,6 +24,10 @@ export interface EvaluateSuiteOptions {
   seed?: number;
   /** Question suites: generation budget per answer. Defaults to 1024. */
   maxTokens?: number;
+  /** Question suites: samples per question, averaged. Defaults to the reference's count for the format (AIME 64, GPQA 8, else 1). */
+  samples?: number;
+  /** Question suites: sampling temperature. Defaults to the reference's for the format (AIME 1.0, GPQA 0.7, else 0). */
+  temperature?: number;
   /** Environment suites: plays per environment. Defaults to 4. */
   playsPerEnvironment?: number;
   /** Environment suites: defaults to 25. */
@@ -56,8 +60,18 @@ export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteO
       onProgress: options.onProgress,
     });
   }
-  const { items } = readQuestionSuite(options.suitePath, { limit: options.limit });
-  return evaluateQuestions(backend, items, { suite, maxTokens: options.maxTokens, seed: options.seed, signal: options.signal, onProgress: options.onProgress });
+  const { items, format } = readQuestionSuite(options.suitePath, { limit: options.limit });
+  const sampling = referenceSampling(format);
+  return evaluateQuestions(backend, items, {
+    suite,
+    ...sampling,
+    ...(options.samples === undefined ? {} : { samples: options.samples }),
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    maxTokens: options.maxTokens,
+    seed: options.seed,
+    signal: options.signal,
+    onProgress: options.onProgress,
+  });
 }
 
 /** The number a suite is judged by: accuracy for questions, mean return for environments. */

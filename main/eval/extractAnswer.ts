@@ -1,7 +1,7 @@
 import { lastBoxedContent } from "../rollout/extractAction.js";
 
 /** Where an answer was found in a reply. */
-export type ExtractionPath = "boxed" | "hashes" | "lastNumber";
+export type ExtractionPath = "boxed" | "hashes" | "lastNumber" | "answerIs";
 
 export interface ExtractedAnswer {
   answer: string;
@@ -10,10 +10,10 @@ export interface ExtractedAnswer {
 
 /**
  * The model's final answer: the content of the last complete `\boxed{...}` (nested braces
- * allowed), else what follows the last `#### `, else, when a number is expected, the last number
- * in the reply. Null when none is found.
+ * allowed), else what follows the last `#### `, else, for a choice, the letter after "answer is" /
+ * "Answer:", else, when a number is expected, the last number in the reply. Null when none is found.
  */
-export function extractAnswer(reply: string, numeric: boolean): ExtractedAnswer | null {
+export function extractAnswer(reply: string, numeric: boolean, choice = false): ExtractedAnswer | null {
   const boxed = lastBoxedContent(reply);
   if (boxed !== null) return { answer: boxed.trim(), via: "boxed" };
   const hashes = reply.lastIndexOf("####");
@@ -21,6 +21,8 @@ export function extractAnswer(reply: string, numeric: boolean): ExtractedAnswer 
     const rest = reply.slice(hashes + 4).split("\n")[0]!.trim();
     if (rest !== "") return { answer: rest, via: "hashes" };
   }
+  const stated = choice ? /(?:answer is|Answer:)\s*\(?([A-Z])\)?(?![\w])/i.exec(reply) : null;
+  if (choice && stated) return { answer: stated[1]!.toUpperCase(), via: "answerIs" };
   if (numeric) {
     const numbers = reply.match(/-?\$?\d[\d,]*(?:\.\d+)?/g);
     const last = numbers?.at(-1);

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { QuestionItem, QuestionSuiteFormat } from "./QuestionItem.js";
+import type { ChatMessage } from "../../shared/llm.js";
+import { seededRandom } from "../util/seededRandom.js";
 import { parseNumber } from "./parseNumber.js";
 import { SuiteFormatError } from "./SuiteFormatError.js";
 
@@ -12,6 +14,8 @@ export interface QuestionSuite {
 export interface ReadSuiteOptions {
   /** Read only the first this many questions. Defaults to all. */
   limit?: number;
+  /** GPQA-style suites: the seed of the options' shuffle (one fixed order per question). Defaults to 42, the reference's. */
+  shuffleSeed?: number;
 }
 
 type Fields = Record<string, unknown>;
@@ -19,8 +23,10 @@ type Fields = Record<string, unknown>;
 /**
  * Reads a JSONL question suite. The format is detected from the first question's fields and every
  * other line must fit it: GSM8K (`question`, `answer` ending `#### <number>`), multiple choice
- * (`question`, `choices`, `answer` as a letter or 0-based index), or boxed QA (`problem` or
- * `question`, `answer`).
+ * (`question`, `choices`, `answer` as a letter or 0-based index), boxed QA (`problem` or
+ * `question`, `answer`), AIME-style (`prompt` as chat messages or text, `label`: the reference's
+ * AIME files) or GPQA-style (`Question`, `Correct Answer`, `Incorrect Answer 1..3`: the options are
+ * shuffled once per question with a seeded draw, and the correct one's new letter is the answer).
  */
 export function readQuestionSuite(path: string, options: ReadSuiteOptions = {}): QuestionSuite {
   let text: string;
@@ -46,22 +52,24 @@ export function readQuestionSuite(path: string, options: ReadSuiteOptions = {}):
     if (typeof value !== "object" || value === null || Array.isArray(value)) throw new SuiteFormatError(`${where}: expected a JSON object per line`);
     const fields = value as Fields;
     format ??= detectFormat(fields, where);
-    items.push(readItem(format, fields, items.length, where));
+    items.push(readItem(format, fields, items.length, where, options.shuffleSeed ?? 42));
   }
   if (format === null) throw new SuiteFormatError(`${path}: the suite holds no questions`);
   return { path, format, items };
 }
 
 function detectFormat(fields: Fields, where: string): QuestionSuiteFormat {
+  if ("Correct Answer" in fields) return "gpqa";
+  if ("prompt" in fields && "label" in fields) return "aime";
   if ("choices" in fields) return "choice";
   if (typeof fields.question === "string" && typeof fields.answer === "string" && /####/.test(fields.answer)) return "gsm8k";
   if (("problem" in fields || "question" in fields) && "answer" in fields) return "boxed";
   throw new SuiteFormatError(
-    `${where}: cannot tell the suite format from the fields ${Object.keys(fields).join(", ") || "(none)"}; expected GSM8K {question, answer "... #### n"}, boxed QA {problem|question, answer} or multiple choice {question, choices, answer}`,
+    `${where}: cannot tell the suite format from the fields ${Object.keys(fields).join(", ") || "(none)"}; expected GSM8K {question, answer "... #### n"}, boxed QA {problem|question, answer}, multiple choice {question, choices, answer}, AIME-style {prompt, label} or GPQA-style {Question, Correct Answer, Incorrect Answer 1..3}`,
   );
 }
 
-function readItem(format: QuestionSuiteFormat, fields: Fields, index: number, where: string): QuestionItem {
+function readItem(format: QuestionSuiteFormat, fields: Fields, index: number, where: string, shuffleSeed: number): QuestionItem {
   const text = (key: string): string => {
     const value = fields[key];
     if (typeof value !== "string" || value.trim() === "") throw new SuiteFormatError(`${where}: ${key}: expected a non-empty string (this is a ${format} suite), got ${JSON.stringify(value) ?? "nothing"}`);
@@ -80,6 +88,29 @@ function readItem(format: QuestionSuiteFormat, fields: Fields, index: number, wh
     }
     return { index, question: text("question"), expected: choiceLetter(fields.answer, choices.length, where), kind: "choice", choices: choices.map(String) };
   }
+  if (format === "gpqa") {
+    const correct = text("Correct Answer").trim();
+    const wrong = Object.keys(fields).filter((key) => /^Incorrect Answer \d+$/.test(key)).sort().map((key) => text(key).trim());
+    if (wrong.length === 0) throw new SuiteFormatError(`${where}: expected at least one "Incorrect Answer 1" field beside "Correct Answer"`);
+    const options = [correct, ...wrong];
+    const random = seededRandom(shuffleSeed, "gpqa", index);
+    const order = options.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    const question = typeof fields.Question === "string" ? text("Question") : text("question");
+    return { index, question, expected: String.fromCharCode(65 + order.indexOf(0)), kind: "choice", choices: order.map((i) => options[i]!) };
+  }
+  if (format === "aime") {
+    const label = fields.label;
+    if (typeof label !== "string" && typeof label !== "number") throw new SuiteFormatError(`${where}: label: expected the answer as a string or a number, got ${JSON.stringify(label)}`);
+    const prompt = fields.prompt;
+    const messages = typeof prompt === "string" ? [{ role: "user" as const, content: prompt }] : readMessages(prompt, where);
+    const question = messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
+    const expected = String(label).trim();
+    return { index, question, expected, kind: parseNumber(expected) === null ? "text" : "numeric", messages };
+  }
   const question = typeof fields.problem === "string" ? text("problem") : text("question");
   const answer = fields.answer;
   if (typeof answer !== "string" && typeof answer !== "number") throw new SuiteFormatError(`${where}: answer: expected a string or a number, got ${JSON.stringify(answer)}`);
@@ -97,4 +128,10 @@ function choiceLetter(answer: unknown, count: number, where: string): string {
   }
   const last = String.fromCharCode(64 + count);
   throw new SuiteFormatError(`${where}: answer: expected a letter A-${last} or an index 0-${count - 1}, got ${JSON.stringify(answer)}`);
+}
+
+function readMessages(value: unknown, where: string): ChatMessage[] {
+  const ok = Array.isArray(value) && value.length > 0 && value.every((m) => m && typeof m === "object" && ["system", "user", "assistant"].includes((m as ChatMessage).role) && typeof (m as ChatMessage).content === "string");
+  if (!ok) throw new SuiteFormatError(`${where}: prompt: expected a string or a non-empty array of {role: "system"|"user"|"assistant", content: string}, got ${JSON.stringify(value)?.slice(0, 80)}`);
+  return (value as ChatMessage[]).map((m) => ({ role: m.role, content: m.content }));
 }

@@ -8,7 +8,7 @@ import { getRun } from "../store/queries/runs.js";
 import { storedRunAblations } from "../selfplay/describeAblations.js";
 
 /** The loop metrics that `spade compare` lines up. */
-export const comparedMetrics = ["validityRate", "meanRegret", "meanWinRate", "designerReward", "noveltyRate"] as const;
+export const comparedMetrics = ["validityRate", "meanRegret", "meanWinRate", "designerReward", "noveltyRate", "vendiScore", "vendiPerN"] as const;
 type Compared = Record<(typeof comparedMetrics)[number], number | null>;
 
 export type HeldOutScore = HeldOutScoreView;

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
+import { gameSkills, toolUseSkills } from "../../shared/skills.js";
 
 /** An environment read from a file, before validation. */
 export interface EnvironmentSource {
@@ -19,13 +20,21 @@ export interface ReadSources {
 
 /**
  * Reads environments from a directory of `.py` files (sorted by name) or a JSONL file whose lines
- * carry at least `code` (the `spade envs export` format).
+ * carry at least `code` (the `spade envs export` format). Games saved by the reference
+ * implementation keep their skill: it is read from the file name
+ * (`game_<rollout>_<index>_<skill_slug>.py`) or from a `"""Generated game for <skill>"""` header.
  */
 export function readEnvironmentSources(path: string): ReadSources {
   const stat = statSync(path);
   if (stat.isDirectory()) {
     const files = readdirSync(path).filter((name) => name.endsWith(".py")).sort();
-    return { sources: files.map((name) => ({ name, code: readFileSync(join(path, name), "utf8"), hint: null, skill: null, source: name })), unreadable: [] };
+    return {
+      sources: files.map((name) => {
+        const code = readFileSync(join(path, name), "utf8");
+        return { name, code, hint: null, skill: referenceSkill(name, code), source: name };
+      }),
+      unreadable: [],
+    };
   }
   const result: ReadSources = { sources: [], unreadable: [] };
   const file = basename(path);
@@ -54,4 +63,16 @@ export function readEnvironmentSources(path: string): ReadSources {
     });
   });
   return result;
+}
+
+const knownSkills = [...gameSkills, ...toolUseSkills].map((skill) => skill.name);
+
+/** The skill of a game file the reference saved, or null when neither its name nor its header says. */
+export function referenceSkill(fileName: string, code: string): string | null {
+  const header = /^\s*"""Generated game for ([^"\n]+)"""/.exec(code)?.[1]?.trim();
+  if (header) return header;
+  const slug = /^(?:game|reject)_\d+_\d+_(.+)\.py$/.exec(fileName)?.[1];
+  if (slug === undefined) return null;
+  // A rejected game's name goes on with its rejection stage: the skill is the known slug it starts with.
+  return knownSkills.find((skill) => slug === skill.toLowerCase().replaceAll(" ", "_") || slug.startsWith(skill.toLowerCase().replaceAll(" ", "_") + "_")) ?? null;
 }

@@ -5,8 +5,8 @@ import type { JsonObject } from "../../shared/environment.js";
 export interface RecordedTurn {
   index: number;
   /**
-   * The prompt messages of this turn. Only turn 0 carries them in full (system prompt and first
-   * observation); later turns are that plus the replies and observations before them.
+   * The prompt messages exactly as this turn sent them (the store keeps only what differs from the
+   * plain continuation: previous prompt + reply + observation). Null when not recorded.
    */
   messages: ChatMessage[] | null;
   rawReply: string;

@@ -29,3 +29,34 @@ export function lastBoxedContent(text: string): string | null {
   const span = lastBoxedSpan(text);
   return span ? text.slice(span[0] + MARKER.length, span[1]) : null;
 }
+
+/**
+ * The reference's action rule: the FIRST `\boxed{...}` whose content has no braces (then the same
+ * wrapped once or twice in extra braces, `\boxed{{x}}`); failing those, the last `\boxed` with
+ * balanced braces, one or two outer brace pairs stripped. Null when there is none.
+ */
+export function firstBoxedContent(text: string): string | null {
+  for (const pattern of [/\\boxed\{([^{}]+)\}/, /\\boxed\{\{([^{}]+)\}\}/, /\\boxed\{\{\{([^{}]+)\}\}\}/]) {
+    const match = pattern.exec(text);
+    if (match) return match[1]!.trim();
+  }
+  const at = text.lastIndexOf("\\boxed");
+  const open = at < 0 ? -1 : text.indexOf("{", at);
+  if (open < 0) return null;
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === "{") depth++;
+    else if (text[i] === "}" && --depth === 0) {
+      let content = text.slice(open + 1, i).trim();
+      for (let k = 0; k < 2 && content.startsWith("{") && content.endsWith("}"); k++) content = content.slice(1, -1).trim();
+      return content;
+    }
+  }
+  return null;
+}
+
+/** The action sent to `step()` under the reference's rule: `\boxed{<first content>}`, or the reply stripped when it has none. */
+export function extractFirstBoxedAction(reply: string): string {
+  const content = firstBoxedContent(reply);
+  return content ? `\\boxed{${content}}` : reply.trim();
+}

@@ -1,12 +1,47 @@
 import { episodeReturn, withHint, type StepResult } from "../../shared/environment.js";
-import type { SamplingOptions } from "../../shared/llm.js";
-import type { LlmBackend } from "../llm/LlmBackend.js";
+import type { ChatMessage, ChatResult, SamplingOptions, ThinkingMode, ToolCall, ToolSpec } from "../../shared/llm.js";
+import type { ChatRequest, LlmBackend } from "../llm/LlmBackend.js";
+import { PromptTooLongError } from "../llm/PromptTooLongError.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
-import { SandboxTimeoutError } from "../sandbox/errors.js";
-import { agentSystemPrompt } from "./agentSystemPrompt.js";
+import { EnvironmentCodeError, EnvironmentContractError, SandboxTimeoutError } from "../sandbox/errors.js";
+import { agentSystemPrompt, frameFirstObservation } from "./agentSystemPrompt.js";
 import { buildTurnMessages } from "./buildTurnMessages.js";
-import { extractBoxedAction } from "./extractAction.js";
+import { extractBoxedAction, extractFirstBoxedAction } from "./extractAction.js";
 import type { RecordedEpisode, RecordedTurn } from "./RecordedEpisode.js";
+import { nativeToolAction, parseTextToolCalls, toolCallText, toolSpecs } from "./toolCalls.js";
+
+/**
+ * How the agent is asked and how its replies become actions. Every default is the reference's
+ * (spade-rl/spade `orchestrator.play_game_async` and its tool-use twin); the other values keep
+ * this project's earlier protocol available as named deviations.
+ */
+export interface AgentProtocol {
+  /**
+   * "reference": no system prompt; a game's first user message frames the game, gives the
+   * observation and asks to reason and box the answer; later observations follow as plain user
+   * messages; a tool-use task starts with the bare observation. "workbench": a system prompt states
+   * the protocol (and lists the tools as text). Defaults to "reference".
+   */
+  messages?: "reference" | "workbench";
+  /** Which `\boxed{}` is the action: "first" (without braces inside, the reference) or "last" (balanced). Defaults to "first". */
+  action?: "first" | "last";
+  /** A reply that stops on the token budget (finishReason "length") ends the episode, truncated. Defaults to true. */
+  endOnLength?: boolean;
+  /**
+   * What an exception in `step()` scores: a number ends the episode there with that reward
+   * (terminated; -1 in the reference); null ends it as an errored play that returns 0 (the
+   * workbench rule). Defaults to -1.
+   */
+  stepErrorReward?: number | null;
+  /**
+   * Tool-use environments: offer the tools through the model's own chat template
+   * (`ChatRequest.tools`), send each call's result back as a `tool` message, several calls per
+   * turn. false: the workbench's text protocol (tools listed in the system prompt). Defaults to true.
+   */
+  nativeTools?: boolean;
+  /** Thinking control for the agent's calls. Defaults to "off" (the launchers' `enable_thinking: false`). */
+  thinking?: ThinkingMode;
+}
 
 export interface PlayEpisodeOptions {
   session: EnvSession;
@@ -14,14 +49,16 @@ export interface PlayEpisodeOptions {
   seed: number;
   /** Appended to the first observation only, as `\n\nHINT: <hint>`. Defaults to none. */
   hint?: string | null;
-  /** Turns after which the episode is cut off (truncated). Defaults to 25 (SPADE's runs). */
+  /** Agent replies after which the episode is cut off (truncated). Defaults to 25 (SPADE's runs). */
   maxTurns?: number;
   playIndex?: number;
   canary?: boolean;
-  /** Agent sampling; each turn gets its own seed derived from the episode seed. Defaults to temperature 0.6. */
+  /** Agent sampling; each turn gets its own seed derived from the episode seed. Defaults to the launchers' temperature 0.6, top-p 0.95, top-k 20. */
   sampling?: SamplingOptions;
-  /** Keep only the last N exchanges in the prompt. Defaults to all of them. */
+  /** Keep only the last N exchanges in a game's prompt (the first observation always stays). Defaults to the full history, up to the context length. */
   historyTurns?: number;
+  /** Defaults to the reference protocol, see `AgentProtocol`. */
+  protocol?: AgentProtocol;
   signal?: AbortSignal;
 }
 
@@ -30,9 +67,13 @@ export function turnSeed(episodeSeed: number, turn: number): number {
   return (Math.imul(episodeSeed ^ 0x5bd1e995, 0x01000193) + Math.imul(turn + 1, 0x9e3779b1)) >>> 0;
 }
 
-/** Plays one episode of an open environment with the agent model, recording every turn. */
+/** Why the episode stopped early, for the caller. */
+type Stop = { error: string; timedOut?: boolean } | null;
+
+/** Plays one episode of an open environment with the agent model, recording every turn with the exact prompt it was sent. */
 export async function playEpisode(options: PlayEpisodeOptions): Promise<RecordedEpisode> {
   const { session, backend, seed } = options;
+  const protocol = { messages: "reference", action: "first", endOnLength: true, stepErrorReward: -1, nativeTools: true, thinking: "off", ...options.protocol } as const satisfies AgentProtocol;
   const maxTurns = options.maxTurns ?? 25;
   const hint = options.hint ?? null;
   const startedAt = Date.now();
@@ -65,34 +106,39 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
     return episode({ error: `reset(seed=${seed}) failed: ${describe(error)}`, timedOut: isTimeout(error) });
   }
 
-  const system = agentSystemPrompt(session.kind, session.tools);
-  const observations = [firstObservation];
-  const replies: string[] = [];
-  let last: StepResult | undefined;
-  for (let index = 0; index < maxTurns; index++) {
-    const messages = buildTurnMessages(system, observations, replies, options.historyTurns);
-    const requestStart = performance.now();
-    let reply;
+  const ask = async (index: number, messages: ChatMessage[], tools?: ToolSpec[]): Promise<{ reply: ChatResult; latencyMs: number } | { stop: Stop }> => {
+    const request: ChatRequest = {
+      messages,
+      sampling: { temperature: 0.6, topP: 0.95, topK: 20, ...options.sampling, seed: turnSeed(seed, index) },
+      signal: options.signal,
+      thinking: protocol.thinking,
+      ...(tools ? { tools } : {}),
+    };
+    const started = performance.now();
     try {
-      reply = await backend.chat({
-        messages,
-        sampling: { temperature: 0.6, ...options.sampling, seed: turnSeed(seed, index) },
-        signal: options.signal,
-      });
+      return { reply: await backend.chat(request), latencyMs: performance.now() - started };
     } catch (error) {
-      return episode({ firstObservation, resetInfo, error: `agent model failed on turn ${index}: ${describe(error)}` });
+      // The reference ends the episode (truncated) when the context is full.
+      if (error instanceof PromptTooLongError) return { stop: { error: `context full on turn ${index}: ${error.message}` } };
+      return { stop: { error: `agent model failed on turn ${index}: ${describe(error)}` } };
     }
-    const latencyMs = performance.now() - requestStart;
-    const action = session.kind === "text" ? extractBoxedAction(reply.text) : reply.text.trim();
-    let result: StepResult;
+  };
+  /** One step; an exception scores `stepErrorReward` and ends the episode (or errors it, when null). */
+  const step = async (index: number, action: string): Promise<{ result: StepResult } | { failed: StepResult | null; stop: NonNullable<Stop> }> => {
     try {
-      result = await session.step(action);
+      return { result: await session.step(action) };
     } catch (error) {
-      return episode({ firstObservation, resetInfo, error: `step() failed on turn ${index}: ${describe(error)}`, timedOut: isTimeout(error) });
+      const stop = { error: `step() failed on turn ${index}: ${describe(error)}`, timedOut: isTimeout(error) };
+      const scored = protocol.stepErrorReward !== null && isEnvironmentError(error);
+      const failed = scored ? { observation: `Error: ${describe(error)}`, reward: protocol.stepErrorReward as number, terminated: true, truncated: false, info: { stepError: true } } : null;
+      return { failed, stop };
     }
+  };
+  const record = (index: number, messages: ChatMessage[], reply: ChatResult, latencyMs: number, action: string, result: StepResult): void => {
     turns.push({
       index,
-      messages: index === 0 ? messages : null,
+      // What was sent, in full: the store keeps only what is not the plain continuation.
+      messages,
       rawReply: reply.text,
       reasoning: reply.reasoning,
       action,
@@ -103,12 +149,94 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
       promptTokens: reply.promptTokens,
       completionTokens: reply.completionTokens,
     });
-    last = result;
-    if (result.terminated || result.truncated) break;
-    replies.push(reply.text);
-    observations.push(result.observation);
+  };
+  const lengthStop = (reply: ChatResult) => protocol.endOnLength && reply.finishReason === "length";
+  const cutOff: StepResult = { observation: "", reward: 0, terminated: false, truncated: true, info: { stop: "length" } };
+
+  const native = session.kind === "tool" && protocol.nativeTools;
+  let last: StepResult | undefined;
+  let stop: Stop = null;
+
+  if (native) {
+    const tools = toolSpecs(session.tools ?? []);
+    const messages: ChatMessage[] = [{ role: "user", content: firstObservation }];
+    for (let index = 0; index < maxTurns; index++) {
+      const sent = [...messages];
+      const asked = await ask(index, sent, tools);
+      if ("stop" in asked) {
+        stop = asked.stop;
+        break;
+      }
+      const { reply, latencyMs } = asked;
+      const calls: ToolCall[] = reply.toolCalls && reply.toolCalls.length > 0 ? reply.toolCalls : parseTextToolCalls(reply.text, index);
+      messages.push({ role: "assistant", content: reply.text, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
+      if (lengthStop(reply)) {
+        record(index, sent, reply, latencyMs, reply.text.trim(), cutOff);
+        last = cutOff;
+        break;
+      }
+      if (/<answer>[\s\S]*?<\/answer>/.test(reply.text) || calls.length === 0) {
+        // An answer, or neither answer nor call (the environment answers with a format error).
+        const stepped = await step(index, reply.text);
+        if (!("result" in stepped)) {
+          if (stepped.failed) record(index, sent, reply, latencyMs, reply.text, (last = stepped.failed));
+          stop = stepped.stop;
+          break;
+        }
+        record(index, sent, reply, latencyMs, reply.text, (last = stepped.result));
+        if (stepped.result.terminated || stepped.result.truncated) break;
+        messages.push({ role: "user", content: stepped.result.observation });
+        continue;
+      }
+      const outputs: string[] = [];
+      let result: StepResult = { observation: "", reward: 0, terminated: false, truncated: false, info: {} };
+      for (const call of calls) {
+        const stepped = await step(index, nativeToolAction(call));
+        if (!("result" in stepped)) {
+          if (stepped.failed) result = stepped.failed;
+          stop = stepped.stop;
+          break;
+        }
+        result = stepped.result;
+        outputs.push(result.observation);
+        messages.push({ role: "tool", content: result.observation, toolCallId: call.id });
+        if (result.terminated || result.truncated) break;
+      }
+      const combined: StepResult = { ...result, observation: outputs.join("\n\n"), info: { ...result.info, toolCalls: calls.map((call, i) => ({ id: call.id, name: call.name, arguments: call.arguments, result: outputs[i] ?? null })) } };
+      record(index, sent, reply, latencyMs, calls.map(toolCallText).join("\n"), (last = combined));
+      if (stop !== null || combined.terminated || combined.truncated) break;
+    }
+  } else {
+    const reference = protocol.messages === "reference";
+    const system = reference ? null : agentSystemPrompt(session.kind, session.tools);
+    const observations = [reference && session.kind === "text" ? frameFirstObservation(firstObservation) : firstObservation];
+    const replies: string[] = [];
+    for (let index = 0; index < maxTurns; index++) {
+      const messages = buildTurnMessages(system, observations, replies, options.historyTurns);
+      const asked = await ask(index, messages);
+      if ("stop" in asked) {
+        stop = asked.stop;
+        break;
+      }
+      const { reply, latencyMs } = asked;
+      const action = session.kind !== "text" ? reply.text.trim() : protocol.action === "first" ? extractFirstBoxedAction(reply.text) : extractBoxedAction(reply.text);
+      if (lengthStop(reply)) {
+        record(index, messages, reply, latencyMs, action, (last = cutOff));
+        break;
+      }
+      const stepped = await step(index, action);
+      if (!("result" in stepped)) {
+        if (stepped.failed) record(index, messages, reply, latencyMs, action, (last = stepped.failed));
+        stop = stepped.stop;
+        break;
+      }
+      record(index, messages, reply, latencyMs, action, (last = stepped.result));
+      if (stepped.result.terminated || stepped.result.truncated) break;
+      replies.push(reply.text);
+      observations.push(stepped.result.observation);
+    }
   }
-  return episode({ firstObservation, resetInfo, return: episodeReturn(last) });
+  return episode({ firstObservation, resetInfo, return: episodeReturn(last), error: stop?.error ?? null, timedOut: stop?.timedOut ?? false });
 }
 
 function describe(error: unknown): string {
@@ -117,4 +245,9 @@ function describe(error: unknown): string {
 
 function isTimeout(error: unknown): boolean {
   return error instanceof SandboxTimeoutError;
+}
+
+/** An exception of the environment's own code (or a broken contract), as opposed to the sandbox dying. */
+function isEnvironmentError(error: unknown): boolean {
+  return error instanceof EnvironmentCodeError || error instanceof EnvironmentContractError;
 }

@@ -2,7 +2,7 @@ import type { SamplingOptions } from "../../shared/llm.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import { mapWithConcurrency } from "../util/mapWithConcurrency.js";
-import { playEpisode } from "./playEpisode.js";
+import { playEpisode, type AgentProtocol } from "./playEpisode.js";
 import type { RecordedEpisode } from "./RecordedEpisode.js";
 
 /** Opens a fresh instance of the environment under test (one per episode). */
@@ -25,6 +25,8 @@ export interface RunPlaysOptions {
   maxTurns?: number;
   sampling?: SamplingOptions;
   historyTurns?: number;
+  /** How the agent is asked and its replies read. Defaults to the reference protocol (see `AgentProtocol`). */
+  protocol?: AgentProtocol;
   /** Episodes in flight at once. Defaults to the backend's parallelism. */
   concurrency?: number;
   signal?: AbortSignal;
@@ -61,6 +63,7 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
         canary: spec.canary,
         sampling: options.sampling,
         historyTurns: options.historyTurns,
+        protocol: options.protocol,
         signal: options.signal,
       });
       episodes.push(episode);

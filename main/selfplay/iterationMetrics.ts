@@ -1,7 +1,18 @@
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
-import { listEnvironments } from "../store/queries/environments.js";
+import { getEnvironment, listEnvironments, type EnvironmentSummary } from "../store/queries/environments.js";
 import { listEpisodes } from "../store/queries/episodes.js";
 import type { MetricRecord } from "../store/queries/metrics.js";
+import { codeDiversity, type Diversity } from "./vendiScore.js";
+
+export interface IterationMetricsOptions {
+  /**
+   * The diversity of the games this iteration designed, measured by the caller (e.g.
+   * `regenerationDiversity(codes, backend.embed)` for the embedding kernel); null for "none".
+   * Defaults to the code-similarity Vendi score of the iteration's valid environments (null when
+   * the iteration designed none: a replay rollout is a gap, not a zero).
+   */
+  diversity?: Diversity | null;
+}
 
 const mean = (values: number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
 
@@ -14,10 +25,11 @@ export function winRateHistogram(winRates: readonly number[]): number[] {
 
 /**
  * The iteration's aggregates: validity rate (valid attempts / attempts), mean regret, mean win rate,
- * win-rate histogram, mean designer reward, novelty rate (novel / judged), tokens and time.
+ * win-rate histogram, mean designer reward, novelty rate (novel / judged), the diversity of the
+ * games designed (Vendi score, Vendi / n, the kernel), tokens and time.
  * A value that was not measured is null: a gap in a chart, not a zero.
  */
-export function iterationMetrics(db: ReadonlyDb, runId: number, iteration: number, wallTimeMs: number): MetricRecord {
+export function iterationMetrics(db: ReadonlyDb, runId: number, iteration: number, wallTimeMs: number, options: IterationMetricsOptions = {}): MetricRecord {
   const attempts = listEnvironments(db, { runId, iteration, orderBy: "id", limit: Number.MAX_SAFE_INTEGER });
   const played = attempts.filter((env) => env.valid && env.winRate !== null);
   const judged = attempts.filter((env) => env.novelty !== null);
@@ -34,6 +46,7 @@ export function iterationMetrics(db: ReadonlyDb, runId: number, iteration: numbe
   }
   const designerTokens = attempts.reduce((sum, env) => sum + (env.tokens ?? 0), 0);
   const tokens = designerTokens + episodeTokens;
+  const diversity = options.diversity !== undefined ? options.diversity : codeDiversity(validCodes(db, attempts));
   return {
     attempts: attempts.length,
     validityRate: attempts.length === 0 ? null : attempts.filter((env) => env.valid).length / attempts.length,
@@ -43,6 +56,9 @@ export function iterationMetrics(db: ReadonlyDb, runId: number, iteration: numbe
     winRateHistogram: winRateHistogram(played.map((env) => env.winRate!)),
     designerReward: mean(attempts.filter((env) => env.designerReward !== null).map((env) => env.designerReward!)),
     noveltyRate: judged.length === 0 ? null : judged.filter((env) => env.novelty === "novel").length / judged.length,
+    vendiScore: diversity?.vendiScore ?? null,
+    vendiPerN: diversity?.vendiPerN ?? null,
+    diversity: diversity ? { kernel: diversity.kernel, games: diversity.n } : null,
     episodes,
     stepTimeouts,
     tokens,
@@ -50,4 +66,8 @@ export function iterationMetrics(db: ReadonlyDb, runId: number, iteration: numbe
     wallTimeMs,
     timePerEnvMs: slots.size === 0 ? null : wallTimeMs / slots.size,
   };
+}
+
+function validCodes(db: ReadonlyDb, attempts: readonly EnvironmentSummary[]): string[] {
+  return attempts.filter((env) => env.valid).map((env) => getEnvironment(db, env.id)?.code ?? null).filter((code): code is string => code !== null);
 }

@@ -1,183 +1,281 @@
 #!/usr/bin/env python3
-"""Reference LoRA trainer for SPADE Workbench exports (one GPU, TRL + PEFT).
+"""SPADE's "hf" trainer: LoRA on the Hugging Face checkpoint with transformers + PEFT + PyTorch.
 
-Reads a `spade export` / `spade train` dataset folder and trains a LoRA adapter in two stages:
+Reads the token-exact training batch (batch.jsonl: no chat template at training time), runs one
+forward pass per sequence, and optimises the same clipped GRPO objective with truncated importance
+sampling as the "gguf" trainer (resources/trainers/spade_grpo.py), masked to the trained tokens.
+Writes the adapter in PEFT format; llama.cpp's convert_lora_to_gguf.py turns it into a GGUF LoRA.
 
-1. SFT on the best plays (`trl-sft.jsonl`, rejection sampling): every assistant turn becomes a
-   prompt/completion pair, so only the model's own replies are trained on (TRL's completion-only loss).
-2. GRPO-style policy gradient on the play groups (`grpo.jsonl`): loss = -advantage * mean log-prob of
-   each reply, with the workbench's group-normalised advantages. On freshly sampled plays and one
-   update per batch this is GRPO's objective (the importance ratio is 1, so clipping does nothing);
-   KL 0 as in the SPADE reference.
+    train_lora.py --worker [--device auto|cpu|cuda] [--dtype auto|float32|bfloat16|float16] [--threads N] [--convert-script convert_lora_to_gguf.py]
 
-The adapter is saved in PEFT format to <output-dir>/peft; the workbench's `trainer.convert` command
-turns it into a GGUF LoRA with llama.cpp's convert_lora_to_gguf.py (see README.md).
-Progress and metrics go to stdout as `PROGRESS <0..1>` and `METRIC <name> <value>` lines.
+runs the persistent worker of the line protocol (README.md). The one-shot form the workbench's
+trainer hook runs (`trainer.command` of `spade train`):
+
+    train_lora.py --dataset {dataset} --base-model {baseModel} --output-dir {outputDir} --previous-adapter-dir {previousAdapterDir}
+
+reads {dataset}/batch.jsonl, writes the PEFT adapter to {outputDir}/peft and prints `PROGRESS <0..1>`
+and `METRIC <name> <value>` lines; the hook's `trainer.convert` step makes the GGUF.
 """
 import argparse
+import contextlib
 import json
 import os
-import random
+import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-def log(line):
-    print(line, flush=True)
+import spade_grpo  # noqa: E402
+from spade_grpo import TrainerInputError  # noqa: E402
 
-
-def read_jsonl(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+# The gguf trainer's projection names and their usual Hugging Face module names (llama, qwen2, qwen3, mistral, ...).
+HF_MODULES = {"attn_q": "q_proj", "attn_k": "k_proj", "attn_v": "v_proj", "attn_output": "o_proj", "ffn_gate": "gate_proj", "ffn_up": "up_proj", "ffn_down": "down_proj"}
+INSTALL_HINT = "pip install -r resources/trainers/requirements.txt"
 
 
-def turn_pairs(messages):
-    """Each assistant message with the messages before it: (prompt, completion) pairs."""
-    return [(messages[:i], [m]) for i, m in enumerate(messages) if m["role"] == "assistant"]
+def import_hf():
+    """transformers and peft, imported only when a model is loaded (the protocol and batch parts work without them)."""
+    try:
+        import peft
+        import transformers
+    except ImportError as error:
+        raise TrainerInputError(f"the hf trainer needs transformers and peft ({error.name} is not installed): {INSTALL_HINT}") from None
+    return transformers, peft
+
+
+def choose_dtype(torch, device, requested):
+    """bf16 where the GPU has it (Ampere and later), fp16 on older GPUs, fp32 on the CPU; or what was asked for."""
+    if requested != "auto":
+        return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[requested]
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float32
 
 
 def find_peft_dir(path):
-    for candidate in (path, os.path.join(path, "peft")):
+    """The PEFT folder of a parent adapter: the folder itself, its peft/ child, or (a GGUF given) the folder it was converted from."""
+    if not path:
+        return None
+    candidates = [path, os.path.join(path, "peft")]
+    if path.endswith(".gguf"):
+        candidates = [path[: -len(".gguf")] + "-peft", os.path.dirname(path), os.path.join(os.path.dirname(path), "peft")]
+    for candidate in candidates:
         if candidate and os.path.exists(os.path.join(candidate, "adapter_config.json")):
             return candidate
     return None
 
 
-def load_model(args):
-    import torch
-    from peft import LoraConfig, PeftModel, get_peft_model
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+class HfPolicy:
+    def __init__(self, model, device):
+        self.model = model
+        self.device = device
+        self.architecture = getattr(model.config, "model_type", "unknown")
+        self.vocab_size = int(model.config.vocab_size)
+        self._keep_ok = True
 
-    tokenizer = AutoTokenizer.from_pretrained(args.base_model)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    dtype = torch.bfloat16 if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else torch.float32
-    model = AutoModelForCausalLM.from_pretrained(args.base_model, torch_dtype=dtype)
-    previous = find_peft_dir(args.previous_adapter_dir) if args.previous_adapter_dir else None
-    if previous:
-        log(f"continuing from the previous adapter {previous}")
-        model = PeftModel.from_pretrained(model, previous, is_trainable=True)
-    else:
-        config = LoraConfig(r=args.rank, lora_alpha=args.alpha or 2 * args.rank, lora_dropout=0.05, target_modules="all-linear", task_type="CAUSAL_LM")
-        model = get_peft_model(model, config)
-    if torch.cuda.is_available():
-        model = model.to("cuda")
-    return model, tokenizer
+    def logprobs(self, line, grad, adapter=True):
+        import torch
 
+        last = line.trained[-1]
+        ids = torch.tensor([line.tokens[:last]], dtype=torch.long, device=self.device)
+        positions = torch.tensor(line.trained, dtype=torch.long, device=self.device) - 1
+        targets = torch.tensor([line.tokens[t] for t in line.trained], dtype=torch.long, device=self.device)
+        # the base model's log-probs (the KL reference): PEFT's context that switches the LoRA off
+        off = self.model.disable_adapter() if not adapter and hasattr(self.model, "disable_adapter") else contextlib.nullcontext()
+        with torch.set_grad_enabled(grad), off:
+            logits = None
+            if self._keep_ok:
+                try:
+                    # only the rows that predict trained tokens go through the output layer (transformers >= 4.50)
+                    logits = self.model(input_ids=ids, logits_to_keep=positions, use_cache=False).logits[0]
+                except TypeError:
+                    self._keep_ok = False
+            if logits is None:
+                logits = self.model(input_ids=ids, use_cache=False).logits[0, positions]
+            return spade_grpo.sampling_logprobs(logits.float(), targets, line.sampling)
 
-def sft_stage(model, tokenizer, lines, args, progress):
-    from datasets import Dataset
-    from trl import SFTConfig, SFTTrainer
-
-    pairs = [{"prompt": p, "completion": c} for line in lines for p, c in turn_pairs(line["messages"])]
-    if not pairs:
-        log("SFT: no successful plays to train on, skipped")
-        return
-    log(f"SFT: {len(lines)} plays, {len(pairs)} replies")
-    config = SFTConfig(
-        output_dir=os.path.join(args.output_dir, "sft-checkpoints"),
-        num_train_epochs=args.epochs,
-        learning_rate=args.sft_lr,
-        per_device_train_batch_size=args.batch_size,
-        gradient_accumulation_steps=args.grad_accum,
-        max_length=args.max_length,
-        logging_steps=1,
-        save_strategy="no",
-        report_to=[],
-    )
-    trainer = SFTTrainer(model=model, args=config, train_dataset=Dataset.from_list(pairs), processing_class=tokenizer)
-    result = trainer.train()
-    log(f"METRIC sft_loss {result.training_loss:.6f}")
-    progress(0.5)
+    def trainable_parameters(self):
+        return [p for p in self.model.parameters() if p.requires_grad]
 
 
-def reply_logprob(model, tokenizer, prompt, completion, max_length):
-    """Mean log-probability of the completion's tokens given the prompt, with gradients."""
-    import torch
+class HfTrainer:
+    name = "hf"
+    architecture = None
 
-    prompt_ids = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True)
-    full_ids = tokenizer.apply_chat_template(prompt + completion, tokenize=True)[:max_length]
-    if len(full_ids) <= len(prompt_ids):
-        return None
-    ids = torch.tensor([full_ids], device=model.device)
-    logits = model(input_ids=ids).logits[0, :-1].float()
-    targets = ids[0, 1:]
-    logprobs = torch.log_softmax(logits, dim=-1).gather(1, targets.unsqueeze(1)).squeeze(1)
-    return logprobs[len(prompt_ids) - 1 :].mean()
+    def __init__(self, device="auto", dtype="auto", convert_script=None, python=None):
+        import torch
+
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device = torch.device(device)
+        self.dtype = choose_dtype(torch, self.device, dtype)
+        self.convert_script = convert_script
+        self.python = python or sys.executable
+        self.base = None
+        self.base_path = None
+
+    def load_base(self, path):
+        transformers, _ = import_hf()
+        if self.base is not None and self.base_path == path:
+            return self.base
+        self.base = None
+        spade_grpo.log(f"[hf] loading {path} on {self.device} as {self.dtype}")
+        try:
+            model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=self.dtype)
+        except TypeError:  # transformers < 4.56 calls it torch_dtype
+            model = transformers.AutoModelForCausalLM.from_pretrained(path, torch_dtype=self.dtype)
+        except OSError as error:
+            raise TrainerInputError(f"{path}: cannot load the Hugging Face model ({error})") from None
+        model.to(self.device)
+        model.config.use_cache = False
+        self.base, self.base_path = model, path
+        self.architecture = getattr(model.config, "model_type", None)
+        return model
+
+    def wrap(self, base, parent, hyper):
+        _, peft = import_hf()
+        parent_dir = find_peft_dir(parent)
+        if parent and not parent_dir:
+            raise TrainerInputError(f"{parent}: no PEFT adapter (adapter_config.json) there or next to it: the hf trainer continues from PEFT adapters")
+        if parent_dir:
+            spade_grpo.log(f"[hf] continuing from {parent_dir}")
+            model = peft.PeftModel.from_pretrained(base, parent_dir, is_trainable=True)
+        else:
+            config = peft.LoraConfig(r=hyper["rank"], lora_alpha=hyper["alpha"], lora_dropout=0.0, target_modules=[HF_MODULES[t] for t in hyper["targets"]], task_type="CAUSAL_LM")
+            model = peft.get_peft_model(base, config)
+        # keep the LoRA weights in fp32 whatever the base dtype (stable updates with bf16/fp16 bases)
+        for p in model.parameters():
+            if p.requires_grad:
+                p.data = p.data.float()
+        model.train()
+        return model
+
+    def output_dirs(self, output):
+        """(peft dir, gguf path or None) for a train command's `output`."""
+        if output.endswith(".gguf"):
+            if not self.convert_script:
+                raise TrainerInputError(f"output {output} is a GGUF file, but the hf trainer writes PEFT adapters: start it with --convert-script <llama.cpp>/convert_lora_to_gguf.py, or give a folder")
+            return output[: -len(".gguf")] + "-peft", output
+        return output, (os.path.join(output, "adapter.gguf") if self.convert_script else None)
+
+    def convert(self, peft_dir, gguf_path, base_model):
+        command = [self.python, self.convert_script, "--base", base_model, "--outfile", gguf_path, "--outtype", "f32", peft_dir]
+        spade_grpo.log("[hf] converting: " + " ".join(command))
+        done = subprocess.run(command, stdout=sys.stderr, stderr=sys.stderr)
+        if done.returncode != 0 or not os.path.exists(gguf_path):
+            raise RuntimeError(f"the GGUF conversion failed (exit {done.returncode}): {' '.join(command)}")
+
+    def train(self, cmd, hyper, emit):
+        _, lines = spade_grpo.read_batch(cmd["batch"])
+        if not lines:
+            raise spade_grpo.BatchFormatError(f"{cmd['batch']}: the batch has no sequences")
+        peft_dir, gguf_path = self.output_dirs(cmd["output"])
+        base = self.load_base(cmd["baseModel"])
+        spade_grpo.seed_everything(hyper["seed"])
+        model = self.wrap(base, cmd.get("parentAdapter"), hyper)
+        try:
+            metrics = spade_grpo.train_round(HfPolicy(model, self.device), lines, hyper, emit, cmd["round"], spade_grpo.log)
+            model.save_pretrained(peft_dir)
+        finally:
+            self.base = model.unload()  # the base model again, without LoRA layers, for the next round
+        if gguf_path:
+            self.convert(peft_dir, gguf_path, cmd["baseModel"])
+        emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})
+        emit({"type": "adapter", "round": cmd["round"], "path": gguf_path or peft_dir})
+
+    def logprobs(self, cmd, emit):
+        _, lines = spade_grpo.read_batch(cmd["batch"])
+        base = self.load_base(cmd["baseModel"])
+        model = base
+        if cmd.get("adapter"):
+            _, peft = import_hf()
+            model = peft.PeftModel.from_pretrained(base, find_peft_dir(cmd["adapter"]) or cmd["adapter"])
+        try:
+            spade_grpo.check_vocab(lines, int(model.config.vocab_size))
+            values = spade_grpo.recompute(HfPolicy(model, self.device), lines)
+        finally:
+            if model is not base:
+                self.base = model.unload()
+        recorded = [x for line in lines for x in line.trained_behavior()]
+        if any(x is not None for x in recorded):
+            emit({"type": "mismatch", **spade_grpo.measure_mismatch(recorded, [x for v in values for x in v])})
+        spade_grpo.write_logprobs(cmd["output"], lines, values)
 
 
-def policy_gradient_stage(model, tokenizer, groups, args, progress):
-    import torch
+def one_shot(args):
+    """The trainer hook's form: {dataset}/batch.jsonl -> {outputDir}/peft, PROGRESS / METRIC lines."""
+    manifest_path = os.path.join(args.dataset, "manifest.json") if args.dataset else ""
+    files = []
+    if manifest_path and os.path.exists(manifest_path):
+        with open(manifest_path, encoding="utf-8") as f:
+            files = json.load(f).get("files", [])
+        print(f"dataset {args.dataset}: " + ", ".join(f"{x['path']} ({x['lines']} lines)" for x in files), flush=True)
+    batch = args.batch or os.path.join(args.dataset, "batch.jsonl")
+    if not os.path.exists(batch):
+        print(f"nothing to train on: {batch} does not exist (export the \"batch\" format: the token-exact training batch)", flush=True)
+        return 2
+    _, lines = spade_grpo.read_batch(batch)
+    if not lines:
+        print(f"nothing to train on: {batch} has no sequences", flush=True)
+        return 2
+    hyper = spade_grpo.parse_hyper({"learningRate": args.learning_rate, "rank": args.rank, "alpha": args.alpha or float(2 * args.rank), "epochs": args.epochs, "seed": args.seed, "maxTokensPerBatch": args.max_tokens_per_batch})
+    trainer = HfTrainer(args.device, args.dtype)
+    cmd = {"type": "train", "round": 1, "batch": batch, "baseModel": args.base_model, "parentAdapter": args.previous_adapter_dir or None, "output": os.path.join(args.output_dir, "peft"), "hyper": hyper}
+    failed = []
 
-    plays = [(play["advantage"], play["messages"]) for group in groups for play in group["plays"]]
-    if not plays:
-        log("GRPO: no groups with a learning signal, skipped")
-        return
-    log(f"GRPO: {len(groups)} groups, {len(plays)} plays")
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.pg_lr)
-    model.train()
-    random.Random(args.seed).shuffle(plays)
-    steps = len(plays) * args.epochs
-    done = 0
-    for _ in range(args.epochs):
-        for i, (advantage, messages) in enumerate(plays):
-            terms = [reply_logprob(model, tokenizer, p, c, args.max_length) for p, c in turn_pairs(messages)]
-            terms = [t for t in terms if t is not None]
-            if terms:
-                loss = -advantage * torch.stack(terms).mean() / args.grad_accum
-                loss.backward()
-                log(f"METRIC pg_loss {loss.item() * args.grad_accum:.6f}")
-            if (i + 1) % args.grad_accum == 0 or i == len(plays) - 1:
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                optimizer.step()
-                optimizer.zero_grad()
-            done += 1
-            progress(0.5 + 0.5 * done / steps)
+    def emit(obj):
+        print(json.dumps(obj), flush=True)
+        if obj["type"] == "progress" and obj["steps"]:
+            print(f"PROGRESS {obj['step'] / obj['steps']:.4f}", flush=True)
+        elif obj["type"] == "metrics":
+            for name, value in obj["metrics"].items():
+                print(f"METRIC {name} {value}", flush=True)
+        elif obj["type"] == "error":
+            failed.append(obj["message"])
+
+    spade_grpo.serve(trainer, stdin=[json.dumps(cmd)], emit=emit)
+    if failed:
+        print(f"failed: {failed[0]}", file=sys.stderr, flush=True)
+        return 1
+    print(f"saved the PEFT adapter to {cmd['output']}", flush=True)
+    return 0
 
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dataset", required=True, help="the export folder ({dataset})")
-    parser.add_argument("--base-model", required=True, help="Hugging Face model id or folder ({baseModel})")
-    parser.add_argument("--output-dir", required=True, help="where the PEFT adapter goes ({outputDir})")
-    parser.add_argument("--previous-adapter-dir", default="", help="the parent adapter's trainer output ({previousAdapterDir}); empty: start fresh")
-    parser.add_argument("--stages", default="sft,grpo", help="comma-separated: sft, grpo")
-    parser.add_argument("--rank", type=int, default=32)
-    parser.add_argument("--alpha", type=int, default=0, help="LoRA alpha; default 2 * rank")
+    parser.add_argument("--worker", action="store_true", help="run the persistent line-protocol worker on stdin/stdout")
+    parser.add_argument("--device", default="auto", help="auto (cuda when available), cpu, cuda, cuda:1, ...")
+    parser.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"], help="auto: bfloat16 on Ampere+ GPUs, float16 on older GPUs, float32 on the CPU")
+    parser.add_argument("--threads", type=int, default=0, help="CPU threads for PyTorch (0: its default)")
+    parser.add_argument("--convert-script", default=None, help="worker: llama.cpp's convert_lora_to_gguf.py, to write each adapter as a GGUF LoRA too")
+    parser.add_argument("--base-model", default=None, help="Hugging Face model folder or id ({baseModel})")
+    parser.add_argument("--dataset", default=None, help="one-shot: the export folder with batch.jsonl ({dataset})")
+    parser.add_argument("--batch", default=None, help="one-shot: a batch JSONL (instead of {dataset}/batch.jsonl)")
+    parser.add_argument("--output-dir", default=None, help="one-shot: the PEFT adapter goes to <output-dir>/peft ({outputDir})")
+    parser.add_argument("--previous-adapter-dir", default="", help="one-shot: the parent adapter's trainer output ({previousAdapterDir}); empty: start fresh")
+    parser.add_argument("--rank", type=int, default=32, help="LoRA rank (default 32)")
+    parser.add_argument("--alpha", type=float, default=0, help="LoRA alpha (default 2 x rank)")
+    parser.add_argument("--learning-rate", type=float, default=spade_grpo.DEFAULT_HYPER["learningRate"], help="default 1e-5 (LoRA: about 10x the reference's full fine-tune rate)")
     parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--sft-lr", type=float, default=1e-5)
-    parser.add_argument("--pg-lr", type=float, default=1e-6, help="SPADE's reference learning rate")
-    parser.add_argument("--batch-size", type=int, default=1)
-    parser.add_argument("--grad-accum", type=int, default=8)
-    parser.add_argument("--max-length", type=int, default=8192)
+    parser.add_argument("--max-tokens-per-batch", type=int, default=spade_grpo.DEFAULT_HYPER["maxTokensPerBatch"])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.worker:
+        import torch
 
-    with open(os.path.join(args.dataset, "manifest.json"), encoding="utf-8") as f:
-        manifest = json.load(f)
-    log(f"dataset {args.dataset}: " + ", ".join(f"{x['path']} ({x['lines']} lines)" for x in manifest["files"]))
-    stages = {s.strip() for s in args.stages.split(",") if s.strip()}
-    sft_lines = read_jsonl(os.path.join(args.dataset, "trl-sft.jsonl")) if "sft" in stages else []
-    groups = read_jsonl(os.path.join(args.dataset, "grpo.jsonl")) if "grpo" in stages else []
-    if not sft_lines and not groups:
-        log("nothing to train on (no trl-sft.jsonl or grpo.jsonl lines)")
-        return 2
-
-    import torch
-
-    torch.manual_seed(args.seed)
-    model, tokenizer = load_model(args)
-    progress = lambda fraction: log(f"PROGRESS {max(0.0, min(1.0, fraction)):.4f}")
-    progress(0.0)
-    sft_stage(model, tokenizer, sft_lines, args, progress)
-    policy_gradient_stage(model, tokenizer, groups, args, progress)
-    peft_dir = os.path.join(args.output_dir, "peft")
-    model.save_pretrained(peft_dir)
-    tokenizer.save_pretrained(peft_dir)
-    log(f"saved the PEFT adapter to {peft_dir}")
-    progress(1.0)
-    return 0
+        if args.threads > 0:
+            torch.set_num_threads(args.threads)
+        trainer = HfTrainer(args.device, args.dtype, args.convert_script)
+        if args.base_model:
+            try:
+                trainer.load_base(args.base_model)
+            except TrainerInputError as error:
+                spade_grpo.Emitter()({"type": "error", "round": None, "message": str(error)})
+                return 2
+        return spade_grpo.serve(trainer)
+    if not (args.dataset or args.batch) or not args.base_model or not args.output_dir:
+        parser.error("give --worker, or --dataset (or --batch), --base-model and --output-dir")
+    return one_shot(args)
 
 
 if __name__ == "__main__":

@@ -1,53 +1,60 @@
-// The method table: every API method's input validator. Both transports check each call against
-// it, so an unknown method or a malformed input never reaches the engine.
+// The method table: every API method's input schema. Both transports check each call against it,
+// so an unknown method or a malformed input never reaches the engine.
+import * as z from "zod";
+import { apiStyle, bool, int, num, oneOf, safeParseInput, strict, text } from "../validation/schema.js";
 import { ApiInputError } from "./ApiInputError.js";
-import { arrayOf, boolean, finiteNumber, id, integer, jsonObject, matching, object, oneOf, optional, string, type Validator } from "./validators.js";
 import type { MethodInput, MethodName } from "./WorkbenchApi.js";
 
-const paging = { offset: optional(integer({ min: 0 })), limit: optional(integer({ min: 1, max: 1000 })) };
-const code = string({ minLength: 1, maxLength: 1_000_000 });
-const runRef = object({ runId: id });
-const modelUri = matching(/^(hf:\S+|https?:\/\/\S+)$/i, "a model URI (hf:owner/repo/file.gguf or an http(s) URL)", 2000);
+/** An optional field: absent, undefined and null all mean "not given". */
+const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
 
-export const methodTable: { readonly [M in MethodName]: Validator<MethodInput<M>> } = {
-  getInfo: object({}),
-  listRuns: object({}),
-  compareRuns: object({ runIds: arrayOf(id, 20) }),
+const id = int(1, Number.MAX_SAFE_INTEGER);
+const paging = { offset: optional(int(0)), limit: optional(int(1, 1000)) };
+const code = text({ nonEmpty: true, maxLength: 1_000_000 });
+const runRef = strict({ runId: id });
+const sessionId = text({ nonEmpty: true, maxLength: 100 });
+const modelUri = text({ maxLength: 2000 }).regex(/^(hf:\S+|https?:\/\/\S+)$/i).meta({ expected: "a model URI (hf:owner/repo/file.gguf or an http(s) URL)" });
+const finite = num();
+
+export const methodTable: { readonly [M in MethodName]: z.ZodType<MethodInput<M>, unknown> } = {
+  getInfo: strict({}),
+  listRuns: strict({}),
+  compareRuns: strict({ runIds: z.array(id).max(20).meta({ expected: "an array of at most 20 run ids" }) }),
   getRun: runRef,
   getRunMetrics: runRef,
-  listEnvironments: object({
+  listEnvironments: strict({
     runId: optional(id),
-    iteration: optional(integer({ min: 0 })),
-    valid: optional(boolean),
-    regretMin: optional(finiteNumber()),
-    regretMax: optional(finiteNumber()),
-    winRateMin: optional(finiteNumber()),
-    winRateMax: optional(finiteNumber()),
-    text: optional(string({ maxLength: 500 })),
-    order: optional(oneOf(["newest", "oldest", "slot", "regret", "winRate", "designerReward"] as const)),
+    iteration: optional(int(0)),
+    valid: optional(bool()),
+    regretMin: optional(finite),
+    regretMax: optional(finite),
+    winRateMin: optional(finite),
+    winRateMax: optional(finite),
+    text: optional(text({ maxLength: 500 })),
+    order: optional(oneOf(["newest", "oldest", "slot", "regret", "winRate", "designerReward"])),
     ...paging,
   }),
-  getEnvironment: object({ envId: id }),
-  validateCode: object({ code }),
-  saveEnvironmentVersion: object({ parentId: id, code }),
-  startPlay: object({ envId: id, seed: optional(integer({ min: 0, max: 2 ** 32 - 1 })) }),
-  playStep: object({ sessionId: string({ minLength: 1, maxLength: 100 }), action: string({ maxLength: 100_000 }) }),
-  endPlay: object({ sessionId: string({ minLength: 1, maxLength: 100 }) }),
-  setMemoryFlags: object({ envId: id, pinned: optional(boolean), banned: optional(boolean), inMemory: optional(boolean) }),
-  getEpisode: object({ episodeId: id }),
-  getTurns: object({ episodeId: id, messages: optional(boolean), ...paging }),
-  listDocuments: object({ text: optional(string({ maxLength: 500 })), ...paging }),
-  getDocument: object({ documentId: string({ minLength: 1, maxLength: 1000 }) }),
-  listModels: object({}),
-  downloadModel: object({ uri: modelUri }),
-  cancelModelDownload: object({ uri: modelUri }),
-  listAdapters: object({ runId: optional(id) }),
-  getAdapter: object({ adapterId: id }),
-  listEvalResults: object({ adapterId: optional(id) }),
-  listEnvSets: object({}),
-  getEnvSet: object({ name: string({ minLength: 1, maxLength: 200 }) }),
-  openEnvSetMember: object({ set: string({ minLength: 1, maxLength: 200 }), codeSha256: matching(/^[0-9a-f]{64}$/, "a SHA-256 in hex", 64) }),
-  startRun: object({ config: jsonObject }),
+  getEnvironment: strict({ envId: id }),
+  validateCode: strict({ code }),
+  saveEnvironmentVersion: strict({ parentId: id, code }),
+  startPlay: strict({ envId: id, seed: optional(int(0, 2 ** 32 - 1)) }),
+  playStep: strict({ sessionId, action: text({ maxLength: 100_000 }) }),
+  endPlay: strict({ sessionId }),
+  setMemoryFlags: strict({ envId: id, pinned: optional(bool()), banned: optional(bool()), inMemory: optional(bool()) }),
+  getEpisode: strict({ episodeId: id }),
+  getTurns: strict({ episodeId: id, messages: optional(bool()), ...paging }),
+  listDocuments: strict({ text: optional(text({ maxLength: 500 })), ...paging }),
+  getDocument: strict({ documentId: text({ nonEmpty: true, maxLength: 1000 }) }),
+  listModels: strict({}),
+  downloadModel: strict({ uri: modelUri }),
+  cancelModelDownload: strict({ uri: modelUri }),
+  listAdapters: strict({ runId: optional(id) }),
+  getAdapter: strict({ adapterId: id }),
+  listEvalResults: strict({ adapterId: optional(id) }),
+  listEnvSets: strict({}),
+  getEnvSet: strict({ name: text({ nonEmpty: true, maxLength: 200 }) }),
+  openEnvSetMember: strict({ set: text({ nonEmpty: true, maxLength: 200 }), codeSha256: text({ maxLength: 64 }).regex(/^[0-9a-f]{64}$/).meta({ expected: "a SHA-256 in hex" }) }),
+  startRun: strict({ config: z.record(z.string(), z.unknown()).meta({ expected: "an object" }) }),
   pauseRun: runRef,
   resumeRun: runRef,
   stopRun: runRef,
@@ -64,10 +71,13 @@ export function checkCall(method: unknown, input: unknown): { method: MethodName
   if (!isMethodName(method)) {
     throw new ApiInputError(`unknown method ${JSON.stringify(method)} (known: ${methodNames.join(", ")})`);
   }
-  try {
-    return { method, input: methodTable[method](input === undefined ? {} : input, "") as MethodInput<MethodName> };
-  } catch (error) {
-    if (error instanceof ApiInputError) throw new ApiInputError(`${method}: ${error.message}`);
-    throw error;
-  }
+  const result = safeParseInput(methodTable[method] as z.ZodType<MethodInput<MethodName>, unknown>, input === undefined ? {} : input, apiStyle);
+  if (!result.ok) throw new ApiInputError(`${method}: ${result.message}`);
+  return { method, input: stripUndefined(result.value) };
+}
+
+/** Optional fields that were not given are left out, not set to undefined. */
+function stripUndefined<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
 }

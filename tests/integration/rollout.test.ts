@@ -60,9 +60,9 @@ function warehouseAgent(request: ChatRequest): string {
 }
 
 describe("the rollout engine", () => {
-  it("sends the last \\boxed{} of each reply and cuts the episode at maxTurns", async () => {
+  it("with the workbench protocol, sends the last \\boxed{} of each reply and cuts the episode at maxTurns", async () => {
     const backend = new ScriptedBackend(() => "Maybe \\boxed{9876}? No: \\boxed{0123}.");
-    const { episodes } = await runPlays({ open: () => pool.open(codeBreaker), backend, specs: [{ hinted: false, playIndex: 0, canary: false, seed: 5 }], hint: null, maxTurns: 3 });
+    const { episodes } = await runPlays({ open: () => pool.open(codeBreaker), backend, specs: [{ hinted: false, playIndex: 0, canary: false, seed: 5 }], hint: null, maxTurns: 3, protocol: { messages: "workbench", action: "last" } });
     const [episode] = episodes;
     expect(episode!.error).toBeNull();
     expect(episode!.turns.map((turn) => turn.action)).toEqual(["\\boxed{0123}", "\\boxed{0123}", "\\boxed{0123}"]);
@@ -86,9 +86,9 @@ describe("the rollout engine", () => {
     for (const call of hintedCalls) expect(userMessages(call).slice(1).some((text) => text.includes("HINT:"))).toBe(false);
   });
 
-  it("plays a tool-use environment with the tool protocol and its schemas in the system prompt", async () => {
+  it("with the workbench protocol, plays a tool-use environment with the tool protocol and its schemas in the system prompt", async () => {
     const backend = new ScriptedBackend(warehouseAgent);
-    const { episodes } = await runPlays({ open: () => pool.open(warehouse), backend, hint: null, maxTurns: 15, specs: [{ hinted: false, playIndex: 0, canary: false, seed: 3 }] });
+    const { episodes } = await runPlays({ open: () => pool.open(warehouse), backend, hint: null, maxTurns: 15, specs: [{ hinted: false, playIndex: 0, canary: false, seed: 3 }], protocol: { messages: "workbench", nativeTools: false } });
     const [episode] = episodes;
     expect(episode!.error).toBeNull();
     const system = backend.calls[0]!.messages[0]!.content;

@@ -23,7 +23,7 @@ const block = (code: string) => `Here is the environment.\n\n\`\`\`python\n${cod
 /** `DOC:<kind>` in the grounding document picks the environment the designer writes. */
 export function designerReply(request: ChatRequest): string {
   if (requestRole(request) === "repair") return block(envCode.magic);
-  const prompt = request.messages[0]?.content ?? "";
+  const prompt = request.messages.map((message) => message.content).join("\n");
   const kind = /DOC:(\w+)/.exec(prompt)?.[1] ?? "magic";
   const code = envCode[kind as keyof typeof envCode];
   if (code === undefined) throw new Error(`scripted designer: unknown DOC:${kind}`);
@@ -35,7 +35,7 @@ export function designerReply(request: ChatRequest): string {
  * even token and half-solves the riddle only for an even number.
  */
 export function agentReply(request: ChatRequest): string {
-  const first = request.messages[1]?.content ?? "";
+  const first = request.messages.find((message) => message.role === "user")?.content ?? "";
   const hinted = first.includes("\n\nHINT: ");
   if (first.includes("Say \\boxed{go}")) return "\\boxed{go}";
   const token = /Token (\d+)/.exec(first);

@@ -86,8 +86,9 @@ describe("judgeNovelty", () => {
 });
 
 describe("extractPythonCode", () => {
-  it("takes the last python block, else any block, else an unterminated block", () => {
-    expect(extractPythonCode("a\n```python\nx = 1\n```\nb\n```python\ny = 2\n```")).toBe("y = 2\n");
+  it("takes the first python block (the last one on request), else any block, else an unterminated block", () => {
+    expect(extractPythonCode("a\n```python\nx = 1\n```\nb\n```python\ny = 2\n```")).toBe("x = 1\n");
+    expect(extractPythonCode("a\n```python\nx = 1\n```\nb\n```python\ny = 2\n```", { block: "last" })).toBe("y = 2\n");
     expect(extractPythonCode("```\nz = 3\n```")).toBe("z = 3\n");
     expect(extractPythonCode("text\n```python\nclass AEnv:\n    pass")).toBe("class AEnv:\n    pass\n");
     expect(extractPythonCode("no code here")).toBeNull();

@@ -1,4 +1,6 @@
-// The reference trainer cannot train here (no GPU, no PyPI): it must at least compile and handle its arguments.
+// The hf trainer's entry point without torch, transformers or PEFT (the python3 on PATH here has none):
+// it compiles, documents the trainer hook's placeholders, and refuses an export without a batch before importing anything.
+// Training itself: tests/integration/trainerHf.test.ts.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,9 +20,10 @@ describe("resources/trainers/train_lora.py", () => {
     const help = execFileSync("python3", [script, "--help"], { env, encoding: "utf8" });
     for (const placeholder of ["{dataset}", "{baseModel}", "{outputDir}", "{previousAdapterDir}"]) expect(help).toContain(placeholder);
     expect(help).toContain("--rank");
+    expect(help).toContain("--worker");
   });
 
-  it("reads the export manifest and exits 2 when there is nothing to train on (before loading any model)", () => {
+  it("reads the export manifest and exits 2 when it has no batch.jsonl (before loading any model)", () => {
     const dataset = join(scratch, "dataset");
     mkdirSync(dataset);
     writeFileSync(join(dataset, "manifest.json"), JSON.stringify({ files: [{ path: "trl-sft.jsonl", lines: 0 }] }));
@@ -28,6 +31,6 @@ describe("resources/trainers/train_lora.py", () => {
     const result = spawnSync("python3", [script, "--dataset", dataset, "--base-model", "none", "--output-dir", join(scratch, "out")], { env, encoding: "utf8" });
     expect(result.status).toBe(2);
     expect(result.stdout).toContain("trl-sft.jsonl (0 lines)");
-    expect(result.stdout).toContain("nothing to train on");
+    expect(result.stdout).toContain(`nothing to train on: ${join(dataset, "batch.jsonl")} does not exist`);
   });
 });

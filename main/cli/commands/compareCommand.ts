@@ -33,7 +33,7 @@ export const compareCommand: Command = {
     for (const run of comparison.runs) {
       const s = run.summary;
       process.stdout.write(
-        `run ${run.id}${run.name ? ` "${run.name}"` : ""} (${run.ablations.join(", ") || "SPADE recipe"}): ${s.iterations} iterations, validity ${fmt(s.validityRate)}, regret ${fmt(s.meanRegret)}, win rate ${fmt(s.meanWinRate)}, designer reward ${fmt(s.designerReward)}, novelty ${fmt(s.noveltyRate)}\n`,
+        `run ${run.id}${run.name ? ` "${run.name}"` : ""} (${run.ablations.join(", ") || "SPADE recipe"}): ${s.iterations} iterations, validity ${fmt(s.validityRate)}, regret ${fmt(s.meanRegret)}, win rate ${fmt(s.meanWinRate)}, designer reward ${fmt(s.designerReward)}, novelty ${fmt(s.noveltyRate)}, diversity (Vendi / n) ${fmt(s.vendiPerN)}\n`,
       );
     }
     for (const diff of comparison.configDiff) process.stdout.write(`  ${diff.key}: ${diff.values.map((v) => JSON.stringify(v) ?? "unset").join(" | ")}\n`);

@@ -9,6 +9,9 @@ describe("method table", () => {
   it("accepts a well-formed call and fills nothing in", () => {
     expect(checkCall("listEnvironments", { runId: 2, valid: true, regretMin: 0.1, limit: 50 })).toEqual({ method: "listEnvironments", input: { runId: 2, valid: true, regretMin: 0.1, limit: 50 } });
     expect(checkCall("listRuns", undefined)).toEqual({ method: "listRuns", input: {} });
+    // null and undefined mean "not given" for an optional field.
+    expect(checkCall("listAdapters", { runId: null })).toEqual({ method: "listAdapters", input: {} });
+    expect(checkCall("downloadModel", { uri: "hf:owner/repo/file.gguf" })).toEqual({ method: "downloadModel", input: { uri: "hf:owner/repo/file.gguf" } });
   });
 
   it("refuses unknown methods, wrong types and unknown fields, naming the method and field", () => {
@@ -19,6 +22,8 @@ describe("method table", () => {
     expect(() => checkCall("setMemoryFlags", { envId: 1, pined: true })).toThrow(/field "pined" must be absent/);
     expect(() => checkCall("startRun", { config: [] })).toThrow(/field "config" must be an object/);
     expect(() => checkCall("getRun", "1")).toThrow(/must be an object/);
+    expect(() => checkCall("downloadModel", { uri: "ftp://x" })).toThrow('downloadModel: field "uri" must be a model URI (hf:owner/repo/file.gguf or an http(s) URL), got "ftp://x"');
+    expect(() => checkCall("getEnvSet", {})).toThrow('getEnvSet: field "name" is required');
   });
 });
 

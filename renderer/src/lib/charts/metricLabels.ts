@@ -6,6 +6,8 @@ export const metricLabels: Record<string, string> = {
   meanHintWinRate: "Mean hinted win rate",
   designerReward: "Designer reward",
   noveltyRate: "Novelty rate",
+  vendiScore: "Diversity (Vendi score)",
+  vendiPerN: "Diversity (Vendi / n)",
   tokensPerEnv: "Tokens per environment",
   timePerEnvMs: "Time per environment (ms)",
   wallTimeMs: "Iteration wall time (ms)",

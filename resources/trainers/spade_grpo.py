@@ -1,0 +1,616 @@
+"""The parts both SPADE trainers share: the batch file, the trained-token mask, the sampling
+transform, the clipped GRPO objective with truncated importance sampling, one training round, and
+the stdio line protocol of a persistent worker.
+
+Nothing here knows about a model format. A trainer supplies a *policy* object with:
+
+- ``architecture`` (str) and ``vocab_size`` (int)
+- ``logprobs(line, grad, adapter=True)``: log-probs of the line's trained tokens (a 1-D tensor, one
+  entry per mask=1 position, in order) under the line's sampling transform; with ``grad`` the
+  tensor carries gradients to the LoRA parameters; ``adapter=False`` gives the base model's.
+- ``trainable_parameters()``: the LoRA tensors the optimiser updates.
+- ``save(path, hyper)``: writes the adapter.
+
+Only PyTorch and the standard library are imported here, so the unit tests run with Debian's torch.
+"""
+import json
+import math
+import sys
+import time
+
+BATCH_FORMAT = "spade-batch"
+BATCH_VERSION = 1
+ROLES = ("agent", "designer")
+
+#: Defaults of the ``hyper`` object of a train command. Every key may be given; unknown keys are refused.
+DEFAULT_HYPER = {
+    # LoRA wants about 10x a full fine-tune's rate: the SPADE reference trains full-parameter at 1e-6.
+    "learningRate": 1e-5,
+    "rank": 32,
+    "alpha": 32.0,
+    "epochs": 1,
+    "clipLow": 0.2,
+    "clipHigh": 0.28,
+    "tisCap": 2.0,
+    "klCoef": 0.0,
+    "maxTokensPerBatch": 16384,
+    "seed": 0,
+    # Refuse to train when the recomputed behaviour log-probs differ from the recorded ones by more than this (mean |diff|, nats).
+    "mismatchTolerance": 0.5,
+    # Gradient norm clip (0 = off).
+    "gradClip": 1.0,
+    # Sequences per forward pass: at most this many (padded) tokens. Memory, not the result, depends on it.
+    "microBatchTokens": 4096,
+    # Projections that get a LoRA: any of attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up, ffn_down.
+    "targets": ["attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"],
+}
+TARGETS = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
+
+
+class BatchFormatError(ValueError):
+    """A batch line that does not follow the format: the message names the file, line and key."""
+
+
+class ProtocolError(ValueError):
+    """A command that does not follow the line protocol: the message names the key and what was expected."""
+
+
+class MismatchError(RuntimeError):
+    """The recomputed behaviour log-probs are too far from the recorded ones to be the same function."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The batch
+
+
+class BatchLine:
+    """One sequence of the batch (see resources/trainers/README.md for the format)."""
+
+    __slots__ = ("role", "tokens", "mask", "behavior", "advantage", "ref", "adapter", "sampling", "where")
+
+    def __init__(self, role, tokens, mask, behavior, advantage, ref, adapter, sampling, where):
+        self.role = role
+        self.tokens = tokens
+        self.mask = mask
+        self.behavior = behavior
+        self.advantage = advantage
+        self.ref = ref
+        self.adapter = adapter
+        self.sampling = sampling
+        self.where = where
+
+    @property
+    def trained(self):
+        """Indices t with mask[t] = 1: token t is predicted by the logits at position t - 1."""
+        return trained_positions(self.mask)
+
+    def trained_behavior(self):
+        """Recorded behaviour log-probs at the trained positions (None where not recorded)."""
+        return [self.behavior[t] for t in self.trained]
+
+
+def trained_positions(mask):
+    """The positions a mask trains, in order. Position 0 has no prediction and may not be trained."""
+    return [t for t, m in enumerate(mask) if m == 1]
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) and math.isfinite(value)
+
+
+def _describe(value):
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def parse_sampling(value, where):
+    """The optional per-line sampling settings: temperature, topK, topP, minP (llama.cpp's meaning)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise BatchFormatError(f"{where}: key 'sampling': expected an object or null, got {_describe(value)}")
+    known = {"temperature", "topK", "topP", "minP"}
+    for key in value:
+        if key not in known:
+            raise BatchFormatError(f"{where}: key 'sampling.{key}' is unknown (known: {', '.join(sorted(known))})")
+    out = {"temperature": 1.0, "topK": 0, "topP": 1.0, "minP": 0.0}
+    for key in known:
+        if key not in value or value[key] is None:
+            continue
+        v = value[key]
+        if key == "topK":
+            if not _is_int(v) or v < 0:
+                raise BatchFormatError(f"{where}: key 'sampling.topK': expected an integer >= 0 (0 = off), got {_describe(v)}")
+        elif not _is_number(v) or v < 0 or (key in ("topP", "minP") and v > 1):
+            raise BatchFormatError(f"{where}: key 'sampling.{key}': expected a number {'in [0, 1]' if key != 'temperature' else '>= 0'}, got {_describe(v)}")
+        out[key] = v
+    return out
+
+
+def parse_batch_line(obj, where):
+    if not isinstance(obj, dict):
+        raise BatchFormatError(f"{where}: expected a JSON object, got {_describe(obj)}")
+    known = {"role", "tokens", "mask", "behaviorLogprobs", "advantage", "ref", "adapter", "sampling"}
+    for key in obj:
+        if key not in known:
+            raise BatchFormatError(f"{where}: key '{key}' is unknown (known: {', '.join(sorted(known))})")
+    for key in ("role", "tokens", "mask", "advantage"):
+        if key not in obj:
+            raise BatchFormatError(f"{where}: key '{key}' is missing")
+    role = obj["role"]
+    if role not in ROLES:
+        raise BatchFormatError(f"{where}: key 'role': expected \"agent\" or \"designer\", got {_describe(role)}")
+    tokens = obj["tokens"]
+    if not isinstance(tokens, list) or len(tokens) < 2 or not all(_is_int(t) and t >= 0 for t in tokens):
+        raise BatchFormatError(f"{where}: key 'tokens': expected a list of at least 2 token ids (integers >= 0), got {_describe(tokens)}")
+    n = len(tokens)
+    mask = obj["mask"]
+    if not isinstance(mask, list) or len(mask) != n or not all(m in (0, 1) and not isinstance(m, bool) for m in mask):
+        raise BatchFormatError(f"{where}: key 'mask': expected a list of {n} zeros and ones (one per token), got {_describe(mask)}")
+    if mask[0] == 1:
+        raise BatchFormatError(f"{where}: key 'mask': position 0 is marked trained, but the first token has no prediction (it must be a prompt token)")
+    if 1 not in mask:
+        raise BatchFormatError(f"{where}: key 'mask': no token is marked trained (1)")
+    behavior = obj.get("behaviorLogprobs")
+    if behavior is None:
+        behavior = [None] * n
+    if not isinstance(behavior, list) or len(behavior) != n:
+        raise BatchFormatError(f"{where}: key 'behaviorLogprobs': expected a list of {n} numbers or nulls (one per token), got {_describe(behavior)}")
+    for t, b in enumerate(behavior):
+        if b is None:
+            continue
+        if not _is_number(b) or b > 1e-6:
+            raise BatchFormatError(f"{where}: key 'behaviorLogprobs[{t}]': expected a log-probability (a finite number <= 0) or null, got {_describe(b)}")
+    behavior = [min(b, 0.0) if (b is not None and mask[t] == 1) else None for t, b in enumerate(behavior)]
+    advantage = obj["advantage"]
+    if not _is_number(advantage):
+        raise BatchFormatError(f"{where}: key 'advantage': expected a finite number, got {_describe(advantage)}")
+    ref = obj.get("ref")
+    if ref is not None and not isinstance(ref, dict):
+        raise BatchFormatError(f"{where}: key 'ref': expected an object, got {_describe(ref)}")
+    adapter = obj.get("adapter")
+    if adapter is not None and not isinstance(adapter, str):
+        raise BatchFormatError(f"{where}: key 'adapter': expected a string or null, got {_describe(adapter)}")
+    sampling = parse_sampling(obj.get("sampling"), where)
+    return BatchLine(role, tokens, mask, behavior, float(advantage), ref, adapter, sampling, where)
+
+
+def read_batch(path):
+    """Reads a batch JSONL file: an optional header line, then one sequence per line."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = f.read().splitlines()
+    except OSError as error:
+        raise BatchFormatError(f"{path}: cannot read the batch file ({error.strerror})") from None
+    header = None
+    lines = []
+    skipped = 0
+    for number, text in enumerate(raw, start=1):
+        if not text.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise BatchFormatError(f"{where}: not valid JSON ({error.msg} at column {error.colno})") from None
+        if isinstance(obj, dict) and "format" in obj:
+            if header is not None or lines:
+                raise BatchFormatError(f"{where}: a header line (\"format\") may only be the first line")
+            if obj.get("format") != BATCH_FORMAT or obj.get("version") != BATCH_VERSION:
+                raise BatchFormatError(f"{where}: header: expected format \"{BATCH_FORMAT}\" version {BATCH_VERSION}, got {_describe(obj.get('format'))} version {_describe(obj.get('version'))}")
+            header = obj
+            continue
+        if isinstance(obj, dict) and obj.get("tokens") is None and "missing" in obj:
+            skipped += 1  # an exported row whose tokens were not recorded: nothing to train on
+            continue
+        lines.append(parse_batch_line(obj, where))
+    if skipped:
+        log(f"{path}: skipped {skipped} rows without token ids")
+    return header, lines
+
+
+def check_vocab(lines, vocab_size):
+    for line in lines:
+        top = max(line.tokens)
+        if top >= vocab_size:
+            raise BatchFormatError(f"{line.where}: key 'tokens': token id {top} is outside the model's vocabulary of {vocab_size}: the batch was tokenised for another model")
+
+
+def chunk_lines(lines, max_tokens):
+    """Splits the batch into optimiser steps of at most max_tokens tokens each (a longer line is a step of its own)."""
+    chunks, current, size = [], [], 0
+    for line in lines:
+        n = len(line.tokens)
+        if current and size + n > max_tokens:
+            chunks.append(current)
+            current, size = [], 0
+        current.append(line)
+        size += n
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+# ---------------------------------------------------------------------------------------------
+# The sampling transform and the loss
+
+
+def sampling_logprobs(logits, targets, sampling):
+    """Log-probs of `targets` under llama.cpp's sampling distribution of `logits` ([T, V]).
+
+    node-llama-cpp's chain is top-k, top-p, min-p, then temperature, then the draw; the recorded
+    probability is the softmax over the candidates that remain, of the tempered logits. The
+    sampled token is always kept (it was a candidate when it was drawn; float noise at a cut-off
+    must not make its probability zero). Temperature <= 0 (greedy) is recorded as the plain
+    softmax, so it is computed that way here too. With no sampling settings: the plain softmax.
+    """
+    import torch
+
+    logits = logits.float()
+    if sampling is None:
+        return torch.log_softmax(logits, dim=-1).gather(1, targets.unsqueeze(1)).squeeze(1)
+    temperature = sampling["temperature"]
+    if temperature <= 0:
+        return torch.log_softmax(logits, dim=-1).gather(1, targets.unsqueeze(1)).squeeze(1)
+    top_k, top_p, min_p = sampling["topK"], sampling["topP"], sampling["minP"]
+    vocab = logits.shape[-1]
+    truncate = (0 < top_k < vocab) or top_p < 1 or min_p > 0
+    if truncate:
+        with torch.no_grad():
+            keep = torch.ones_like(logits, dtype=torch.bool)
+            if 0 < top_k < vocab:
+                kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]
+                keep &= logits >= kth
+            if top_p < 1:
+                masked = logits.masked_fill(~keep, float("-inf"))
+                probs = torch.softmax(masked, dim=-1)
+                sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+                before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+                keep_sorted = before < top_p
+                keep_sorted[:, 0] = True
+                keep &= torch.zeros_like(keep).scatter(1, order, keep_sorted)
+            if min_p > 0:
+                top = logits.masked_fill(~keep, float("-inf")).max(dim=-1, keepdim=True).values
+                keep &= logits >= top + math.log(min_p)
+            keep.scatter_(1, targets.unsqueeze(1), True)
+        logits = logits.masked_fill(~keep, float("-inf"))
+    return torch.log_softmax(logits / temperature, dim=-1).gather(1, targets.unsqueeze(1)).squeeze(1)
+
+
+def grpo_tis_terms(new_logp, old_logp, behavior_logp, advantage, clip_low, clip_high, tis_cap, kl_coef=0.0, ref_logp=None):
+    """Per-token terms of the clipped GRPO objective with truncated importance sampling.
+
+    - ratio r = pi_theta / pi_old (pi_old: this trainer's policy before the round's first step,
+      recomputed), clipped to [1 - clip_low, 1 + clip_high] as PPO/DAPO do;
+    - TIS weight w = min(pi_old / mu, tis_cap), mu the behaviour policy that sampled the token
+      (llama.cpp's recorded log-prob), no gradient: it corrects for the mismatch between the
+      sampler and the trainer without letting a rare token's ratio explode;
+    - loss_t = -w * min(r * A, clip(r) * A) + kl_coef * k3(pi_theta || pi_ref).
+    On-policy (old = new = mu) the gradient is -A * grad log pi_theta: the plain policy gradient.
+
+    Returns a dict of 1-D tensors (one entry per token): loss (with gradients), and detached
+    ratio, importance (pi_theta / mu), clipped (1.0 where the clip cut the gradient), tis_weight, kl.
+    """
+    import torch
+
+    advantage = torch.as_tensor(advantage, dtype=new_logp.dtype, device=new_logp.device).expand_as(new_logp)
+    old_logp = old_logp.detach()
+    behavior_logp = behavior_logp.detach()
+    ratio = torch.exp(new_logp - old_logp)
+    clipped_ratio = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high)
+    unclipped = ratio * advantage
+    clipped = clipped_ratio * advantage
+    surrogate = torch.minimum(unclipped, clipped)
+    tis_weight = torch.clamp(torch.exp(old_logp - behavior_logp), max=tis_cap)
+    loss = -tis_weight * surrogate
+    if kl_coef and ref_logp is not None:
+        log_ref = ref_logp.detach() - new_logp
+        loss = loss + kl_coef * (torch.exp(log_ref) - log_ref - 1.0)
+    with torch.no_grad():
+        log_importance = new_logp.detach() - behavior_logp
+        importance = torch.exp(log_importance)
+        was_clipped = (clipped < unclipped).to(new_logp.dtype)
+        # k3 estimate of KL(mu || pi_theta) on tokens drawn from mu.
+        kl = importance - log_importance - 1.0
+    return {"loss": loss, "ratio": ratio.detach(), "importance": importance, "clipped": was_clipped, "tis_weight": tis_weight, "kl": kl}
+
+
+# ---------------------------------------------------------------------------------------------
+# Hyperparameters and the round
+
+
+def parse_hyper(value):
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        raise ProtocolError(f"train: key 'hyper': expected an object, got {_describe(value)}")
+    hyper = dict(DEFAULT_HYPER)
+    for key, v in value.items():
+        if key not in DEFAULT_HYPER:
+            raise ProtocolError(f"train: key 'hyper.{key}' is unknown (known: {', '.join(DEFAULT_HYPER)})")
+        if v is None:
+            continue
+        if key in ("rank", "epochs", "maxTokensPerBatch", "seed", "microBatchTokens"):
+            ok = _is_int(v) and (v >= 0 if key == "seed" else v >= 1)
+            expected = "an integer >= 0" if key == "seed" else "an integer >= 1"
+        elif key == "targets":
+            ok = isinstance(v, list) and len(v) > 0 and all(t in TARGETS for t in v)
+            expected = f"a non-empty list of {', '.join(TARGETS)}"
+        elif key in ("learningRate", "alpha", "tisCap", "mismatchTolerance"):
+            ok = _is_number(v) and v > 0
+            expected = "a number > 0"
+        else:
+            ok = _is_number(v) and v >= 0
+            expected = "a number >= 0"
+        if not ok:
+            raise ProtocolError(f"train: key 'hyper.{key}': expected {expected}, got {_describe(v)}")
+        hyper[key] = v
+    return hyper
+
+
+def measure_mismatch(recorded, recomputed):
+    """Mean and max |recomputed - recorded| over the tokens whose behaviour log-prob was recorded."""
+    diffs = [abs(a - b) for a, b in zip(recorded, recomputed) if a is not None]
+    if not diffs:
+        return {"meanAbsDiff": 0.0, "maxAbsDiff": 0.0, "tokens": 0}
+    return {"meanAbsDiff": sum(diffs) / len(diffs), "maxAbsDiff": max(diffs), "tokens": len(diffs)}
+
+
+def mismatch_hint(architecture, lines, recorded_per_line, recomputed_per_line):
+    """Which architecture detail to check, from where the differences are."""
+    early, late = [], []
+    for line, rec, com in zip(lines, recorded_per_line, recomputed_per_line):
+        for t, a, b in zip(line.trained, rec, com):
+            if a is None:
+                continue
+            (early if t <= 2 else late).append(abs(a - b))
+    mean = lambda xs: sum(xs) / len(xs) if xs else 0.0
+    if early and late and mean(early) * 4 < mean(late):
+        return f"the differences grow with the position: check the RoPE of '{architecture}' (normal vs neox pairing, freq_base, rope dimension count, scaling)"
+    return (
+        f"check, for '{architecture}': the RMS norm epsilon, the attention head counts and GQA grouping, the rope type, biases / q-k norms, "
+        "tied output embeddings; and that the batch was sampled from this base model with the parent adapter, with its prompt tokens exactly as evaluated "
+        "and its sampling settings per line"
+    )
+
+
+def micro_batches(lines, max_tokens):
+    """Consecutive groups of lines whose padded size (count x longest) stays within max_tokens (a longer line goes alone)."""
+    groups, current, longest = [], [], 0
+    for line in lines:
+        n = len(line.tokens)
+        if current and max(longest, n) * (len(current) + 1) > max_tokens:
+            groups.append(current)
+            current, longest = [], 0
+        current.append(line)
+        longest = max(longest, n)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def policy_logprobs(policy, lines, grad, adapter=True):
+    """The policy's log-probs of several lines: one batched forward pass where the policy has one."""
+    many = getattr(policy, "logprobs_many", None)
+    if many is not None:
+        return many(lines, grad=grad, adapter=adapter)
+    return [policy.logprobs(line, grad=grad, adapter=adapter) for line in lines]
+
+
+def recompute(policy, lines, micro_batch_tokens=DEFAULT_HYPER["microBatchTokens"]):
+    """This trainer's log-probs of every line's trained tokens (no gradients), as Python floats."""
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for group in micro_batches(lines, micro_batch_tokens):
+            out.extend([float(x) for x in values.cpu()] for values in policy_logprobs(policy, group, grad=False))
+    return out
+
+
+def train_round(policy, lines, hyper, emit, round_number, log=None):
+    """One training round: recompute and check, then epochs x steps of the GRPO/TIS objective."""
+    import torch
+
+    log = log or (lambda text: None)
+    started = time.time()
+    check_vocab(lines, policy.vocab_size)
+    old = recompute(policy, lines, hyper["microBatchTokens"])
+    recorded = [line.trained_behavior() for line in lines]
+    mismatch = measure_mismatch([x for r in recorded for x in r], [x for r in old for x in r])
+    emit({"type": "mismatch", **mismatch})
+    if mismatch["tokens"] and mismatch["meanAbsDiff"] > hyper["mismatchTolerance"]:
+        raise MismatchError(
+            f"refusing to train: the recomputed behaviour log-probs differ from the recorded ones by {mismatch['meanAbsDiff']:.4g} on average "
+            f"(max {mismatch['maxAbsDiff']:.4g}, {mismatch['tokens']} tokens; tolerance {hyper['mismatchTolerance']}), too much to be the same function; "
+            + mismatch_hint(policy.architecture, lines, recorded, old)
+        )
+    old_t = [torch.tensor(o, dtype=torch.float32) for o in old]
+    behavior_t = [torch.tensor([b if b is not None else o for b, o in zip(rec, ol)], dtype=torch.float32) for rec, ol in zip(recorded, old)]
+    index = {id(line): i for i, line in enumerate(lines)}
+    params = list(policy.trainable_parameters())
+    optimizer = torch.optim.Adam(params, lr=hyper["learningRate"])
+    chunks = chunk_lines(lines, hyper["maxTokensPerBatch"])
+    steps = hyper["epochs"] * len(chunks)
+    totals = {"loss": 0.0, "ratio_sum": 0.0, "ratio_max": 0.0, "clipped": 0.0, "kl": 0.0, "tokens": 0, "grad_norm": 0.0}
+    step = 0
+    for _ in range(hyper["epochs"]):
+        for chunk in chunks:
+            optimizer.zero_grad()
+            n_tokens = sum(len(line.trained) for line in chunk)
+            step_loss = 0.0
+            for group in micro_batches(chunk, hyper["microBatchTokens"]):
+                news = policy_logprobs(policy, group, grad=True)
+                refs = [None] * len(group)
+                if hyper["klCoef"]:
+                    with torch.no_grad():
+                        refs = policy_logprobs(policy, group, grad=False, adapter=False)
+                group_loss = 0
+                for line, new, ref in zip(group, news, refs):
+                    i = index[id(line)]
+                    device = new.device
+                    terms = grpo_tis_terms(new, old_t[i].to(device), behavior_t[i].to(device), line.advantage, hyper["clipLow"], hyper["clipHigh"], hyper["tisCap"], hyper["klCoef"], ref)
+                    group_loss = group_loss + terms["loss"].sum() / n_tokens
+                    totals["ratio_sum"] += float(terms["importance"].sum())
+                    totals["ratio_max"] = max(totals["ratio_max"], float(terms["importance"].max()))
+                    totals["clipped"] += float(terms["clipped"].sum())
+                    totals["kl"] += float(terms["kl"].sum())
+                    totals["tokens"] += len(line.trained)
+                group_loss.backward()
+                step_loss += float(group_loss)
+            norm = torch.nn.utils.clip_grad_norm_(params, hyper["gradClip"] if hyper["gradClip"] > 0 else float("inf"))
+            if not (math.isfinite(step_loss) and math.isfinite(float(norm))):
+                raise FloatingPointError(f"round {round_number}, step {step + 1}: the loss or gradient is not finite (loss {step_loss}, grad norm {float(norm)}): lower hyper.learningRate, or check the batch's advantages and log-probs")
+            optimizer.step()
+            step += 1
+            totals["loss"] += step_loss
+            totals["grad_norm"] += float(norm)
+            emit({"type": "progress", "round": round_number, "step": step, "steps": steps, "loss": step_loss})
+    seconds = time.time() - started
+    tokens = totals["tokens"]
+    return {
+        "loss": totals["loss"] / max(steps, 1),
+        "meanRatio": totals["ratio_sum"] / max(tokens, 1),
+        "maxRatio": totals["ratio_max"],
+        "clippedFraction": totals["clipped"] / max(tokens, 1),
+        "kl": totals["kl"] / max(tokens, 1),
+        "gradNorm": totals["grad_norm"] / max(steps, 1),
+        "tokens": sum(len(line.trained) for line in lines),
+        "seconds": seconds,
+        "steps": steps,
+        "sequences": len(lines),
+        "mismatchMeanAbsDiff": mismatch["meanAbsDiff"],
+        "mismatchMaxAbsDiff": mismatch["maxAbsDiff"],
+        "tokensPerSec": tokens / seconds if seconds > 0 else 0.0,
+    }
+
+
+def seed_everything(seed):
+    import random
+
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy
+
+        numpy.random.seed(seed % (2**32))
+    except ImportError:
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
+# The line protocol
+
+
+def _require(cmd, key, kind, nullable=False):
+    if key not in cmd or (cmd[key] is None and not nullable):
+        if nullable and key not in cmd:
+            return None
+        raise ProtocolError(f"{cmd.get('type')}: key '{key}' is missing")
+    value = cmd[key]
+    if value is None:
+        return None
+    if kind == "path" and (not isinstance(value, str) or not value):
+        raise ProtocolError(f"{cmd.get('type')}: key '{key}': expected a file path, got {_describe(value)}")
+    if kind == "int" and not _is_int(value):
+        raise ProtocolError(f"{cmd.get('type')}: key '{key}': expected an integer, got {_describe(value)}")
+    return value
+
+
+COMMAND_KEYS = {
+    "train": {"type", "round", "batch", "baseModel", "parentAdapter", "output", "hyper"},
+    "logprobs": {"type", "batch", "baseModel", "adapter", "output"},
+    "shutdown": {"type"},
+}
+
+
+def parse_command(text):
+    try:
+        cmd = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ProtocolError(f"a command must be one JSON object per line ({error.msg} at column {error.colno})") from None
+    if not isinstance(cmd, dict) or cmd.get("type") not in COMMAND_KEYS:
+        raise ProtocolError(f"unknown command {_describe(cmd if not isinstance(cmd, dict) else cmd.get('type'))}: expected type \"train\", \"logprobs\" or \"shutdown\"")
+    for key in cmd:
+        if key not in COMMAND_KEYS[cmd["type"]]:
+            raise ProtocolError(f"{cmd['type']}: key '{key}' is unknown (known: {', '.join(sorted(COMMAND_KEYS[cmd['type']] - {'type'}))})")
+    return cmd
+
+
+class Emitter:
+    """Protocol lines go to stdout, one JSON object each; everything else goes to stderr."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stdout
+
+    def __call__(self, obj):
+        self.stream.write(json.dumps(obj, allow_nan=False) + "\n")
+        self.stream.flush()
+
+
+def log(text):
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def serve(trainer, stdin=None, emit=None):
+    """Runs the worker: `ready`, then one command per stdin line until `shutdown` or end of input.
+
+    `trainer` has: name, architecture (None until a model is loaded), train(cmd, hyper, emit),
+    logprobs(cmd, emit). Every command ends with `done`; a refused or failed one sends `error` first.
+    """
+    stdin = stdin or sys.stdin
+    emit = emit or Emitter()
+    emit({"type": "ready", "trainer": trainer.name, "architecture": trainer.architecture})
+    for text in stdin:
+        if not text.strip():
+            continue
+        round_number = None
+        try:
+            cmd = parse_command(text)
+            if cmd["type"] == "shutdown":
+                emit({"type": "done", "round": None})
+                return 0
+            if cmd["type"] == "train":
+                round_number = _require(cmd, "round", "int")
+                for key in ("batch", "baseModel", "output"):
+                    _require(cmd, key, "path")
+                _require(cmd, "parentAdapter", "path", nullable=True)
+                hyper = parse_hyper(cmd.get("hyper"))
+                trainer.train(cmd, hyper, emit)
+            else:
+                for key in ("batch", "baseModel", "output"):
+                    _require(cmd, key, "path")
+                _require(cmd, "adapter", "path", nullable=True)
+                trainer.logprobs(cmd, emit)
+        except (BatchFormatError, ProtocolError, MismatchError, TrainerInputError, FloatingPointError) as error:
+            emit({"type": "error", "round": round_number, "message": str(error)})
+        except Exception as error:  # the worker stays alive for the next command
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            emit({"type": "error", "round": round_number, "message": f"{type(error).__name__}: {error}"})
+        emit({"type": "done", "round": round_number})
+    return 0
+
+
+class TrainerInputError(ValueError):
+    """A model or adapter file the trainer cannot use: the message names the file and why."""
+
+
+def write_logprobs(path, lines, values):
+    """The logprobs command's output: per line, per token, null where mask = 0."""
+    out = []
+    for line, vals in zip(lines, values):
+        row = [None] * len(line.tokens)
+        for t, v in zip(line.trained, vals):
+            row[t] = v
+        out.append(row)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"logprobs": out}, f)

@@ -1,0 +1,485 @@
+#!/usr/bin/env python3
+"""SPADE's built-in trainer "gguf": LoRA straight on the GGUF you run (PyTorch and NumPy only).
+
+Reads the base weights from the GGUF file, computes the forward pass of the llama family the way
+llama.cpp does (llama: RMSNorm, RoPE with adjacent pairs, GQA, SwiGLU; qwen2: q/k/v biases and
+neox RoPE; qwen3: q/k RMSNorm and neox RoPE), trains LoRA adapters on the attention and MLP
+projections with the clipped GRPO objective and truncated importance sampling against the
+recorded behaviour log-probs, and writes the adapter as a GGUF LoRA llama.cpp loads directly.
+
+    train_gguf.py --worker [--device auto|cpu|cuda] [--dtype auto|float32|bfloat16|float16] [--threads N] [--base-model M.gguf]
+
+runs the persistent worker of the line protocol (see README.md); the one-shot form
+
+    train_gguf.py --batch batch.jsonl --base-model M.gguf --output adapter.gguf [--parent-adapter P.gguf] [--hyper '{...}']
+
+runs one round and prints the same protocol lines.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from spade_gguf import GgufError, GgufFile, write_gguf  # noqa: E402
+import spade_grpo  # noqa: E402
+from spade_grpo import TrainerInputError  # noqa: E402
+
+SUPPORTED = ("llama", "qwen2", "qwen3")
+# llama.cpp's rope type per architecture: llama rotates adjacent pairs (LLAMA_ROPE_TYPE_NORM), the qwen family the two halves (NEOX).
+ROPE_NEOX = {"llama": False, "qwen2": True, "qwen3": True}
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        sys.stderr.write("train_gguf.py needs PyTorch (Debian: apt-get install python3-torch; else pip install torch)\n")
+        raise
+    return torch
+
+
+def _round_f16(x):
+    """x rounded to float16 precision; the gradient passes straight through."""
+    return x + (x.to(_torch().float16).to(x.dtype) - x).detach()
+
+
+class GgufModel:
+    """The base model: hyperparameters and weights from a GGUF file, and llama.cpp's forward pass."""
+
+    def __init__(self, path, device, dtype, kv_f16=None, checkpointing=None):
+        torch = _torch()
+        # float32 (the CPU): reproduce llama.cpp's f16 rounding in attention; bf16/fp16 on a GPU are coarser anyway
+        self.kv_f16 = (dtype == torch.float32) if kv_f16 is None else kv_f16
+        # recompute activations in the backward pass: on by default on a GPU
+        self.checkpointing = (torch.device(device).type == "cuda") if checkpointing is None else checkpointing
+        try:
+            f = GgufFile(path)
+        except GgufError as error:
+            raise TrainerInputError(str(error)) from None
+        self.path = path
+        arch = f.get("general.architecture")
+        if f.get("general.type") == "adapter":
+            raise TrainerInputError(f"{path}: this is a LoRA adapter (general.type = adapter), not a base model")
+        if arch not in SUPPORTED:
+            raise TrainerInputError(f"{path}: architecture {arch!r} is not supported by the gguf trainer (supported: {', '.join(SUPPORTED)}); use the hf trainer")
+        self.architecture = arch
+
+        def key(name, default=None, required=False):
+            value = f.get(f"{arch}.{name}", default)
+            if value is None and required:
+                raise TrainerInputError(f"{path}: metadata key {arch}.{name} is missing")
+            if isinstance(value, list):
+                if len(set(value)) != 1:
+                    raise TrainerInputError(f"{path}: {arch}.{name} differs per layer ({value[:4]}...), which the gguf trainer does not support")
+                value = value[0]
+            return value
+
+        self.n_embd = int(key("embedding_length", required=True))
+        self.n_layer = int(key("block_count", required=True))
+        self.n_head = int(key("attention.head_count", required=True))
+        self.n_head_kv = int(key("attention.head_count_kv", self.n_head))
+        self.head_dim_k = int(key("attention.key_length", self.n_embd // self.n_head))
+        self.head_dim_v = int(key("attention.value_length", self.n_embd // self.n_head))
+        self.eps = float(key("attention.layer_norm_rms_epsilon", 1e-5))
+        self.rope_dim = int(key("rope.dimension_count", self.head_dim_k))
+        self.freq_base = float(key("rope.freq_base", 10000.0))
+        scaling = key("rope.scaling.type", "none")
+        factor = float(key("rope.scaling.factor", 1.0) or 1.0)
+        if scaling in ("none", None) or factor == 1.0:
+            self.freq_scale = 1.0
+        elif scaling == "linear":
+            self.freq_scale = 1.0 / factor
+        else:
+            raise TrainerInputError(f"{path}: rope scaling {scaling!r} (factor {factor}) is not supported by the gguf trainer (none and linear are)")
+        self.neox = ROPE_NEOX[arch]
+        self.device = device
+        self.dtype = dtype
+
+        def load(name, optional=False):
+            if name not in f.tensors:
+                if optional:
+                    return None
+                raise TrainerInputError(f"{path}: tensor {name} is missing")
+            try:
+                array = f.tensor(name)
+            except GgufError as error:
+                raise TrainerInputError(str(error)) from None
+            return torch.from_numpy(array.copy()).to(device=device, dtype=dtype)
+
+        self.token_embd = load("token_embd.weight")
+        self.vocab_size = self.token_embd.shape[0]
+        self.output_norm = load("output_norm.weight")
+        self.output = load("output.weight", optional=True)
+        if self.output is None:
+            self.output = self.token_embd  # tied embeddings
+        freqs = load("rope_freqs.weight", optional=True)
+        self.rope_freqs = freqs.float() if freqs is not None else None
+        self.layers = []
+        names = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")
+        for i in range(self.n_layer):
+            layer = {n: load(f"blk.{i}.{n}.weight") for n in names}
+            for n in ("attn_q", "attn_k", "attn_v", "attn_output"):
+                layer[n + ".bias"] = load(f"blk.{i}.{n}.bias", optional=True)
+            layer["attn_q_norm"] = load(f"blk.{i}.attn_q_norm.weight", optional=True)
+            layer["attn_k_norm"] = load(f"blk.{i}.attn_k_norm.weight", optional=True)
+            self.layers.append(layer)
+        self.tensor_shapes = {f"blk.{i}.{n}.weight": tuple(self.layers[i][n].shape) for i in range(self.n_layer) for n in spade_grpo.TARGETS}
+        self._rope_cache = {}
+
+    def _rope_angles(self, n, device):
+        torch = _torch()
+        cached = self._rope_cache.get(n)
+        if cached is not None:
+            return cached
+        half = self.rope_dim // 2
+        inv = self.freq_scale * self.freq_base ** (-2.0 * torch.arange(half, dtype=torch.float64) / self.rope_dim)
+        if self.rope_freqs is not None:
+            inv = inv / self.rope_freqs[:half].double().cpu()
+        angles = torch.arange(n, dtype=torch.float64).unsqueeze(1) * inv.unsqueeze(0)
+        cos, sin = torch.cos(angles).float().to(device), torch.sin(angles).float().to(device)
+        self._rope_cache = {n: (cos, sin)}
+        return cos, sin
+
+    def _rope(self, x):
+        """x: [B, T, heads, head_dim]. Rotates the first rope_dim dims of each head as ggml_rope does."""
+        torch = _torch()
+        n = x.shape[1]
+        cos, sin = self._rope_angles(n, x.device)
+        cos, sin = cos.unsqueeze(1).to(x.dtype), sin.unsqueeze(1).to(x.dtype)
+        rot, rest = x[..., : self.rope_dim], x[..., self.rope_dim :]
+        if self.neox:
+            a, b = rot[..., : self.rope_dim // 2], rot[..., self.rope_dim // 2 :]
+            out = torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+        else:
+            a, b = rot[..., 0::2], rot[..., 1::2]
+            out = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
+        return torch.cat([out, rest], dim=-1) if rest.shape[-1] else out
+
+    def _rms_norm(self, x, weight):
+        torch = _torch()
+        xf = x.float()
+        normed = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)
+        return normed.to(x.dtype) * weight
+
+    def hidden_states(self, tokens, lora=None):
+        """The final normed hidden states of `tokens` ([B, T] LongTensor), [B, T, n_embd].
+
+        Sequences shorter than T are right-padded: causal attention never lets a real token see
+        the padding after it, so each sequence's states are those of its own forward pass.
+        With gradients and `checkpointing`, each block's activations are recomputed in the
+        backward pass instead of kept (memory for long sequences on a GPU).
+        """
+        torch = _torch()
+        x = self.token_embd[tokens]
+        n = tokens.shape[1]
+        causal = torch.full((n, n), float("-inf"), device=x.device).triu(1)
+        save_memory = self.checkpointing and torch.is_grad_enabled()
+        for i, layer in enumerate(self.layers):
+            if save_memory:
+                from torch.utils.checkpoint import checkpoint
+
+                x = checkpoint(self._block, x, causal, i, layer, lora, use_reentrant=False)
+            else:
+                x = self._block(x, causal, i, layer, lora)
+        return self._rms_norm(x, self.output_norm)
+
+    def _block(self, x, causal, i, layer, lora):
+        torch = _torch()
+        batch, n = x.shape[0], x.shape[1]
+
+        def proj(h, name):
+            y = h @ layer[name].t()
+            bias = layer.get(name + ".bias")
+            if bias is not None:
+                y = y + bias
+            if lora is not None:
+                y = lora.apply(i, name, h, y)
+            return y
+
+        h = self._rms_norm(x, layer["attn_norm"])
+        q = proj(h, "attn_q").view(batch, n, self.n_head, self.head_dim_k)
+        k = proj(h, "attn_k").view(batch, n, self.n_head_kv, self.head_dim_k)
+        v = proj(h, "attn_v").view(batch, n, self.n_head_kv, self.head_dim_v)
+        if layer["attn_q_norm"] is not None:
+            q = self._rms_norm(q, layer["attn_q_norm"])
+        if layer["attn_k_norm"] is not None:
+            k = self._rms_norm(k, layer["attn_k_norm"])
+        q, k = self._rope(q), self._rope(k)
+        if self.kv_f16:
+            # llama.cpp's default KV cache holds K and V as f16, and ggml's CPU matmul converts the other operand
+            # (Q, then the attention weights) to f16 too: round the same values so the function is the same.
+            q, k, v = _round_f16(q), _round_f16(k), _round_f16(v)
+        group = self.n_head // self.n_head_kv
+        if group > 1:
+            # ggml broadcasts kv head j to query heads j*group .. (j+1)*group - 1
+            k = k.repeat_interleave(group, dim=2)
+            v = v.repeat_interleave(group, dim=2)
+        sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+        if sdpa is not None and not self.kv_f16:
+            # PyTorch 2.x: fused causal attention (no T x T score matrix kept); scale 1/sqrt(head_dim_k) as llama.cpp's
+            out = sdpa(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True).transpose(1, 2)
+        else:
+            scores = torch.einsum("bthd,bshd->bhts", q.float(), k.float()) / math.sqrt(self.head_dim_k) + causal
+            attn = torch.softmax(scores, dim=-1).to(v.dtype)
+            if self.kv_f16:
+                attn = _round_f16(attn)
+            out = torch.einsum("bhts,bshd->bthd", attn, v)
+        x = x + proj(out.reshape(batch, n, self.n_head * self.head_dim_v), "attn_output")
+        h = self._rms_norm(x, layer["ffn_norm"])
+        gate = torch.nn.functional.silu(proj(h, "ffn_gate"))
+        return x + proj(gate * proj(h, "ffn_up"), "ffn_down")
+
+    def logits_at(self, sequences, lora=None):
+        """For each (tokens, positions) pair: the logits predicting the token after each position (float32, [len(positions), vocab]).
+
+        The sequences go through one batched forward pass, each cut after its last position.
+        """
+        torch = _torch()
+        lengths = [int(positions.max()) + 1 for _, positions in sequences]
+        padded = torch.zeros((len(sequences), max(lengths)), dtype=torch.long, device=self.device)
+        for row, ((tokens, _), length) in enumerate(zip(sequences, lengths)):
+            padded[row, :length] = tokens[:length]
+        h = self.hidden_states(padded, lora)
+        rows = torch.cat([torch.full_like(positions, row) for row, (_, positions) in enumerate(sequences)])
+        cols = torch.cat([positions for _, positions in sequences])
+        logits = (h[rows, cols] @ self.output.t()).float()
+        return list(torch.split(logits, [len(positions) for _, positions in sequences]))
+
+
+class Lora:
+    """LoRA matrices per adapted tensor: A (rank, in) and B (out, rank); delta W = alpha / rank * B @ A, as llama.cpp applies it."""
+
+    def __init__(self, tensors, alpha, rank):
+        self.tensors = tensors  # "blk.i.attn_q.weight" -> (A, B), float32 leaf tensors
+        self.alpha = float(alpha)
+        self.rank = int(rank)
+        self.scale = self.alpha / self.rank
+        self.enabled = True
+        self._by_layer = {}
+        for name, ab in tensors.items():
+            _, i, target, _ = name.split(".")
+            self._by_layer[(int(i), target)] = ab
+
+    @classmethod
+    def fresh(cls, model, rank, alpha, targets, seed):
+        torch = _torch()
+        generator = torch.Generator().manual_seed(seed)
+        tensors = {}
+        for i in range(model.n_layer):
+            for target in targets:
+                out_dim, in_dim = model.tensor_shapes[f"blk.{i}.{target}.weight"]
+                bound = 1.0 / math.sqrt(in_dim)
+                a = (torch.rand(rank, in_dim, generator=generator) * 2 - 1) * bound
+                b = torch.zeros(out_dim, rank)
+                tensors[f"blk.{i}.{target}.weight"] = (a.to(model.device).requires_grad_(), b.to(model.device).requires_grad_())
+        return cls(tensors, alpha, rank)
+
+    @classmethod
+    def from_file(cls, path, model):
+        torch = _torch()
+        try:
+            f = GgufFile(path)
+        except GgufError as error:
+            raise TrainerInputError(str(error)) from None
+        if f.get("general.type") != "adapter" or f.get("adapter.type") != "lora":
+            raise TrainerInputError(f"{path}: not a GGUF LoRA adapter (general.type = {f.get('general.type')!r}, adapter.type = {f.get('adapter.type')!r})")
+        if f.get("general.architecture") != model.architecture:
+            raise TrainerInputError(f"{path}: the adapter is for architecture {f.get('general.architecture')!r}, the base model is {model.architecture!r}")
+        tensors, rank = {}, None
+        for name in f.tensors:
+            if name.endswith(".lora_a"):
+                base = name[: -len(".lora_a")]
+                if base + ".lora_b" not in f.tensors:
+                    raise TrainerInputError(f"{path}: {name} has no matching .lora_b")
+                if base not in model.tensor_shapes:
+                    raise TrainerInputError(f"{path}: the adapter adapts {base}, which the gguf trainer does not train (it adapts {', '.join(spade_grpo.TARGETS)})")
+                try:
+                    a, b = f.tensor(name), f.tensor(base + ".lora_b")
+                except GgufError as error:
+                    raise TrainerInputError(str(error)) from None
+                out_dim, in_dim = model.tensor_shapes[base]
+                if a.shape[1] != in_dim or b.shape[0] != out_dim or a.shape[0] != b.shape[1]:
+                    raise TrainerInputError(f"{path}: {base}: lora_a {list(reversed(a.shape))} / lora_b {list(reversed(b.shape))} do not fit the base tensor [{in_dim}, {out_dim}] (ggml order)")
+                rank = a.shape[0] if rank is None else rank
+                if a.shape[0] != rank:
+                    raise TrainerInputError(f"{path}: the adapter mixes ranks ({rank} and {a.shape[0]})")
+                tensors[base] = (torch.from_numpy(a.copy()).to(model.device).requires_grad_(), torch.from_numpy(b.copy()).to(model.device).requires_grad_())
+            elif not name.endswith(".lora_b"):
+                raise TrainerInputError(f"{path}: unexpected tensor {name} in a LoRA adapter")
+        if not tensors:
+            raise TrainerInputError(f"{path}: the adapter has no lora_a/lora_b tensors")
+        alpha = f.get("adapter.lora.alpha") or rank  # llama.cpp: alpha 0 means scale 1
+        return cls(tensors, alpha, rank)
+
+    def parameters(self):
+        for a, b in self.tensors.values():
+            yield a
+            yield b
+
+    def apply(self, layer, target, x, y):
+        ab = self._by_layer.get((layer, target))
+        if ab is None or not self.enabled:
+            return y
+        a, b = ab
+        return y + ((x.float() @ a.t()) @ b.t() * self.scale).to(y.dtype)
+
+    def save(self, path, architecture, extra=None):
+        metadata = {
+            "general.architecture": architecture,
+            "general.type": "adapter",
+            "general.name": "spade-lora",
+            "adapter.type": "lora",
+            "adapter.lora.alpha": float(self.alpha),
+        }
+        metadata.update(extra or {})
+        tensors = []
+        order = lambda name: (int(name.split(".")[1]), spade_grpo.TARGETS.index(name.split(".")[2]))
+        for name in sorted(self.tensors, key=order):
+            a, b = self.tensors[name]
+            tensors.append((name + ".lora_a", a.detach().float().cpu().numpy()))
+            tensors.append((name + ".lora_b", b.detach().float().cpu().numpy()))
+        directory = os.path.dirname(os.path.abspath(path))
+        os.makedirs(directory, exist_ok=True)
+        partial = path + ".partial"
+        write_gguf(partial, metadata, tensors)
+        os.replace(partial, path)
+
+
+class GgufPolicy:
+    """The policy the GRPO round trains: the base model plus (optionally) a LoRA."""
+
+    def __init__(self, model, lora):
+        self.model = model
+        self.lora = lora
+        self.architecture = model.architecture
+        self.vocab_size = model.vocab_size
+
+    def logprobs(self, line, grad, adapter=True):
+        return self.logprobs_many([line], grad, adapter)[0]
+
+    def logprobs_many(self, lines, grad, adapter=True):
+        """logprobs() of several lines through one padded forward pass."""
+        torch = _torch()
+        device = self.model.device
+        sequences = []
+        for line in lines:
+            tokens = torch.tensor(line.tokens, dtype=torch.long, device=device)
+            trained = torch.tensor(line.trained, dtype=torch.long, device=device)
+            sequences.append((tokens, trained - 1))
+        lora = self.lora if adapter else None
+        with torch.set_grad_enabled(grad):
+            logits = self.model.logits_at(sequences, lora)
+            return [spade_grpo.sampling_logprobs(l, tokens[positions + 1], line.sampling) for l, (tokens, positions), line in zip(logits, sequences, lines)]
+
+    def trainable_parameters(self):
+        return list(self.lora.parameters()) if self.lora else []
+
+
+class GgufTrainer:
+    name = "gguf"
+
+    def __init__(self, device="auto", dtype="auto", base_model=None, checkpointing="auto"):
+        torch = _torch()
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device = torch.device(device)
+        if dtype == "auto":
+            dtype = "bfloat16" if self.device.type == "cuda" and torch.cuda.is_bf16_supported() else "float32"
+        self.dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+        self.checkpointing = None if checkpointing == "auto" else checkpointing == "on"
+        self.model = None
+        self._key = None
+        if base_model:
+            self.model_for(base_model)
+
+    @property
+    def architecture(self):
+        return self.model.architecture if self.model else None
+
+    def model_for(self, path):
+        try:
+            st = os.stat(path)
+        except OSError as error:
+            raise TrainerInputError(f"{path}: cannot read the base model ({error.strerror})") from None
+        key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+        if key != self._key:
+            self.model = None
+            spade_grpo.log(f"[gguf] loading {path} on {self.device} as {self.dtype}")
+            self.model = GgufModel(path, self.device, self.dtype, checkpointing=self.checkpointing)
+            self._key = key
+            m = self.model
+            spade_grpo.log(f"[gguf] {m.architecture}: {m.n_layer} blocks, dim {m.n_embd}, {m.n_head} heads / {m.n_head_kv} kv, vocab {m.vocab_size}, rope {'neox' if m.neox else 'normal'} dim {m.rope_dim}")
+        return self.model
+
+    def _lines(self, path):
+        _, lines = spade_grpo.read_batch(path)
+        if not lines:
+            raise spade_grpo.BatchFormatError(f"{path}: the batch has no sequences")
+        return lines
+
+    def train(self, cmd, hyper, emit):
+        model = self.model_for(cmd["baseModel"])
+        lines = self._lines(cmd["batch"])
+        spade_grpo.seed_everything(hyper["seed"])
+        parent = cmd.get("parentAdapter")
+        if parent:
+            lora = Lora.from_file(parent, model)
+            if lora.rank != hyper["rank"] or lora.alpha != float(hyper["alpha"]):
+                spade_grpo.log(f"[gguf] continuing from {parent}: its rank {lora.rank} and alpha {lora.alpha} are kept (hyper asks {hyper['rank']} / {hyper['alpha']})")
+        else:
+            lora = Lora.fresh(model, hyper["rank"], hyper["alpha"], hyper["targets"], hyper["seed"])
+        metrics = spade_grpo.train_round(GgufPolicy(model, lora), lines, hyper, emit, cmd["round"], spade_grpo.log)
+        lora.save(cmd["output"], model.architecture)
+        emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})
+        emit({"type": "adapter", "round": cmd["round"], "path": cmd["output"]})
+
+    def logprobs(self, cmd, emit):
+        model = self.model_for(cmd["baseModel"])
+        lines = self._lines(cmd["batch"])
+        spade_grpo.check_vocab(lines, model.vocab_size)
+        lora = Lora.from_file(cmd["adapter"], model) if cmd.get("adapter") else None
+        values = spade_grpo.recompute(GgufPolicy(model, lora), lines)
+        recorded = [x for line in lines for x in line.trained_behavior()]
+        if any(x is not None for x in recorded):
+            emit({"type": "mismatch", **spade_grpo.measure_mismatch(recorded, [x for v in values for x in v])})
+        spade_grpo.write_logprobs(cmd["output"], lines, values)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--worker", action="store_true", help="run the persistent line-protocol worker on stdin/stdout")
+    parser.add_argument("--device", default="auto", help="auto (cuda when available), cpu, cuda, cuda:1, ...")
+    parser.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"], help="base weights' compute type; auto: bfloat16 on a GPU that has it, else float32")
+    parser.add_argument("--threads", type=int, default=0, help="CPU threads for PyTorch (0: its default)")
+    parser.add_argument("--checkpointing", default="auto", choices=["auto", "on", "off"], help="recompute each block's activations in the backward pass (memory); auto: on with CUDA")
+    parser.add_argument("--base-model", default=None, help="GGUF base model (worker: loaded at start)")
+    parser.add_argument("--batch", default=None, help="one-shot: the batch JSONL")
+    parser.add_argument("--output", default=None, help="one-shot: the adapter GGUF to write")
+    parser.add_argument("--parent-adapter", default=None, help="one-shot: continue from this GGUF LoRA")
+    parser.add_argument("--hyper", default="{}", help="one-shot: the hyper object as JSON")
+    parser.add_argument("--round", type=int, default=1)
+    args = parser.parse_args(argv)
+    torch = _torch()
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    emit = spade_grpo.Emitter()
+    if args.worker:
+        try:
+            trainer = GgufTrainer(args.device, args.dtype, args.base_model, args.checkpointing)
+        except TrainerInputError as error:
+            emit({"type": "error", "round": None, "message": str(error)})
+            return 2
+        return spade_grpo.serve(trainer, emit=emit)
+    if not (args.batch and args.base_model and args.output):
+        parser.error("give --worker, or --batch, --base-model and --output")
+    line = json.dumps({"type": "train", "round": args.round, "batch": args.batch, "baseModel": args.base_model, "parentAdapter": args.parent_adapter, "output": args.output, "hyper": json.loads(args.hyper)})
+    failed = []
+    spade_grpo.serve(GgufTrainer(args.device, args.dtype, checkpointing=args.checkpointing), stdin=[line], emit=lambda obj: (failed.append(obj) if obj["type"] == "error" else None, emit(obj)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
