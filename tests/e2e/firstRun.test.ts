@@ -12,8 +12,8 @@ import { launchChromium, type LaunchedBrowser } from "../../main/bench/launchChr
 import { rendererBuilt, spadeCli, startServe, type ServeProcess } from "./support/startServe.js";
 
 const model = "/work/shared/models/stories260K.gguf";
-/** Big enough for the designer prompt and a repair with the form's token budgets. */
-const CONTEXT = "4096";
+/** Big enough for the designer prompt (about 3.6k stories260K tokens) and a repair with the form's token budgets. */
+const CONTEXT = "8192";
 const shots = join(import.meta.dirname, "..", "..", "test-results");
 let dir: string;
 let serve: ServeProcess;
@@ -60,7 +60,9 @@ describe.skipIf(!rendererBuilt() || !existsSync(model))("a first run on stories2
     await page.waitForURL(/#\/runs\/\d+$/);
     runId = Number(/#\/runs\/(\d+)/.exec(page.url())?.[1]);
     const view = page.getByTestId("run-view");
-    await view.locator(".badge-completed").waitFor({ timeout: 240_000 });
+    await view.locator(".badge-completed, .badge-failed").first().waitFor({ timeout: 400_000 });
+    const ended = await api<{ status: string; error: string | null }>("getRun", { runId });
+    expect(ended.status, ended.error ?? "").toBe("completed");
 
     const banner = view.getByTestId("diagnosis-banner");
     await banner.waitFor({ timeout: 10_000 });
@@ -94,7 +96,7 @@ describe.skipIf(!rendererBuilt() || !existsSync(model))("a first run on stories2
     expect(report.status, report.stderr).toBe(0);
     expect(report.stdout).toMatch(/ {6}reply\| \S/);
     expect(report.stdout).toMatch(/ {2}diagnosis: \d+ of \d+ /);
-  }, 300_000);
+  }, 480_000);
 
   it("Clone run opens the form with the run's config to edit, and starts the edited copy", async () => {
     await page.goto(`${serve.url}#/runs/${runId}`);
@@ -120,7 +122,10 @@ describe.skipIf(!rendererBuilt() || !existsSync(model))("a first run on stories2
     const { name: _c, envsPerIteration: _d, designer: cloneDesigner, ...cloneRest } = clone.config;
     expect(cloneRest).toEqual(originalRest);
     expect({ ...(cloneDesigner as object), attempts: 2 }).toEqual(originalDesigner);
-    await page.getByTestId("run-view").locator(".badge-completed").waitFor({ timeout: 180_000 });
+    // The copy runs; stopping it is enough here (the first test watched a run to its end).
+    await page.getByTestId("run-view").getByText(`Run #${cloneId}`).waitFor();
+    await api("stopRun", { runId: cloneId });
+    await expect.poll(async () => (await api<{ status: string }>("getRun", { runId: cloneId })).status, { timeout: 60_000 }).toMatch(/stopped|completed/);
     expect(errors).toEqual([]);
   }, 240_000);
 });
