@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EnvironmentFilter } from "../../shared/api/environmentTypes.js";
 import type { WorkbenchEvent } from "../../shared/api/events.js";
+import type { GpuChoice } from "../../shared/backendConfig.js";
 import { parseRunConfig } from "../../shared/runConfig.js";
 import type { WorkbenchApi, WorkbenchInfo } from "../../shared/api/WorkbenchApi.js";
 import { adapterLineage } from "../adapters/adapterLineage.js";
@@ -19,6 +20,7 @@ import { createEnvironmentRuntime, createRunControl, type EnvironmentRuntime, ty
 import { EventHub } from "./EventHub.js";
 import { listModelFiles } from "./listModelFiles.js";
 import { ModelDownloads } from "./ModelDownloads.js";
+import { ModelInsightsReader } from "./ModelInsightsReader.js";
 import { NotFoundError } from "./NotFoundError.js";
 import { openEnvSetMember } from "./openEnvSetMember.js";
 import { PlaySessions } from "./PlaySessions.js";
@@ -41,6 +43,8 @@ export interface WorkbenchOptions {
   runtime?: EnvironmentRuntime | null;
   /** The self-play run controller. Defaults to the engine's own; null disables run control. */
   runControl?: RunControl | null;
+  /** The GPU the Models page's fit estimates assume. Defaults to "auto" (what a run's backend.gpu defaults to). */
+  modelInsightsGpu?: GpuChoice;
 }
 
 const orderMap: Record<NonNullable<EnvironmentFilter["order"]>, { orderBy: store.EnvironmentOrder; descending: boolean }> = {
@@ -83,6 +87,7 @@ export class Workbench {
   /** One manual play at a time: its sandbox process is held, the pool's other one stays free for validation. */
   readonly #plays = new PlaySessions({ maxSessions: 1 });
   readonly #modelsDir: string;
+  readonly #insights: ModelInsightsReader;
   readonly #downloads: ModelDownloads;
   /** Started on first use (it spawns sandbox processes); null when disabled. */
   #runtime: Promise<EnvironmentRuntime> | null = null;
@@ -94,6 +99,7 @@ export class Workbench {
     this.#options = options;
     this.#modelsDir = options.modelsDir ?? process.env.SPADE_MODELS_DIR ?? join(dirname(options.dbPath), "models");
     this.#downloads = new ModelDownloads({ modelsDir: this.#modelsDir, emit: (event) => this.emit(event) });
+    this.#insights = new ModelInsightsReader({ gpu: options.modelInsightsGpu ?? "auto" });
     this.#runtimeEnabled = options.runtime !== null;
     if (options.runtime) this.#runtime = Promise.resolve(options.runtime);
     const control = options.runControl === undefined ? createRunControl(db, (event) => this.emit(event)) : options.runControl;
@@ -114,6 +120,7 @@ export class Workbench {
   async close(): Promise<void> {
     this.#downloads.cancelAll();
     await this.#plays.closeAll();
+    await this.#insights.dispose();
     const runtime = await this.#runtime?.catch(() => null);
     await runtime?.dispose();
     this.db.close();
@@ -294,7 +301,7 @@ export class Workbench {
         const envs = store.listEnvironments(db, { documentId, limit: 500 });
         return { id: doc.id, corpus: doc.corpus, title: doc.title, words: doc.words, text: doc.text, environments: envs.length, environmentList: envs.map((e) => views.toEnvironmentListItem(e, e)) };
       },
-      listModels: async () => ({ dir: modelsDir, files: listModelFiles(modelsDir) }),
+      listModels: async () => ({ dir: modelsDir, files: await this.#insights.describe(listModelFiles(modelsDir)) }),
       downloadModel: async ({ uri }) => this.#downloads.download(uri),
       cancelModelDownload: async ({ uri }) => ({ cancelled: this.#downloads.cancel(uri) }),
       listAdapters: async ({ runId }) => store.listAdapters(db, runId).map(views.toAdapterView),

@@ -25,6 +25,7 @@ export const bindingEnvVar = "SPADE_SQLITE_BINDING";
  * @property {string} version  e.g. "22.23.5" or "40.10.0" (no leading v)
  * @property {string} abi      NODE_MODULE_VERSION, e.g. "127"
  * @property {string} [nodedir] a folder holding include/node (headers); without it node-gyp downloads them
+ * @property {string} [distUrl] where node-gyp downloads the headers from; defaults to electronjs.org for Electron, nodejs.org for Node
  */
 
 /** Raised when a binding cannot be built; the message names what is missing. */
@@ -89,7 +90,8 @@ function readStamp(/** @type {string} */ dir) {
 /** True when the stored build exists and was compiled for this exact runtime version. */
 export function isBindingCurrent(/** @type {RuntimeTarget} */ target, root = defaultRoot) {
   const stamp = readStamp(bindingDir(target, root));
-  return existsSync(bindingPath(target, root)) && stamp?.runtime === target.runtime && stamp?.version === target.version;
+  const path = bindingPath(target, root);
+  return existsSync(path) && stamp?.runtime === target.runtime && stamp?.version === target.version && moduleAbis(path).includes(target.abi);
 }
 
 /** What a source build needs on PATH; the names of the missing ones. */
@@ -109,15 +111,14 @@ export function missingBuildTools(env = process.env) {
  * node_modules was built for). Rebuilds when the stored build is for another version (e.g. after
  * Electron was upgraded). Throws NativeBuildError naming what is missing when it cannot build.
  * @param {RuntimeTarget} target
- * @param {{ root?: string, log?: (line: string) => void, hostAbi?: string }} [options]
+ * @param {{ root?: string, log?: (line: string) => void, hostAbi?: string, env?: NodeJS.ProcessEnv }} [options]
  */
 export function ensureBinding(target, options = {}) {
   const root = options.root ?? defaultRoot;
-  const log = options.log ?? (() => {});
   const selected = selectBinding(target, root, options.hostAbi);
   if (selected === null) return null;
   if (isBindingCurrent(target, root)) return selected;
-  buildBinding(target, { root, log });
+  buildBinding(target, { root, log: options.log, env: options.env });
   return selected;
 }
 
@@ -125,11 +126,12 @@ export function ensureBinding(target, options = {}) {
  * Compiles better-sqlite3 for the target in a staging copy of its sources (node-gyp with
  * `--target`, `--nodedir` or Electron's `--dist-url`) and stores the result with its stamp.
  * @param {RuntimeTarget} target
- * @param {{ root?: string, log?: (line: string) => void }} [options]
+ * @param {{ root?: string, log?: (line: string) => void, env?: NodeJS.ProcessEnv }} [options]
  */
 export function buildBinding(target, options = {}) {
   const root = options.root ?? defaultRoot;
   const log = options.log ?? (() => {});
+  const env = options.env ?? process.env;
   const require = createRequire(join(root, "package.json"));
   let sourceDir;
   let nodeGyp;
@@ -139,7 +141,7 @@ export function buildBinding(target, options = {}) {
   } catch (error) {
     throw new NativeBuildError(`cannot build better-sqlite3 for ${describeTarget(target)}: ${/** @type {Error} */ (error).message} (run \`npm ci\` first)`);
   }
-  const missing = missingBuildTools();
+  const missing = missingBuildTools(env);
   if (missing.length > 0) {
     throw new NativeBuildError(`cannot build better-sqlite3 for ${describeTarget(target)}: missing ${missing.join(", ")}`);
   }
@@ -150,12 +152,19 @@ export function buildBinding(target, options = {}) {
     for (const part of ["binding.gyp", "src", "deps", "package.json"]) cpSync(join(sourceDir, part), join(staging, part), { recursive: true });
     const args = [nodeGyp, "rebuild", "--release", `--target=${target.version}`, `--arch=${process.arch}`];
     if (target.nodedir) args.push(`--nodedir=${target.nodedir}`);
-    if (target.runtime === "electron") args.push(`--dist-url=${electronHeadersUrl}`, "--runtime=electron");
+    if (target.runtime === "electron") args.push("--runtime=electron");
+    const distUrl = target.distUrl ?? (target.runtime === "electron" ? electronHeadersUrl : undefined);
+    if (distUrl && !target.nodedir) args.push(`--dist-url=${distUrl}`);
     log(`spade-workbench: building better-sqlite3 for ${describeTarget(target)} (about a minute)...`);
-    const result = spawnSync(process.execPath, args, { cwd: staging, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_jobs: process.env.npm_config_jobs ?? "max" } });
+    // A private header cache per build, so a failed or partial download never poisons the user's ~/.cache/node-gyp.
+    const result = spawnSync(process.execPath, [...args, `--devdir=${join(staging, ".node-gyp")}`], { cwd: staging, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: nodeGypEnvironment(env) });
     const built = join(staging, "build", "Release", "better_sqlite3.node");
     if (result.status !== 0 || !existsSync(built)) {
       throw new NativeBuildError(`cannot build better-sqlite3 for ${describeTarget(target)}: ${explainFailure(target, `${result.stderr ?? ""}\n${result.stdout ?? ""}`, result.error)}`);
+    }
+    const abis = moduleAbis(built);
+    if (!abis.includes(target.abi)) {
+      throw new NativeBuildError(`cannot build better-sqlite3 for ${describeTarget(target)}: node-gyp produced a module for ABI ${abis.join(", ") || "unknown"} (were other headers forced, e.g. npm's nodedir setting?)`);
     }
     const dir = bindingDir(target, root);
     mkdirSync(dir, { recursive: true });
@@ -167,6 +176,23 @@ export function buildBinding(target, options = {}) {
   }
 }
 
+/**
+ * The environment node-gyp runs in: npm settings that would override the target (an npmrc
+ * `nodedir=/usr` makes every build use the system Node's headers) are removed; the target comes
+ * from the command line only.
+ */
+export function nodeGypEnvironment(/** @type {NodeJS.ProcessEnv} */ env) {
+  const overriding = /^npm_config_(nodedir|target|runtime|disturl|dist_url|devdir|arch|target_arch|build_from_source)$/i;
+  const clean = Object.fromEntries(Object.entries(env).filter(([key]) => !overriding.test(key)));
+  return { ...clean, npm_config_jobs: env.npm_config_jobs ?? "max" };
+}
+
+/** The ABIs a native module registers for (`node_register_module_v<abi>` in the binary). */
+export function moduleAbis(/** @type {string} */ file) {
+  const text = readFileSync(file).toString("latin1");
+  return [...new Set([...text.matchAll(/node_register_module_v(\d+)/g)].map((match) => match[1] ?? ""))];
+}
+
 /** e.g. "Electron 40.10.0 (ABI 143)". */
 export function describeTarget(/** @type {RuntimeTarget} */ target) {
   return `${target.runtime === "electron" ? "Electron" : "Node"} ${target.version} (ABI ${target.abi})`;
@@ -176,10 +202,11 @@ export function describeTarget(/** @type {RuntimeTarget} */ target) {
 function explainFailure(/** @type {RuntimeTarget} */ target, /** @type {string} */ output, /** @type {Error | undefined} */ error) {
   if (error) return error.message;
   const lines = output.split("\n").map((line) => line.trim()).filter(Boolean);
-  const download = lines.find((line) => /ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|getaddrinfo|404|tarball/i.test(line));
-  if (download) {
-    const from = target.nodedir ? target.nodedir : target.runtime === "electron" ? electronHeadersUrl : "https://nodejs.org/dist";
-    return `the ${describeTarget(target)} headers could not be downloaded from ${from} (${download})`;
+  const fetched = lines.find((line) => line.startsWith("gyp http GET "))?.slice("gyp http GET ".length);
+  const failedDownload = lines.some((line) => /install got an error|network connectivity|ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|getaddrinfo|tarball|403|404/i.test(line));
+  if (fetched && failedDownload) {
+    const why = lines.find((line) => /ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|40\d|50\d/.test(line) && !line.startsWith("gyp http GET"))?.replace(/^gyp ERR! (stack )?/, "") ?? "the host cannot be reached";
+    return `the ${describeTarget(target)} headers could not be downloaded from ${fetched} (${why}); with network access, \`npm start\` builds it on its next start`;
   }
   const compile = lines.find((line) => /error:/i.test(line) && !/^gyp ERR! (stack|System|command|cwd|node -v|node-gyp -v|not ok)/.test(line));
   return compile ?? lines.slice(-3).join(" / ") ?? "node-gyp failed";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bindingPath, ensureBinding, isBindingCurrent, nodeTarget, selectBinding, type RuntimeTarget } from "../../main/install/nativeBinding.mjs";
+import { bindingPath, buildBinding, ensureBinding, isBindingCurrent, missingBuildTools, moduleAbis, NativeBuildError, nodeGypEnvironment, nodeTarget, selectBinding, type RuntimeTarget } from "../../main/install/nativeBinding.mjs";
 import { ensureSecondNode, secondNodeVersion } from "../support/secondNodeRuntime.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -68,6 +68,9 @@ describe.skipIf(process.platform !== "linux" || process.arch !== "x64" || !exist
     const path = ensureBinding(target, { root, log: (line) => console.log(line) });
     expect(path).toBe(bindingPath(target, root));
     expect(isBindingCurrent(target, root)).toBe(true);
+    // The stored module registers for Node 22's ABI, the default build still for this Node's.
+    expect(moduleAbis(path!)).toEqual([target.abi]);
+    expect(moduleAbis(join(root, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node"))).toEqual([process.versions.modules]);
     expect(existsSync(join(root, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node"))).toBe(true);
 
     const result = runUnder(node, workspaceScript(join(dir, "with.sqlite")), { SPADE_SQLITE_BINDING: path! });
@@ -90,4 +93,37 @@ describe.skipIf(process.platform !== "linux" || process.arch !== "x64" || !exist
     // A stamp for another version (an upgraded runtime of the same ABI) is not current.
     expect(isBindingCurrent({ ...target, version: "22.0.0" }, root)).toBe(false);
   });
+});
+
+describe("when a binding cannot be built", () => {
+  it("keeps npm settings that force other headers (nodedir=/usr) away from node-gyp", () => {
+    const env = nodeGypEnvironment({ PATH: "/usr/bin", npm_config_nodedir: "/usr", npm_config_target: "20.0.0", npm_config_runtime: "node", npm_config_disturl: "x", HOME: "/home/me" });
+    expect(env).toEqual({ PATH: "/usr/bin", HOME: "/home/me", npm_config_jobs: "max" });
+  });
+
+  it("names the missing build tools", () => {
+    const env = { PATH: "/no/such/bin" };
+    expect(missingBuildTools(env)).toEqual(["python3 (node-gyp runs it)", "make", "a C++ compiler (c++/g++/clang++)"]);
+    const target: RuntimeTarget = { runtime: "electron", version: "40.10.0", abi: "143" };
+    expect(() => buildBinding(target, { root, env })).toThrow(new NativeBuildError("cannot build better-sqlite3 for Electron 40.10.0 (ABI 143): missing python3 (node-gyp runs it), make, a C++ compiler (c++/g++/clang++)"));
+  });
+
+  it.skipIf(missingBuildTools().length > 0)("names the headers it could not download for Electron", async () => {
+    const { createServer } = await import("node:net");
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", () => resolve()));
+    const address = holder.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    await new Promise<void>((resolve) => holder.close(() => resolve()));
+    const target: RuntimeTarget = { runtime: "electron", version: "40.10.0", abi: "143", distUrl: `http://127.0.0.1:${port}/headers` };
+    let message = "";
+    try {
+      buildBinding(target, { root });
+    } catch (error) {
+      expect(error).toBeInstanceOf(NativeBuildError);
+      message = (error as Error).message;
+    }
+    expect(message).toContain(`the Electron 40.10.0 (ABI 143) headers could not be downloaded from http://127.0.0.1:${port}/headers/v40.10.0/`);
+    expect(message).toContain("ECONNREFUSED");
+  }, 120_000);
 });

@@ -51,13 +51,20 @@ export const serveCommand: Command = {
     if (remembered.port !== undefined && port === undefined && server.port !== remembered.port) {
       process.stderr.write(`spade serve: port ${remembered.port} (used last time) is taken; serving on ${server.port} instead\n`);
     }
-    writeServerState(dbPath, { port: server.port, ...(given === undefined ? { token: server.token } : remembered.token && !values["new-token"] ? { token: remembered.token } : {}) });
-    process.stdout.write(`SPADE Workbench at ${server.url}\n`);
-    await new Promise<void>((resolve) => {
+    try {
+      writeServerState(dbPath, { port: server.port, ...(given === undefined ? { token: server.token } : remembered.token && !values["new-token"] ? { token: remembered.token } : {}) });
+    } catch (error) {
+      process.stderr.write(`spade serve: cannot remember the port and token in ${serverStatePath(dbPath)} (${(error as Error).message}); the next start gets new ones\n`);
+    }
+    // The handlers go in before the address is printed: a caller that stops the server as soon
+    // as it reads the line must find them installed.
+    const stopped = new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
+    process.stdout.write(`SPADE Workbench at ${server.url}\n`);
+    await stopped;
     await server.close();
     await workbench.close();
     return 0;

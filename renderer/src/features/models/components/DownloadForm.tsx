@@ -8,10 +8,10 @@ function megabytes(bytes: number | null): string {
   return bytes === null ? "?" : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** Downloads a model by URI (`hf:owner/repo/file.gguf` or https) into the models folder, with progress. */
-export function DownloadForm({ onDownloaded }: { onDownloaded: () => void }) {
+/** Downloads a model by URI (`hf:owner/repo/file.gguf`, `hf:owner/repo:Q4_K_M` or https) into the models folder, with progress. */
+export function DownloadForm({ onDownloaded, initialUri = "" }: { onDownloaded: () => void; initialUri?: string }) {
   const api = useApi();
-  const [uri, setUri] = useState("");
+  const [uri, setUri] = useState(initialUri);
   const [active, setActive] = useState<string | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -39,7 +39,7 @@ export function DownloadForm({ onDownloaded }: { onDownloaded: () => void }) {
     <form className="card download-form" onSubmit={submit} aria-label="Download a model" data-testid="download-form">
       <label>
         Download a model
-        <input value={uri} onChange={(e) => setUri(e.target.value)} placeholder="hf:owner/repo/model.Q4_K_M.gguf or https://…/model.gguf" aria-label="model URI" disabled={active !== null} />
+        <input value={uri} onChange={(e) => setUri(e.target.value)} placeholder="hf:owner/repo:Q4_K_M, hf:owner/repo/model.Q4_K_M.gguf or https://…/model.gguf" aria-label="model URI" disabled={active !== null} />
       </label>
       <button type="submit" disabled={active !== null || uri.trim() === ""}>
         {active ? "Downloading…" : "Download"}

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { ErrorBox } from "../../../components/ErrorBox.js";
 import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
@@ -6,14 +7,13 @@ import { prepareEvalComparison } from "../../../lib/evals/prepareEvalComparison.
 import { AdapterDetailPanel } from "./AdapterDetailPanel.js";
 import { AdapterTable } from "./AdapterTable.js";
 import { DownloadForm } from "./DownloadForm.js";
+import { ModelFileTable } from "./ModelFileTable.js";
+import { RecommendedModels } from "./RecommendedModels.js";
 
-function megabytes(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-/** `#/models[?adapter=<id>]`: local GGUF files, downloads by URI, and the trained adapters with their lineage. */
+/** `#/models[?adapter=<id>]`: local GGUF files (what each is, whether it fits), downloads by URI, recommended models, and the trained adapters with their lineage. */
 export function ModelsView({ adapterId }: { adapterId: number | null }) {
   const api = useApi();
+  const [picked, setPicked] = useState("");
   const models = useQuery("models", () => api.listModels({}));
   const adapters = useQuery("adapters", async () => {
     const [list, results] = await Promise.all([api.listAdapters({}), api.listEvalResults({})]);
@@ -30,21 +30,12 @@ export function ModelsView({ adapterId }: { adapterId: number | null }) {
           {models.data.files.length === 0 ? (
             <p className="empty">No GGUF files in the models folder yet.</p>
           ) : (
-            <table className="table compact" data-testid="models-table">
-              <tbody>
-                {models.data.files.map((file) => (
-                  <tr key={file.path}>
-                    <td>{file.name}</td>
-                    <td>{megabytes(file.bytes)}</td>
-                    <td className="muted small">{file.path}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <ModelFileTable files={models.data.files} />
           )}
         </>
       )}
-      <DownloadForm onDownloaded={models.reload} />
+      <DownloadForm key={picked} initialUri={picked} onDownloaded={models.reload} />
+      <RecommendedModels onPick={setPicked} />
       <h2>Adapters</h2>
       {adapters.error && <ErrorBox error={adapters.error} onRetry={adapters.reload} />}
       {adapters.data && adapters.data.list.length === 0 && <p className="empty">No adapters trained yet (`spade train`).</p>}
