@@ -56,11 +56,11 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
 const REPLY_HEAD_LINES = 3;
 const REPLY_HEAD_CHARS = 300;
 
-/** The reply's first non-empty lines, cut to a few hundred characters; null when there is no reply. */
+/** The reply's first non-empty lines, cut to a few hundred characters; "(no reply)" for an empty one (the model was not called); null when none is stored. */
 export function replyHead(reply: string | null): string | null {
   if (reply === null) return null;
   const lines = reply.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "");
-  if (lines.length === 0) return "(empty reply)";
+  if (lines.length === 0) return "(no reply)";
   let head = lines.slice(0, REPLY_HEAD_LINES).join("\n");
   if (head.length > REPLY_HEAD_CHARS) head = `${head.slice(0, REPLY_HEAD_CHARS)}…`;
   else if (lines.length > REPLY_HEAD_LINES) head += "\n…";

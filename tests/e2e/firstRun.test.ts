@@ -12,7 +12,12 @@ import { launchChromium, type LaunchedBrowser } from "../../main/bench/launchChr
 import { rendererBuilt, spadeCli, startServe, type ServeProcess } from "./support/startServe.js";
 
 const model = "/work/shared/models/stories260K.gguf";
-/** Big enough for the designer prompt (about 3.6k stories260K tokens) and a repair with the form's token budgets. */
+/**
+ * Big enough for the designer prompt (about 3.6k stories260K tokens) and a second attempt with the
+ * form's budgets: every reply is a story, so the diagnosis is "no Python code". Where the loop records
+ * a prompt that does not fit as an invalid attempt, the model's own 2048 also completes (in seconds,
+ * diagnosis "prompt too long"); the assertions accept either reason.
+ */
 const CONTEXT = "8192";
 const shots = join(import.meta.dirname, "..", "..", "test-results");
 let dir: string;
@@ -87,7 +92,8 @@ describe.skipIf(!rendererBuilt() || !existsSync(model))("a first run on stories2
     const reply = page.getByTestId("designer-reply");
     await reply.waitFor({ timeout: 30_000 });
     expect(await reply.getAttribute("open")).not.toBeNull();
-    expect((await reply.innerText()).length).toBeGreaterThan(40);
+    // What the model wrote, or why it was never asked (a prompt that did not fit).
+    expect(await reply.innerText()).toMatch(/^Designer reply \(\d+ characters\)\n+(No reply: prompt too long \(\d+ > \d+ tokens\)|\S)/);
     expect(await page.getByTestId("designer-prompt").locator("summary").innerText()).toMatch(/Designer prompt \(\d+ messages/);
     await page.screenshot({ path: join(shots, "first-run-attempt.png") });
 

@@ -5,7 +5,7 @@ import { ReplyText } from "./ReplyText.js";
  * What the designer was asked and what it answered, beside the code extracted from it: the first
  * place to look when an attempt is invalid (the reply is open then).
  */
-export function DesignerExchange({ prompt, rawReply, valid }: { prompt: ChatMessage[] | null; rawReply: string | null; valid: boolean }) {
+export function DesignerExchange({ prompt, rawReply, valid, error }: { prompt: ChatMessage[] | null; rawReply: string | null; valid: boolean; error: string | null }) {
   if (prompt === null && rawReply === null) return null;
   const promptChars = (prompt ?? []).reduce((sum, message) => sum + message.content.length, 0);
   return (
@@ -13,7 +13,7 @@ export function DesignerExchange({ prompt, rawReply, valid }: { prompt: ChatMess
       {rawReply !== null && (
         <details open={!valid} data-testid="designer-reply">
           <summary>Designer reply ({rawReply.length.toLocaleString()} characters)</summary>
-          <ReplyText text={rawReply} />
+          {rawReply.trim() === "" ? <p className="muted">No reply{error ? `: ${error}` : ""}.</p> : <ReplyText text={rawReply} />}
         </details>
       )}
       {prompt !== null && (

@@ -50,9 +50,9 @@ export function EnvDetailView({ envId }: { envId: number }) {
       <div className="env-columns">
         <div className="env-main">
           {/* A reply without code: what the model wrote comes first. */}
-          {!e.code && <DesignerExchange prompt={e.prompt ?? null} rawReply={e.rawReply ?? null} valid={e.valid} />}
+          {!e.code && <DesignerExchange prompt={e.prompt ?? null} rawReply={e.rawReply ?? null} valid={e.valid} error={e.validationError} />}
           <EditPanel key={e.id} envId={e.id} code={e.code} stored={e.validation} />
-          {e.code && <DesignerExchange prompt={e.prompt ?? null} rawReply={e.rawReply ?? null} valid={e.valid} />}
+          {e.code && <DesignerExchange prompt={e.prompt ?? null} rawReply={e.rawReply ?? null} valid={e.valid} error={e.validationError} />}
         </div>
         <aside className="env-side">
           <h3>Statistics</h3>
