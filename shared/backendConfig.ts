@@ -17,8 +17,12 @@ export interface LlamaBackendSettings {
   gpu?: GpuChoice;
   /** CPU threads for evaluation. Defaults to one fewer than the physical cores, at least 1 and at most 8 (llama.cpp collapses when its threads compete for cores). */
   threads?: number;
-  /** Tokens per sequence. Defaults to 4096, capped at the model's training context. */
-  contextSize?: number;
+  /**
+   * Tokens per sequence: a number, `"auto"` (node-llama-cpp sizes it from the model's training
+   * context and the free (V)RAM for `sequences` sequences), or `{min, max}` (auto within bounds).
+   * A prompt that does not fit is refused with PromptTooLongError. Defaults to "auto".
+   */
+  contextSize?: ContextSizeSetting;
   /** Flash attention (faster on most GPUs). Defaults to node-llama-cpp's "auto" (on where the model and hardware support it). */
   flashAttention?: boolean;
   /** Tokens evaluated per batch. Defaults to node-llama-cpp's choice (512, or less for small contexts). */
@@ -37,7 +41,11 @@ export interface LlamaBackendSettings {
    * fixed seed then gives the same text every time. Defaults to true.
    */
   reusePrefix?: boolean;
+  /** Let the chat template add its built-in tool-use instructions (Llama 3.1) when tools are offered. Defaults to false. */
+  toolInstructions?: boolean;
 }
+
+export type ContextSizeSetting = number | "auto" | { min?: number; max?: number };
 
 export interface LlamaBackendConfig extends LlamaBackendSettings {
   kind: "llama";
@@ -45,13 +53,23 @@ export interface LlamaBackendConfig extends LlamaBackendSettings {
   modelPath: string;
 }
 
+/** The OpenAI-compatible servers whose own request fields the backend speaks. */
+export const openAiServerKinds = ["vllm", "sglang", "ollama", "llama.cpp", "openai"] as const;
+export type OpenAiServerKind = (typeof openAiServerKinds)[number];
+
 /** The serialisable settings of the OpenAI-compatible backend. */
 export interface OpenAiBackendSettings {
+  /**
+   * Which server this is, for the fields only it understands (token ids, adapter selection,
+   * thinking switch, run-time adapter loading). Defaults to auto-detection from `GET /models`
+   * (`owned_by`); a server it cannot recognise gets the common fields only.
+   */
+  server?: OpenAiServerKind;
   /** Sent as a Bearer token. Defaults to none. */
   apiKey?: string;
   /** Name of an environment variable holding the API key (keeps secrets out of config files). Defaults to none. */
   apiKeyEnv?: string;
-  /** A served LoRA adapter's name (vLLM `--lora-modules`); sent as the model name when set. Defaults to none. */
+  /** A served LoRA adapter's name (vLLM `--lora-modules`, sent as the model name; SGLang `--lora-paths`, sent as `lora_path`). Defaults to none. */
   adapter?: string;
   /** Requests in flight at once (the backend's parallelism). Defaults to 4. */
   maxConcurrency?: number;
@@ -78,8 +96,8 @@ export interface OpenAiBackendConfig extends OpenAiBackendSettings {
 
 export type BackendConfig = LlamaBackendConfig | OpenAiBackendConfig;
 
-const llamaKeys = ["kind", "modelPath", "gpu", "threads", "contextSize", "flashAttention", "batchSize", "sequences", "lora", "modelsDir", "reusePrefix"];
-const openAiKeys = ["kind", "baseUrl", "model", "apiKey", "apiKeyEnv", "adapter", "maxConcurrency", "timeoutMs", "maxRetries", "retryDelayMs", "stream", "logprobs", "embeddingModel"];
+const llamaKeys = ["kind", "modelPath", "gpu", "threads", "contextSize", "flashAttention", "batchSize", "sequences", "lora", "modelsDir", "reusePrefix", "toolInstructions"];
+const openAiKeys = ["kind", "baseUrl", "model", "server", "apiKey", "apiKeyEnv", "adapter", "maxConcurrency", "timeoutMs", "maxRetries", "retryDelayMs", "stream", "logprobs", "embeddingModel"];
 
 /**
  * Reads a backend config from untrusted JSON. Unknown keys and wrong types are refused with an
@@ -100,11 +118,12 @@ function readLlama(where: string, path: string, value: unknown): LlamaBackendCon
     config.gpu = o.gpu as GpuChoice;
   }
   assign(config, "threads", optional(o.threads, (v) => readInteger(where, key("threads"), v, 1, 256)));
-  assign(config, "contextSize", optional(o.contextSize, (v) => readInteger(where, key("contextSize"), v, 16)));
+  assign(config, "contextSize", optional(o.contextSize, (v) => readContextSize(where, key("contextSize"), v)));
   assign(config, "flashAttention", optional(o.flashAttention, (v) => readBoolean(where, key("flashAttention"), v)));
   assign(config, "batchSize", optional(o.batchSize, (v) => readInteger(where, key("batchSize"), v, 1)));
   assign(config, "sequences", optional(o.sequences, (v) => readInteger(where, key("sequences"), v, 1, 1024)));
   assign(config, "reusePrefix", optional(o.reusePrefix, (v) => readBoolean(where, key("reusePrefix"), v)));
+  assign(config, "toolInstructions", optional(o.toolInstructions, (v) => readBoolean(where, key("toolInstructions"), v)));
   assign(config, "modelsDir", optional(o.modelsDir, (v) => readString(where, key("modelsDir"), v, { nonEmpty: true })));
   if (o.lora !== undefined) {
     if (!Array.isArray(o.lora)) fail(where, key("lora"), "an array of {path, scale}", o.lora);
@@ -124,6 +143,10 @@ function readOpenAi(where: string, path: string, value: unknown): OpenAiBackendC
   const baseUrl = readString(where, key("baseUrl"), o.baseUrl, { nonEmpty: true });
   if (!/^https?:\/\/[^/]/.test(baseUrl)) fail(where, key("baseUrl"), "an http:// or https:// URL", baseUrl);
   const config: OpenAiBackendConfig = { kind: "openai", baseUrl, model: readString(where, key("model"), o.model, { nonEmpty: true }) };
+  if (o.server !== undefined) {
+    if (!openAiServerKinds.includes(o.server as OpenAiServerKind)) fail(where, key("server"), openAiServerKinds.map((kind) => JSON.stringify(kind)).join(", "), o.server);
+    config.server = o.server as OpenAiServerKind;
+  }
   for (const name of ["apiKey", "apiKeyEnv", "adapter", "embeddingModel"] as const) {
     assign(config, name, optional(o[name], (v) => readString(where, key(name), v, { nonEmpty: true })));
   }
@@ -134,6 +157,20 @@ function readOpenAi(where: string, path: string, value: unknown): OpenAiBackendC
   assign(config, "stream", optional(o.stream, (v) => readBoolean(where, key("stream"), v)));
   assign(config, "logprobs", optional(o.logprobs, (v) => readBoolean(where, key("logprobs"), v)));
   return config;
+}
+
+function readContextSize(where: string, key: string, value: unknown): ContextSizeSetting {
+  if (value === "auto") return value;
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const o = readObject(where, key, value, ["min", "max"]);
+    const bounds: { min?: number; max?: number } = {};
+    assign(bounds, "min", optional(o.min, (v) => readInteger(where, `${key}.min`, v, 16)));
+    assign(bounds, "max", optional(o.max, (v) => readInteger(where, `${key}.max`, v, 16)));
+    if (bounds.min !== undefined && bounds.max !== undefined && bounds.min > bounds.max) fail(where, `${key}.min`, `at most max (${bounds.max})`, bounds.min);
+    return bounds;
+  }
+  if (typeof value !== "number") fail(where, key, 'an integer >= 16, "auto" or {min, max}', value);
+  return readInteger(where, key, value, 16);
 }
 
 function assign<T extends object, K extends keyof T>(target: T, name: K, value: T[K] | undefined): void {

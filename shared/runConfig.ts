@@ -1,4 +1,6 @@
 import { parseBackendConfig, type BackendConfig } from "./backendConfig.js";
+import type { ThinkingMode } from "./llm.js";
+import { parseTrainingConfig, type TrainingConfig } from "./trainingConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
 
@@ -38,6 +40,8 @@ export interface DesignerConfig {
   skills: string[];
   /** Difficulties drawn per environment. Defaults to ["easy", "medium", "hard"]. */
   difficulties: string[];
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  thinking: ThinkingMode;
 }
 
 export interface MemoryConfig {
@@ -68,6 +72,8 @@ export interface AgentConfig {
   maxTokens: number;
   /** Keep only the last N exchanges in the agent's prompt. Defaults to all. */
   historyTurns: number | null;
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  thinking: ThinkingMode;
 }
 
 export interface SandboxConfig {
@@ -75,6 +81,8 @@ export interface SandboxConfig {
   stepTimeoutMs: number;
   /** Defaults to 60000 ms. */
   validationTimeoutMs: number;
+  /** Run generated code even where no OS confinement (bubblewrap, sandbox-exec) is available: reduced isolation. Defaults to false (the SPADE_SANDBOX_ALLOW_UNCONFINED=1 environment variable also allows it). */
+  allowUnconfined: boolean;
 }
 
 export interface RunConfig {
@@ -97,10 +105,12 @@ export interface RunConfig {
   reward: RewardConfig;
   memory: MemoryConfig;
   agent: AgentConfig;
-  hint: { temperature: number; maxTokens: number };
+  hint: { temperature: number; maxTokens: number; thinking: ThinkingMode };
   sandbox: SandboxConfig;
   /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
   trainer?: TrainerConfig;
+  /** Training inside the run (shared/trainingConfig.ts). Absent: the run only collects experience. */
+  training?: TrainingConfig;
 }
 
 /** A command run as a child process: an argv array (no shell) or one string (run by the shell). */
@@ -154,7 +164,7 @@ export const defaultSkills = [
 /** A run's name is a label: at most this many characters. */
 export const maxRunNameLength = 200;
 
-const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer"];
+const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer", "training"];
 
 /**
  * Reads a run config (the JSON of `spade run --config`). Unknown keys and wrong types are refused
@@ -186,6 +196,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     hint: readHint(where, c.hint),
     sandbox: readSandbox(where, c.sandbox),
     ...(c.trainer === undefined ? {} : { trainer: readTrainer(where, c.trainer) }),
+    ...(c.training === undefined ? {} : { training: parseTrainingConfig(where, c.training) }),
   };
 }
 
@@ -198,7 +209,7 @@ function readCorpus(where: string, value: unknown): CorpusConfig {
 }
 
 function readDesigner(where: string, value: unknown): DesignerConfig {
-  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "temperature", "maxTokens", "skills", "difficulties"]);
+  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "temperature", "maxTokens", "skills", "difficulties", "thinking"]);
   const kind = (optional(o.kind, (v) => readString(where, "designer.kind", v, { oneOf: ["llm", "fixed"] })) ?? "llm") as DesignerConfig["kind"];
   const set = optional(o.set ?? undefined, (v) => readString(where, "designer.set", v, { nonEmpty: true })) ?? null;
   if (kind === "fixed" && set === null) throw new InputError(`${where}: designer.set: required when designer.kind is "fixed" (the environment set to draw from)`);
@@ -210,6 +221,7 @@ function readDesigner(where: string, value: unknown): DesignerConfig {
     maxTokens: optional(o.maxTokens, (v) => readInteger(where, "designer.maxTokens", v, 1)) ?? 4096,
     skills: optional(o.skills, (v) => readStringArray(where, "designer.skills", v)) ?? defaultSkills,
     difficulties: optional(o.difficulties, (v) => readStringArray(where, "designer.difficulties", v)) ?? ["easy", "medium", "hard"],
+    thinking: readThinking(where, "designer.thinking", o.thinking),
   };
 }
 
@@ -246,27 +258,34 @@ function readMemory(where: string, value: unknown): MemoryConfig {
 }
 
 function readAgent(where: string, value: unknown): AgentConfig {
-  const o = readObject(where, "agent", value ?? {}, ["temperature", "maxTokens", "historyTurns"]);
+  const o = readObject(where, "agent", value ?? {}, ["temperature", "maxTokens", "historyTurns", "thinking"]);
   return {
     temperature: optional(o.temperature, (v) => readNumber(where, "agent.temperature", v, 0, 5)) ?? 0.6,
     maxTokens: optional(o.maxTokens, (v) => readInteger(where, "agent.maxTokens", v, 1)) ?? 512,
     historyTurns: optional(o.historyTurns ?? undefined, (v) => readInteger(where, "agent.historyTurns", v, 1)) ?? null,
+    thinking: readThinking(where, "agent.thinking", o.thinking),
   };
 }
 
 function readHint(where: string, value: unknown): RunConfig["hint"] {
-  const o = readObject(where, "hint", value ?? {}, ["temperature", "maxTokens"]);
+  const o = readObject(where, "hint", value ?? {}, ["temperature", "maxTokens", "thinking"]);
   return {
     temperature: optional(o.temperature, (v) => readNumber(where, "hint.temperature", v, 0, 5)) ?? 0.3,
     maxTokens: optional(o.maxTokens, (v) => readInteger(where, "hint.maxTokens", v, 1)) ?? 256,
+    thinking: readThinking(where, "hint.thinking", o.thinking),
   };
 }
 
+function readThinking(where: string, key: string, value: unknown): ThinkingMode {
+  return (optional(value, (v) => readString(where, key, v, { oneOf: ["off", "on", "auto"] })) ?? "off") as ThinkingMode;
+}
+
 function readSandbox(where: string, value: unknown): SandboxConfig {
-  const o = readObject(where, "sandbox", value ?? {}, ["stepTimeoutMs", "validationTimeoutMs"]);
+  const o = readObject(where, "sandbox", value ?? {}, ["stepTimeoutMs", "validationTimeoutMs", "allowUnconfined"]);
   return {
     stepTimeoutMs: optional(o.stepTimeoutMs, (v) => readInteger(where, "sandbox.stepTimeoutMs", v, 1)) ?? 30_000,
     validationTimeoutMs: optional(o.validationTimeoutMs, (v) => readInteger(where, "sandbox.validationTimeoutMs", v, 1)) ?? 60_000,
+    allowUnconfined: optional(o.allowUnconfined, (v) => readBoolean(where, "sandbox.allowUnconfined", v)) ?? false,
   };
 }
 

@@ -10,6 +10,8 @@ export interface ReportEpisode {
   error: string | null;
   /** Extension: the canary play, which is not counted in the statistics. */
   canary: boolean;
+  /** Extension: the adapter it was sampled with: its registry id, the recorded name when unregistered, null for the base model. */
+  adapterId: string | number | null;
 }
 
 export interface ReportEnvironment extends EnvStatistics {
@@ -29,6 +31,19 @@ export interface ReportEnvironment extends EnvStatistics {
   skill: string | null;
   /** Extension: the first lines of the designer's raw reply, for invalid attempts (null otherwise). */
   replyHead?: string | null;
+  /** The adapter the designer attempt was sampled with (as for episodes). */
+  adapterId: string | number | null;
+}
+
+/** One training round inside the run (extension). */
+export interface ReportTrainingRound {
+  round: number;
+  afterIteration: number;
+  status: "completed" | "failed" | "rejected" | "running";
+  adapterId: string | number | null;
+  parentAdapterId: string | number | null;
+  /** loss, meanRatio, maxRatio, clippedFraction, kl, gradNorm, tokens, seconds, mismatch, left-out counts, reason. */
+  metrics: Record<string, unknown>;
 }
 
 export interface ReportRun {
@@ -42,6 +57,8 @@ export interface ReportRun {
   ablations: string[];
   /** Extension: why no attempt is valid, when none is (see the run page's banner). */
   diagnosis?: RunDiagnosis | null;
+  /** Extension: the run's training rounds, in order (empty when it does not train). */
+  trainingRounds: ReportTrainingRound[];
 }
 
 export interface RunReport {

@@ -1,5 +1,5 @@
-// Splits a model's raw reply into the reasoning it wrote inside <think>...</think> and the reply
-// proper. Kept for the trace; the action is read from `text` only.
+// Splits a model's raw reply into its reasoning (inside <think>...</think>, or gpt-oss's harmony
+// analysis channel) and the reply proper. Kept for the trace; the action is read from `text` only.
 
 export interface SplitReply {
   /** The reply with every reasoning block removed (trimmed when reasoning was found). */
@@ -17,6 +17,7 @@ const close = "</think>";
  * opening tag (chat templates that put `<think>` into the prompt).
  */
 export function splitReasoning(raw: string): SplitReply {
+  if (raw.includes(channel)) return splitHarmony(raw);
   const reasoning: string[] = [];
   const text: string[] = [];
   let rest = raw;
@@ -43,4 +44,42 @@ export function splitReasoning(raw: string): SplitReply {
   }
   if (reasoning.length === 0) return { text: raw, reasoning: null };
   return { text: text.join("").trim(), reasoning: reasoning.map((block) => block.trim()).join("\n\n") };
+}
+
+const channel = "<|channel|>";
+const message = "<|message|>";
+const messageEnds = ["<|end|>", "<|return|>", "<|call|>"];
+
+/**
+ * gpt-oss's harmony format: `<|channel|>analysis<|message|>...<|end|><|start|>assistant<|channel|>final<|message|>...`.
+ * The analysis channel, and commentary addressed to no tool (a preamble), are reasoning; the final
+ * channel is the text. A message addressed to a tool (`commentary to=functions.name`) is kept in
+ * the text as written, so the tool-call parser finds it. Text before the first channel (the
+ * model skipped the header) counts as final. An unfinished analysis message (cut by maxTokens)
+ * is reasoning, as with an unclosed `<think>`.
+ */
+function splitHarmony(raw: string): SplitReply {
+  const reasoning: string[] = [];
+  const text: string[] = [];
+  const parts = raw.split(channel);
+  const lead = parts.shift()!.replace(/<\|start\|>assistant$/, "").trim();
+  if (lead) text.push(lead);
+  for (const part of parts) {
+    const at = part.indexOf(message);
+    const header = at === -1 ? part : part.slice(0, at);
+    let body = at === -1 ? "" : part.slice(at + message.length);
+    let ending = "";
+    for (const end of messageEnds) {
+      const cut = body.indexOf(end);
+      if (cut !== -1) {
+        ending = end;
+        body = body.slice(0, cut);
+      }
+    }
+    const name = header.trim().split(/\s+/)[0] ?? "";
+    if (header.includes(" to=")) text.push(`${channel}${header}${at === -1 ? "" : message}${body}${ending}`);
+    else if (name === "final") text.push(body);
+    else reasoning.push(body.trim());
+  }
+  return { text: text.join("").trim(), reasoning: reasoning.length > 0 ? reasoning.join("\n\n") : null };
 }

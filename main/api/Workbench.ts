@@ -25,6 +25,7 @@ import { NotFoundError } from "./NotFoundError.js";
 import { openEnvSetMember } from "./openEnvSetMember.js";
 import { PlaySessions } from "./PlaySessions.js";
 import { toComparisonView } from "./toComparisonView.js";
+import { toRunTrainingView } from "./toRunTrainingView.js";
 import * as views from "./toViews.js";
 import { toWorkbenchEvent } from "./toWorkbenchEvent.js";
 import { UnavailableError } from "./UnavailableError.js";
@@ -198,6 +199,10 @@ export class Workbench {
       getRunMetrics: async ({ runId }) => {
         if (!store.getRun(db, runId)) throw new NotFoundError(`no run ${runId}`);
         return { runId, iterations: store.getMetrics(db, runId).map(views.toIterationMetrics) };
+      },
+      getRunTraining: async ({ runId }) => {
+        if (!store.getRun(db, runId)) throw new NotFoundError(`no run ${runId}`);
+        return toRunTrainingView(db, runId);
       },
       listEnvironments: async (filter) => {
         const base = storeFilter(filter);

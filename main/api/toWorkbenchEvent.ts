@@ -17,6 +17,12 @@ export function toWorkbenchEvent(event: { type: string }): WorkbenchEvent | null
       return { type: "environmentAdded", runId: num(e.runId), environmentId: num(e.environmentId), iteration: num(e.iteration), valid: e.valid === true };
     case "iterationCompleted":
       return { type: "iterationCompleted", runId: num(e.runId), iteration: num(e.iteration) };
+    case "trainingStarted":
+      return { type: "trainingRound", runId: num(e.runId), round: num(e.round), phase: "batch", step: 0, steps: 0, loss: null, status: "running" };
+    case "trainingProgress":
+      return { type: "trainingRound", runId: num(e.runId), round: num(e.round), phase: (e.phase as "batch") ?? "training", step: num(e.step), steps: num(e.steps), loss: typeof e.loss === "number" ? e.loss : null, status: "running" };
+    case "trainingFinished":
+      return { type: "trainingRound", runId: num(e.runId), round: num(e.round), phase: "finished", step: 0, steps: 0, loss: typeof e.loss === "number" ? e.loss : null, status: (e.status as "completed") ?? "failed" };
     case "runStatus":
       if (!(runStatuses as readonly unknown[]).includes(e.status)) return null;
       return { type: "runStatus", runId: num(e.runId), status: e.status as (typeof runStatuses)[number], error: typeof e.error === "string" ? e.error : null };

@@ -1,4 +1,4 @@
-/** One section of `spade bench --json`: a name and a measurement that returns flat numbers. */
+/** One section of `spade bench --json`: a name and a measurement that returns flat values (numbers, and a few labels such as the sandbox confinement). */
 export interface BenchSection {
   name: string;
   /**
@@ -7,7 +7,7 @@ export interface BenchSection {
    */
   prepare?(log: (line: string) => void): Promise<void>;
   /** Measures and returns the section's object, e.g. `{ stepsPerSec: 41000, ... }`. */
-  run(log: (line: string) => void): Promise<Record<string, number>>;
+  run(log: (line: string) => void): Promise<Record<string, number | string | null>>;
 }
 
 /** What `spade bench --json` prints for a section that did not run. */
@@ -16,5 +16,5 @@ export interface SkippedSection {
   reason: string;
 }
 
-export type BenchResult = Record<string, Record<string, number> | SkippedSection>;
+export type BenchResult = Record<string, Record<string, number | string | null> | SkippedSection>;
 

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ChatMessage } from "../../shared/llm.js";
+import type { ChatRequest, LlmBackend } from "../llm/LlmBackend.js";
 import { LlamaBackend } from "../llm/llama/LlamaBackend.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
 import { SandboxPool } from "../sandbox/SandboxPool.js";
@@ -14,30 +16,71 @@ import { BenchSkipped } from "./BenchSkipped.js";
 import { benchEnvironmentCode } from "./benchEnvironment.js";
 import { benchModel } from "./benchModel.js";
 import { measureRawTokensPerSec } from "./rawTokens.js";
+import { createRawReplayer, type RawReplayer, type ReplayedTurn, type ReplayTurn } from "./rawTokensReplay.js";
 
 const episodes = 8;
 const maxTurns = 4;
 const maxTokens = 24;
+const contextSize = 1024;
 
 interface Batch {
   seconds: number;
+  /** CPU time of this process (all its threads: the engine and llama.cpp), in ms. */
+  cpuMs: number;
   completionTokens: number;
-  turns: number;
-  /** Time spent waiting for the model, summed over turns. */
-  modelSeconds: number;
+  turns: ReplayTurn[];
+  /** The messages of every call, in call order (one sequence: the order they were evaluated). */
+  messages: ChatMessage[][];
+  /** Wall time of each `backend.chat`, in call order. */
+  chatMs: number[];
+  /** Process CPU time inside `backend.chat` calls, all together (one call at a time in the sequential batch). */
+  chatCpuMs: number;
+  /** Each turn replayed through raw node-llama-cpp right after the engine made it, when a replayer was given. */
+  replays: ReplayedTurn[];
 }
 
-/** Plays `episodes` full episodes of the bench game with the real model, storing every one. */
-async function playBatch(model: string, pool: SandboxPool, db: WritableDb, sequences: number): Promise<Batch> {
-  const backend = await LlamaBackend.load({ model, sequences, contextSize: 1024 });
+/** Plays `episodes` full episodes of the bench game with the real model, storing every one, and records each model call. */
+async function playBatch(model: string, pool: SandboxPool, db: WritableDb, sequences: number, replayer?: RawReplayer): Promise<Batch> {
+  const llama = await LlamaBackend.load({ model, sequences, contextSize });
+  const turns: ReplayTurn[] = [];
+  const messages: ChatMessage[][] = [];
+  const chatMs: number[] = [];
+  let chatCpuMs = 0;
+  const replays: ReplayedTurn[] = [];
+  let replayMs = 0;
+  let replayCpuMs = 0;
+  const backend: LlmBackend = {
+    name: llama.name,
+    parallelism: llama.parallelism,
+    adapter: null,
+    async chat(request: ChatRequest) {
+      const start = performance.now();
+      const cpuStart = process.cpuUsage();
+      const result = await llama.chat(request);
+      const cpu = process.cpuUsage(cpuStart);
+      chatCpuMs += (cpu.user + cpu.system) / 1000;
+      chatMs.push(performance.now() - start);
+      messages.push(request.messages.map((message) => ({ ...message })));
+      const turn: ReplayTurn = { promptTokenIds: result.promptTokenIds ?? [], tokenIds: result.tokenIds ?? [], sampling: result.samplingUsed ?? {}, endedByModel: result.finishReason === "stop" };
+      turns.push(turn);
+      if (replayer) {
+        // Interleaved turn by turn, so the engine and the replay see the same load on the machine; its time is taken out of the engine's.
+        const replayed = await replayer.replay(turn);
+        replays.push(replayed);
+        replayMs += replayed.ms;
+        replayCpuMs += replayed.cpuMs;
+      }
+      return result;
+    },
+    dispose: () => llama.dispose(),
+  };
   try {
     const code = benchEnvironmentCode();
     const run = createRun(db, { seed: sequences });
     const environmentId = insertEnvironment(db, { runId: run.id, iteration: 0, slot: 0, attempt: 0, source: "designer", code, valid: true });
     const specs: PlaySpec[] = Array.from({ length: episodes }, (_, playIndex) => ({ hinted: false, playIndex, canary: false, seed: 1000 + playIndex }));
     let completionTokens = 0;
-    let turnCount = 0;
-    let modelMs = 0;
+    const cpuStart = process.cpuUsage();
     const start = performance.now();
     await runPlays({
       open: () => pool.open(code),
@@ -46,26 +89,48 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
       hint: null,
       maxTurns,
       sampling: { maxTokens },
+      // The bench model rarely ends a reply within the budget; episodes go on anyway so every one has maxTurns turns to measure.
+      protocol: { endOnLength: false },
       concurrency: sequences,
       onEpisode: (episode) => {
-        const { turns, ...fields } = episode;
-        completionTokens += turns.reduce((sum, turn) => sum + turn.completionTokens, 0);
-        turnCount += turns.length;
-        modelMs += turns.reduce((sum, turn) => sum + turn.latencyMs, 0);
-        insertEpisodeWithTurns(db, { ...fields, runId: run.id, environmentId }, turns);
+        const { turns: played, ...fields } = episode;
+        completionTokens += played.reduce((sum, turn) => sum + turn.completionTokens, 0);
+        insertEpisodeWithTurns(db, { ...fields, runId: run.id, environmentId }, played);
       },
     });
-    return { seconds: (performance.now() - start) / 1000, completionTokens, turns: turnCount, modelSeconds: modelMs / 1000 };
+    const seconds = (performance.now() - start - replayMs) / 1000;
+    const cpu = process.cpuUsage(cpuStart);
+    return { seconds, cpuMs: (cpu.user + cpu.system) / 1000 - replayCpuMs, completionTokens, turns, messages, chatMs, chatCpuMs, replays };
   } finally {
     await backend.dispose();
   }
 }
 
+/** Milliseconds LlamaBackend spends rendering and tokenising each recorded prompt (the chat template over the whole conversation). */
+async function renderMsPerTurn(model: string, messages: ChatMessage[][]): Promise<number> {
+  const llama = await LlamaBackend.load({ model, contextSize });
+  try {
+    await llama.countTokens(messages[0]!);
+    const start = performance.now();
+    for (const list of messages) await llama.countTokens(list);
+    return (performance.now() - start) / messages.length;
+  } finally {
+    await llama.dispose();
+  }
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
 /**
- * The rollout engine against raw node-llama-cpp, side by side in one run on the same model: full
- * episodes (sandboxed environment steps, prompts, recording, SQLite writes) one at a time and two
- * at a time (two sequences decoding in one batch), then the same number of tokens generated
- * directly with the same number of sequences.
+ * The rollout engine against raw node-llama-cpp, side by side in one run on the same model. Full
+ * episodes (sandboxed environment steps, prompts, recording, SQLite writes) are played one at a
+ * time and two at a time (two sequences decoding in one batch). Each one-at-a-time turn is replayed
+ * through raw node-llama-cpp right after the engine made it (the same prompt tokens, the same
+ * sampled tokens, the same prefix reuse; interleaved so both see the same load on the machine):
+ * `engineMsPerTurn` is the engine's wall time minus the replay's, per turn, i.e.
+ * everything that is not the model's own work. It splits into `backendMsPerTurn` (inside
+ * LlamaBackend.chat: chat template, tokenising, sequence pool, stop checks, detokenising) and
+ * `outsideBackendMsPerTurn` (sandbox steps, prompt building, recording, SQLite).
  */
 export const rolloutBench: BenchSection = {
   name: "rollout",
@@ -77,8 +142,19 @@ export const rolloutBench: BenchSection = {
     const db = openDatabase(join(dir, "bench.sqlite"));
     try {
       await playBatch(model, pool, db, 1); // warm-up: sandbox snapshots, model file cache
-      const sequential = await playBatch(model, pool, db, 1);
+      const replayer = await createRawReplayer(model, { contextSize });
+      let sequential: Batch;
+      try {
+        sequential = await playBatch(model, pool, db, 1, replayer);
+      } finally {
+        await replayer.dispose();
+      }
       const parallel = await playBatch(model, pool, db, 2);
+      const turns = sequential.turns.length;
+      const engineMs = sequential.seconds * 1000;
+      const rawMs = sum(sequential.replays.map((turn) => turn.ms));
+      const rawCpuMs = sum(sequential.replays.map((turn) => turn.cpuMs));
+      const chatMs = sum(sequential.chatMs);
       const rawTokensPerSec = await measureRawTokensPerSec(model, { tokens: parallel.completionTokens, sequences: 2 });
       const engineTokensPerSec = parallel.completionTokens / parallel.seconds;
       const sequentialEpisodesPerSec = episodes / sequential.seconds;
@@ -86,17 +162,28 @@ export const rolloutBench: BenchSection = {
       const result = {
         rawTokensPerSec,
         engineTokensPerSec,
-        overhead: 1 - engineTokensPerSec / rawTokensPerSec,
         sequentialEpisodesPerSec,
         parallelEpisodesPerSec,
         parallelSpeedup: parallelEpisodesPerSec / sequentialEpisodesPerSec,
-        // Where a turn's time goes, one episode at a time: the model call (prompt evaluation over the
-        // growing conversation + generation) and everything else (sandbox open/step/close, prompt
-        // building, recording, SQLite). The second is fixed per turn: its share shrinks as models grow.
-        modelMsPerTurn: (sequential.modelSeconds * 1000) / sequential.turns,
-        engineMsPerTurn: ((sequential.seconds - sequential.modelSeconds) * 1000) / sequential.turns,
+        turns,
+        promptTokensPerTurn: sum(sequential.turns.map((turn) => turn.promptTokenIds.length)) / turns,
+        // Prompt tokens evaluated per turn: the rest of the prompt is the sequence's cached prefix.
+        evaluatedPromptTokensPerTurn: sum(sequential.replays.map((turn) => turn.evaluatedPromptTokens)) / turns,
+        rawMsPerTurn: rawMs / turns,
+        engineMsPerTurn: (engineMs - rawMs) / turns,
+        backendMsPerTurn: (chatMs - rawMs) / turns,
+        outsideBackendMsPerTurn: (engineMs - chatMs) / turns,
+        // The same difference in CPU time of this process (less sensitive to a busy machine; sandbox processes not included).
+        engineCpuMsPerTurn: (sequential.cpuMs - rawCpuMs) / turns,
+        backendCpuMsPerTurn: (sequential.chatCpuMs - rawCpuMs) / turns,
+        outsideBackendCpuMsPerTurn: (sequential.cpuMs - sequential.chatCpuMs) / turns,
+        renderMsPerTurn: await renderMsPerTurn(model, sequential.messages),
       };
-      log(`rollout: raw ${rawTokensPerSec.toFixed(0)} tok/s, engine ${engineTokensPerSec.toFixed(0)} tok/s, ${sequentialEpisodesPerSec.toFixed(2)} -> ${parallelEpisodesPerSec.toFixed(2)} episodes/s`);
+      log(
+        `rollout: raw ${result.rawMsPerTurn.toFixed(2)} ms/turn, engine's own ${result.engineMsPerTurn.toFixed(2)} ms/turn wall, ${result.engineCpuMsPerTurn.toFixed(2)} CPU ` +
+          `(backend ${result.backendMsPerTurn.toFixed(2)}, of it rendering ${result.renderMsPerTurn.toFixed(2)}; outside ${result.outsideBackendMsPerTurn.toFixed(2)}), ` +
+          `${sequentialEpisodesPerSec.toFixed(2)} -> ${parallelEpisodesPerSec.toFixed(2)} episodes/s`,
+      );
       return result;
     } finally {
       db.close();

@@ -6,7 +6,8 @@ import { rawTokensBench } from "./rawTokensBench.js";
 import { rolloutBench } from "./rolloutBench.js";
 import { sandboxBench } from "./sandboxBench.js";
 import { storeBench } from "./storeBench.js";
+import { trainingBench } from "./trainingBench.js";
 import { uiBench } from "./uiBench.js";
 
 /** The benchmark sections, in output order. */
-export const benchSections: BenchSection[] = [sandboxBench, rolloutBench, storeBench, loopBench, { ...uiBench, prepare: prepareUiBench }, rawTokensBench, exportBench];
+export const benchSections: BenchSection[] = [sandboxBench, rolloutBench, storeBench, loopBench, { ...uiBench, prepare: prepareUiBench }, rawTokensBench, exportBench, trainingBench];

@@ -27,6 +27,15 @@ export class RunProgress {
         );
         break;
       }
+      case "trainingStarted":
+        this.draw(`training round ${event.round + 1} after iteration ${event.afterIteration + 1}: ${event.sequences} sequences`);
+        break;
+      case "trainingProgress":
+        this.draw(`training round ${event.round + 1} ${bar(event.step, event.steps)} ${event.phase}${event.steps > 0 ? ` step ${event.step}/${event.steps}` : ""}${event.loss === null ? "" : `, loss ${event.loss.toFixed(4)}`}`);
+        break;
+      case "trainingFinished":
+        this.line(`training round ${event.round + 1} ${event.status}${event.adapter ? `: ${event.adapter}` : ""}${event.loss === null ? "" : `, loss ${event.loss.toFixed(4)}`}${event.reason ? ` (${event.reason})` : ""}`);
+        break;
       case "notice":
         this.line(`note: ${event.message}`);
         break;

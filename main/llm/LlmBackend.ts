@@ -25,6 +25,21 @@ export interface LlmBackend {
   chat(request: ChatRequest): Promise<ChatResult>;
   /** Embeddings for novelty checks; absent when the backend cannot give them. */
   embed?(text: string): Promise<number[]>;
+  /**
+   * Tokens `messages` take as the model sees them (chat template applied); absent where the
+   * backend cannot count (remote servers). Used to fit a prompt into `contextSize`.
+   */
+  countTokens?(messages: ChatMessage[], options?: { tools?: ToolSpec[]; thinking?: ThinkingMode }): Promise<number>;
+  /** Tokens one call's prompt and reply may hold together; absent where unknown (remote servers). */
+  readonly contextSize?: number;
+  /** How the backend runs calls in parallel, for the CLI and logs, e.g. `2 sequences x 4096 tokens in one context (batch 512), cuda, 4 threads`. */
+  readonly layout?: string;
+  /**
+   * Loads a LoRA adapter (a path the backend can read: on a remote server, a path on its machine)
+   * under `name` and uses it for later calls; absent where the backend cannot load adapters at run
+   * time. Throws saying why when the server refuses.
+   */
+  loadAdapter?(path: string, name: string): Promise<void>;
   /** Switches LoRA adapters for later calls (calls running finish on the old ones); absent when the backend cannot. */
   setAdapters?(lora: LoraSpec[]): Promise<void>;
   /** Frees the model from (GPU) memory after running calls finish, until `reload()`; absent for remote backends. */

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../../shared/llm.js";
+import type { ChatMessage, SamplingOptions } from "../../shared/llm.js";
 import type { JsonObject } from "../../shared/environment.js";
 
 /** One turn as the rollout engine records it, for training and replay. */
@@ -19,6 +19,10 @@ export interface RecordedTurn {
   info: JsonObject;
   tokenIds: number[] | null;
   tokenProbs: number[] | null;
+  /** The prompt's token ids as evaluated, each sampled token's log-prob, the sampling used (local backend; null where not given). */
+  promptTokenIds?: number[] | null;
+  tokenLogprobs?: number[] | null;
+  sampling?: SamplingOptions | null;
   latencyMs: number;
   promptTokens: number;
   completionTokens: number;

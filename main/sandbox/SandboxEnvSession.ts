@@ -1,13 +1,15 @@
 import type { JsonObject, ResetResult, StepResult, ToolSchema } from "../../shared/environment.js";
 import type { EnvSession } from "./EnvSession.js";
-import { EnvironmentCodeError, EnvironmentContractError, SandboxCrashedError, SandboxMemoryError } from "./errors.js";
-import { decodeReward, type ChildReply, type HarnessError, type HarnessResponse, type OpenResult, type RawStepResult } from "./protocol.js";
+import { EnvironmentCodeError, EnvironmentContractError, SandboxCrashedError, SandboxMemoryError, SandboxProtocolError } from "./errors.js";
+import type { ChildReply, HarnessError, HarnessResponse, OpenResult } from "./protocol.js";
 import type { SandboxProcess } from "./SandboxProcess.js";
 
 export interface SessionLimits {
   stepTimeoutMs: number;
   callTimeoutMs: number;
   maxPrintChars: number;
+  /** Observations longer than this are cut by the engine too (whatever the child claims). */
+  maxObservationChars: number;
   /** Epoch ms after which every call times out (an overall deadline), or null. */
   deadlineAt: number | null;
 }
@@ -30,15 +32,81 @@ export function harnessErrorToException(error: HarnessError): Error {
   return exception;
 }
 
-/** Parses the harness's JSON answer in a child reply; malformed answers mean a broken sandbox. */
+const HARNESS_ERROR_KINDS = new Set(["code", "contract", "memory"]);
+
+function isString(value: unknown): value is string {
+  return typeof value === "string";
+}
+
+/** What is wrong with a harness error object, or null. */
+function harnessErrorProblem(error: unknown): string | null {
+  if (typeof error !== "object" || error === null || Array.isArray(error)) return "error is not an object";
+  const e = error as Record<string, unknown>;
+  if (!HARNESS_ERROR_KINDS.has(e.kind as string)) return "error.kind is not code, contract or memory";
+  if (!isString(e.exception) || !isString(e.traceback)) return "error.exception or error.traceback is not a string";
+  if (!(e.op === null || isString(e.op))) return "error.op is not a string";
+  for (const key of ["stage", "className"]) if (!(e[key] === undefined || e[key] === null || isString(e[key]))) return `error.${key} is not a string`;
+  if (!(e.line === null || e.line === undefined || (Number.isSafeInteger(e.line) && (e.line as number) > 0))) return "error.line is not a positive whole number";
+  return null;
+}
+
+/**
+ * Checks the harness's answer inside a child reply: its envelope here, its result by the caller
+ * (each operation's own checker). A malformed answer is a protocol violation: the process is
+ * killed by the caller.
+ */
 export function parseHarnessReply<T>(reply: ChildReply, operation: string): HarnessResponse<T> {
-  try {
-    const response = JSON.parse(String(reply.json)) as HarnessResponse<T>;
-    if (typeof response !== "object" || response === null || typeof response.ok !== "boolean") throw new Error("not a harness response");
-    return response;
-  } catch (error) {
-    throw new SandboxCrashedError(operation, `the sandbox answered with malformed data (${(error as Error).message})`);
+  const response = reply.reply as Record<string, unknown> | undefined;
+  const fail = (detail: string) => new SandboxProtocolError(operation, `the harness answer ${detail}`);
+  if (!response) throw fail("is missing");
+  if (typeof response.ok !== "boolean") throw fail("has no ok flag");
+  if (!isString(response.printed)) throw fail("has no printed text");
+  if (response.ok) {
+    if (!("result" in response)) throw fail("has no result");
+  } else {
+    const problem = harnessErrorProblem(response.error);
+    if (problem) throw fail(`is malformed (${problem})`);
   }
+  return response as unknown as HarnessResponse<T>;
+}
+
+/** A finite number within ±1e300 (the harness already refused NaN and infinities; a lying child is caught here). */
+function checkedNumber(value: unknown, what: string, operation: string): number {
+  if (typeof value !== "number") throw new SandboxProtocolError(operation, `${what} is ${value === null ? "null" : typeof value}, not a number`);
+  if (!Number.isFinite(value) || Math.abs(value) > 1e300) throw new SandboxProtocolError(operation, `${what} is ${value}, not a finite number`);
+  return value;
+}
+
+function checkedString(value: unknown, what: string, operation: string): string {
+  if (typeof value !== "string") throw new SandboxProtocolError(operation, `${what} is not a string`);
+  return value;
+}
+
+function checkedBoolean(value: unknown, what: string, operation: string): boolean {
+  if (typeof value !== "boolean") throw new SandboxProtocolError(operation, `${what} is not a boolean`);
+  return value;
+}
+
+function checkedObject(value: unknown, what: string, operation: string): JsonObject {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new SandboxProtocolError(operation, `${what} is not an object`);
+  return value as JsonObject;
+}
+
+/** The open result, checked field by field. */
+export function checkedOpenResult(value: unknown): OpenResult {
+  const result = checkedObject(value, "the open result", "open");
+  const kind = result.kind;
+  if (kind !== "text" && kind !== "tool") throw new SandboxProtocolError("open", "kind is not text or tool");
+  const tools = result.tools;
+  if (!(tools === null || (Array.isArray(tools) && tools.every((tool) => typeof tool === "object" && tool !== null && !Array.isArray(tool))))) {
+    throw new SandboxProtocolError("open", "tools is not a list of objects");
+  }
+  return {
+    className: checkedString(result.className, "className", "open"),
+    kind,
+    tools: tools as ToolSchema[] | null,
+    hasHint: checkedBoolean(result.hasHint, "hasHint", "open"),
+  };
 }
 
 /**
@@ -82,29 +150,66 @@ export class SandboxEnvSession implements EnvSession {
 
   async reset(seed: number): Promise<ResetResult> {
     if (!Number.isSafeInteger(seed)) throw new RangeError(`reset(seed) expects a whole number, got ${seed}`);
-    const result = await this.call<{ observation: string; info: JsonObject }>({ op: "reset", seed }, `reset(seed=${seed})`, this.limits.callTimeoutMs);
-    return { observation: String(result.observation), info: asObject(result.info) };
+    const operation = `reset(seed=${seed})`;
+    const result = await this.checked(operation, () => this.call<unknown>({ op: "reset", seed }, operation, this.limits.callTimeoutMs), (value) => {
+      const reply = checkedObject(value, "the reset result", operation);
+      return { observation: this.capObservation(checkedString(reply.observation, "observation", operation)), info: this.checkedInfo(reply.info, operation) };
+    });
+    return result;
   }
 
   async step(action: string): Promise<StepResult> {
-    const result = await this.call<RawStepResult>({ op: "step", action: String(action) }, "step()", this.limits.stepTimeoutMs);
-    return {
-      observation: String(result.observation),
-      reward: decodeReward(result.reward),
-      terminated: result.terminated === true,
-      truncated: result.truncated === true,
-      info: asObject(result.info),
-    };
+    if (typeof action !== "string") throw new TypeError(`step(action) expects a string, got ${typeof action}`);
+    return this.checked("step()", () => this.call<unknown>({ op: "step", action }, "step()", this.limits.stepTimeoutMs), (value) => {
+      const reply = checkedObject(value, "the step result", "step()");
+      return {
+        observation: this.capObservation(checkedString(reply.observation, "observation", "step()")),
+        reward: checkedNumber(reply.reward, "the reward", "step()"),
+        terminated: checkedBoolean(reply.terminated, "terminated", "step()"),
+        truncated: checkedBoolean(reply.truncated, "truncated", "step()"),
+        info: this.checkedInfo(reply.info, "step()"),
+      };
+    });
   }
 
   async hint(): Promise<string | null> {
-    const result = await this.call<{ hint: string | null }>({ op: "hint" }, "hint()", this.limits.callTimeoutMs);
-    return typeof result.hint === "string" ? result.hint : null;
+    return this.checked("hint()", () => this.call<unknown>({ op: "hint" }, "hint()", this.limits.callTimeoutMs), (value) => {
+      const hint = checkedObject(value, "the hint result", "hint()").hint;
+      return hint === null ? null : checkedString(hint, "the hint", "hint()");
+    });
   }
 
   async solution(): Promise<string> {
-    const result = await this.call<{ solution: string }>({ op: "solution" }, "solution()", this.limits.callTimeoutMs);
-    return String(result.solution);
+    return this.checked("solution()", () => this.call<unknown>({ op: "solution" }, "solution()", this.limits.callTimeoutMs), (value) =>
+      checkedString(checkedObject(value, "the solution result", "solution()").solution, "the solution", "solution()"),
+    );
+  }
+
+  /** Runs a call and checks its result; a result that fails the check kills the process (protocol violation). */
+  private async checked<T>(operation: string, call: () => Promise<unknown>, check: (value: unknown) => T): Promise<T> {
+    const value = await call();
+    try {
+      return check(value);
+    } catch (error) {
+      this.ended = error as Error;
+      this.process.kill();
+      throw error instanceof SandboxProtocolError ? error : new SandboxProtocolError(operation, (error as Error).message);
+    }
+  }
+
+  private capObservation(observation: string): string {
+    const limit = this.limits.maxObservationChars;
+    if (observation.length <= limit + 200) return observation;
+    return `${observation.slice(0, limit)}\n[observation truncated: ${observation.length} characters exceed the ${limit} character limit]`;
+  }
+
+  private checkedInfo(value: unknown, operation: string): JsonObject {
+    const info = checkedObject(value, "info", operation);
+    const size = JSON.stringify(info).length;
+    if (size > this.limits.maxObservationChars + 200) {
+      throw new EnvironmentContractError(operation, `${operation}: info is ${size} characters as JSON, over the ${this.limits.maxObservationChars} character limit`);
+    }
+    return info;
   }
 
   async close(): Promise<void> {
@@ -137,7 +242,14 @@ export class SandboxEnvSession implements EnvSession {
       throw error;
     }
     this.addPrinted(reply.output ?? "");
-    const response = parseHarnessReply<T>(reply, operation);
+    let response: HarnessResponse<T>;
+    try {
+      response = parseHarnessReply<T>(reply, operation);
+    } catch (error) {
+      this.ended = error as Error;
+      this.process.kill();
+      throw error;
+    }
     this.addPrinted(response.printed);
     if (!response.ok) {
       const exception = harnessErrorToException(response.error);
@@ -150,8 +262,4 @@ export class SandboxEnvSession implements EnvSession {
     }
     return response.result;
   }
-}
-
-function asObject(value: unknown): JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
 }

@@ -1,35 +1,46 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { freemem, tmpdir } from "node:os";
 import { join } from "node:path";
 import { resourcePath } from "../paths.js";
+import { SandboxUnconfinedError, unconfinedAllowedByEnvironment, type ConfinementMode } from "./confinement/chooseConfinement.js";
 import type { EnvSession } from "./EnvSession.js";
 import { SandboxCrashedError, SandboxTimeoutError } from "./errors.js";
-import type { OpenResult } from "./protocol.js";
-import { callTimeout, harnessErrorToException, parseHarnessReply, SandboxEnvSession, type SessionLimits } from "./SandboxEnvSession.js";
+import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessReply, SandboxEnvSession, type SessionLimits } from "./SandboxEnvSession.js";
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
 import { SnapshotCache } from "./snapshotCache.js";
 
 export interface SandboxPoolOptions {
-  /** Warm sandbox processes; at most this many sessions are open at once (more `open()` calls wait). Defaults to 2. */
+  /** The former fixed pool size: the default of both `concurrency` and `prewarm`. Defaults to 2. */
   size?: number;
+  /** Plays expected to run at once: with `prewarm`, what the pool sizes itself for. Defaults to `size`. */
+  concurrency?: number;
+  /** Never-used processes kept started and ready, so that a new environment does not wait. Defaults to `size`. */
+  prewarm?: number;
+  /** The most sandbox processes alive at once (busy, idle for one environment, or never used); more `open()` calls wait. Defaults to concurrency + prewarm, lowered to what half the free memory holds. */
+  capacity?: number;
   /** Deadline of one `step()`, in ms. Defaults to 30000. */
   stepTimeoutMs?: number;
   /** Deadline of the other calls (open, reset, hint, solution, close), in ms. Defaults to 30000. */
   callTimeoutMs?: number;
-  /** A sandbox process whose resident memory goes over this many MiB is killed. Defaults to 1024. */
+  /** A sandbox whose resident memory goes over this many MiB is killed, busy or idle. Defaults to 1024. */
   memoryLimitMb?: number;
-  /** How often the memory of a busy sandbox is checked, in ms. Defaults to 25. */
+  /** How often the memory of a busy sandbox is checked, in ms (an idle one ten times less often). Defaults to 25. */
   memoryPollMs?: number;
+  /** CPU a sandbox may use between requests before it is killed, in ms. Defaults to 5000. */
+  idleCpuLimitMs?: number;
   /** Longer observations are cut here and end with a "[observation truncated: ...]" note; also the limit for info as JSON. Defaults to 65536. */
   maxObservationChars?: number;
   /** Printed output kept per session; the rest is dropped with a note. Defaults to 65536. */
   maxPrintChars?: number;
   /** Deadline for a sandbox process to start, in ms. Defaults to 120000. */
   startTimeoutMs?: number;
-  /** Where the interpreter snapshot is cached between runs; null keeps it in memory only. Defaults to SnapshotCache.defaultDirectory(). */
+  /** Where the interpreter snapshot is cached between runs; null keeps it in a private temporary folder. Defaults to SnapshotCache.defaultDirectory(). */
   snapshotCacheDir?: string | null;
-  /** "auto" runs each sandbox in its own network namespace where `unshare -rn` works. Defaults to "auto". */
-  networkIsolation?: "auto" | "off";
+  /** The OS confinement: "auto" picks bubblewrap on Linux, sandbox-exec on macOS. Defaults to "auto". */
+  confinement?: ConfinementMode;
+  /** Run generated code even where no OS confinement is available (reduced isolation). Defaults to the SPADE_SANDBOX_ALLOW_UNCONFINED environment variable, else false. */
+  allowUnconfined?: boolean;
 }
 
 export interface OpenOptions {
@@ -43,14 +54,24 @@ export interface OpenOptions {
 
 export interface SandboxPoolStats {
   processesStarted: number;
-  /** Processes that died or were killed (timeouts, memory) and were replaced. */
+  /** Processes that died or were killed (timeouts, memory, protocol violations). */
   processesReplaced: number;
-  /** Sessions that got a fresh interpreter. */
+  /** Sessions that got a never-used process (the first play of an environment). */
   freshInterpreters: number;
-  /** Sessions that reused the clean interpreter of the same code. */
+  /** Sessions that got their environment's process back, restored to its pristine state. */
   reusedInterpreters: number;
   /** Start time of the first process, in ms. */
   firstStartMs: number;
+  /** Median resident memory of a started sandbox process tree, in MiB (null where not measurable). */
+  memoryPerProcessMb: number | null;
+  /** Median wait for a never-used process in open(), in ms. */
+  freshProcessP50Ms: number | null;
+  /** Median time to put an environment's interpreter back into its pristine state, in ms. */
+  playResetP50Ms: number | null;
+  /** The process limit in force. */
+  capacity: number;
+  /** Processes alive now (busy, idle or never used). */
+  live: number;
 }
 
 interface Waiter {
@@ -60,64 +81,125 @@ interface Waiter {
 }
 
 const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py"];
+let warnedUnconfined = false;
+/** Memory assumed per sandbox before one was measured, in MiB. */
+const ASSUMED_PROCESS_MB = 160;
+const SAMPLES = 256;
+/** An environment's idle process may be ended for the warm set after this long without a play, in ms. */
+const STALE_IDLE_MS = 1000;
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+function pushSample(values: number[], value: number): void {
+  values.push(value);
+  if (values.length > SAMPLES) values.shift();
+}
 
 /**
- * Keeps `size` warm sandbox processes so that opening one more environment does not pay the
- * interpreter's start-up, and replaces killed ones in the background. Each `open()` runs the code
- * in an interpreter that only ever ran that same code and was left clean, or in a fresh one.
+ * Sandbox processes for environment code. A process that ran one environment's code never runs
+ * another's: each new environment gets a never-used process from a warm set kept ready in the
+ * background (`prewarm`), and later plays of the same environment get that environment's idle
+ * process back with its interpreter restored to the pristine state. The number of processes grows
+ * with demand up to `capacity`; idle processes of other environments are ended to make room.
  */
 export class SandboxPool {
+  /** The former pool size (concurrency and prewarm default). */
   readonly size: number;
   /** The isolation layers in force, for people and logs. */
   readonly isolation: string;
+  /** The layers in force in a few words, e.g. "bubblewrap+seccomp+node-permissions+no-eval+module-gate+python-audit". */
+  readonly confinement: string;
+  private capacityLimit: number;
+  private prewarmTarget: number;
+  private readonly fresh: SandboxProcess[] = [];
   private readonly idle: SandboxProcess[] = [];
   private readonly waiters: Waiter[] = [];
   private readonly live = new Set<SandboxProcess>();
   private starting = 0;
   private disposed = false;
   private failuresInARow = 0;
-  /** Set when replacement processes failed to start three times in a row. */
+  /** Set when processes failed to start three times in a row. */
   private broken: Error | null = null;
-  private readonly counters: SandboxPoolStats = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, firstStartMs: 0 };
+  private launch: SandboxLaunch;
+  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, firstStartMs: 0 };
+  private readonly memorySamples: number[] = [];
+  private readonly freshWaits: number[] = [];
+  private readonly resets: number[] = [];
+  private readonly memoryBoundCapacity: boolean;
+  private readonly wantedCapacity: number;
+  private recheck: NodeJS.Timeout | null = null;
 
   private constructor(
-    private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir">>,
-    private readonly launch: SandboxLaunch,
+    private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "size">>,
+    sizing: { size: number; capacity: number | null; prewarm: number; concurrency: number },
     private readonly files: Record<string, string>,
     private readonly cache: SnapshotCache | null,
-    private snapshot: Uint8Array | null,
+    private readonly temporaryDir: string | null,
+    private snapshotPath: string | null,
   ) {
-    this.size = options.size;
-    this.isolation = launch.isolation;
+    this.size = sizing.size;
+    this.prewarmTarget = sizing.prewarm;
+    this.memoryBoundCapacity = sizing.capacity === null;
+    this.wantedCapacity = sizing.concurrency + sizing.prewarm;
+    this.capacityLimit = sizing.capacity ?? SandboxPool.memoryCapacity(this.wantedCapacity, ASSUMED_PROCESS_MB);
+    this.launch = buildSandboxLaunch({ confinement: options.confinement, snapshotPath });
+    this.isolation = this.launch.isolation;
+    this.confinement = this.launch.confinementSummary;
+  }
+
+  /** `wanted` processes, lowered to what half the free memory holds at `perProcessMb` each (at least 2). */
+  static memoryCapacity(wanted: number, perProcessMb: number): number {
+    const fits = Math.floor((freemem() / 1024 / 1024) * 0.5 / Math.max(1, perProcessMb));
+    return Math.max(2, Math.min(wanted, fits));
   }
 
   static async create(options: SandboxPoolOptions = {}): Promise<SandboxPool> {
+    const size = options.size ?? 2;
+    const sizing = {
+      size,
+      concurrency: options.concurrency ?? size,
+      prewarm: options.prewarm ?? size,
+      capacity: options.capacity ?? null,
+    };
     const resolved = {
-      size: options.size ?? 2,
       stepTimeoutMs: options.stepTimeoutMs ?? 30_000,
       callTimeoutMs: options.callTimeoutMs ?? 30_000,
       memoryLimitMb: options.memoryLimitMb ?? 1024,
       memoryPollMs: options.memoryPollMs ?? 25,
+      idleCpuLimitMs: options.idleCpuLimitMs ?? 5000,
       maxObservationChars: options.maxObservationChars ?? 65_536,
       maxPrintChars: options.maxPrintChars ?? 65_536,
       startTimeoutMs: options.startTimeoutMs ?? 120_000,
-      networkIsolation: options.networkIsolation ?? "auto",
+      confinement: options.confinement ?? "auto",
     };
-    for (const [name, value] of Object.entries(resolved)) {
+    for (const [name, value] of Object.entries({ ...resolved, size, concurrency: sizing.concurrency, ...(sizing.capacity === null ? {} : { capacity: sizing.capacity }) })) {
       if (typeof value === "number" && (!Number.isInteger(value) || value < 1)) {
         throw new RangeError(`SandboxPool option ${name} must be a whole number of at least 1, got ${value}`);
       }
     }
+    if (!Number.isInteger(sizing.prewarm) || sizing.prewarm < 0) throw new RangeError(`SandboxPool option prewarm must be a whole number of at least 0, got ${sizing.prewarm}`);
+    const probe = buildSandboxLaunch({ confinement: resolved.confinement });
+    if (!probe.confinement.confined && !(options.allowUnconfined ?? unconfinedAllowedByEnvironment())) {
+      throw new SandboxUnconfinedError("reason" in probe.confinement ? String(probe.confinement.reason) : probe.confinement.name);
+    }
+    if (!probe.confinement.confined && !warnedUnconfined) {
+      warnedUnconfined = true;
+      process.stderr.write(`spade: warning: the sandbox runs WITHOUT OS confinement (${"reason" in probe.confinement ? String(probe.confinement.reason) : "none"}); generated code is isolated by in-process layers only\n`);
+    }
     const files = Object.fromEntries(HARNESS_FILES.map((name) => [name, readFileSync(resourcePath("python", name), "utf8")]));
-    const launch = buildSandboxLaunch({ networkIsolation: resolved.networkIsolation });
     const cacheDir = options.snapshotCacheDir === undefined ? SnapshotCache.defaultDirectory() : options.snapshotCacheDir;
     const pyodideVersion = String(JSON.parse(readFileSync(join(pyodideDirectory(), "package.json"), "utf8")).version);
     const key = SnapshotCache.keyFor([pyodideVersion, process.version, readFileSync(sandboxHostScript(), "utf8"), ...HARNESS_FILES.map((name) => files[name] ?? "")]);
-    const cache = cacheDir === null ? null : new SnapshotCache(cacheDir, key);
-    const pool = new SandboxPool(resolved, launch, files, cache, cache?.read() ?? null);
+    const temporaryDir = cacheDir === null ? mkdtempSync(join(tmpdir(), "spade-sandbox-")) : null;
+    const cache = new SnapshotCache(cacheDir ?? (temporaryDir as string), key);
+    const pool = new SandboxPool(resolved, sizing, files, cache, temporaryDir, cache.exists() ? cache.path : null);
     try {
       await pool.startProcess();
-      await Promise.all(Array.from({ length: resolved.size - 1 }, () => pool.startProcess()));
+      await Promise.all(Array.from({ length: Math.max(0, Math.min(sizing.prewarm, pool.capacityLimit) - 1) }, () => pool.startProcess()));
     } catch (error) {
       await pool.dispose();
       throw error;
@@ -125,8 +207,37 @@ export class SandboxPool {
     return pool;
   }
 
+  /** The process limit in force. */
+  get capacity(): number {
+    return this.capacityLimit;
+  }
+
   stats(): SandboxPoolStats {
-    return { ...this.counters };
+    const memory = median(this.memorySamples);
+    return {
+      ...this.counters,
+      memoryPerProcessMb: memory === null ? null : Math.round(memory),
+      freshProcessP50Ms: median(this.freshWaits),
+      playResetP50Ms: median(this.resets),
+      capacity: this.capacityLimit,
+      live: this.live.size,
+    };
+  }
+
+  /**
+   * Keeps `count` never-used processes ready from now on (for a burst of new environments), and
+   * raises the capacity to hold them if needed; resolves once they are started.
+   */
+  async prewarm(count: number, options: { capacity?: number } = {}): Promise<void> {
+    if (!Number.isInteger(count) || count < 0) throw new RangeError(`prewarm(count) expects a whole number of at least 0, got ${count}`);
+    this.prewarmTarget = count;
+    if (options.capacity !== undefined) {
+      if (!Number.isInteger(options.capacity) || options.capacity < 1) throw new RangeError(`prewarm capacity must be a whole number of at least 1, got ${options.capacity}`);
+      this.capacityLimit = options.capacity;
+    }
+    this.topUp();
+    // Resolves once the warm set is full, or nothing more is being started (capacity reached, or starts failing).
+    while (!this.disposed && this.fresh.length < count && this.starting > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   /** Runs `code` in a sandbox and creates its single `*Env` class; the session holds a process until closed. */
@@ -136,20 +247,34 @@ export class SandboxPool {
       stepTimeoutMs: options.stepTimeoutMs ?? this.options.stepTimeoutMs,
       callTimeoutMs: options.callTimeoutMs ?? this.options.callTimeoutMs,
       maxPrintChars: this.options.maxPrintChars,
+      maxObservationChars: this.options.maxObservationChars,
       deadlineAt: options.deadlineAt ?? null,
     };
     const process = await this.acquire(code, limits.deadlineAt);
+    const reused = process.boundCode !== null;
+    process.boundCode = code;
+    process.sessions++;
     const reply = await process
       .request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars }, "open", callTimeout(limits.callTimeoutMs, limits.deadlineAt))
       .catch((error: Error) => {
-        this.release(process, null);
+        this.release(process, false);
         throw error;
       });
-    if (reply.fresh === true) this.counters.freshInterpreters++;
-    else this.counters.reusedInterpreters++;
-    const response = parseHarnessReply<OpenResult>(reply, "open");
-    const release = (sandbox: SandboxProcess, kept: boolean) => this.release(sandbox, kept ? code : null);
-    const session = new SandboxEnvSession(process, response.ok ? response.result : { className: "", kind: "text", tools: null, hasHint: false }, reply.fresh === true, limits, release);
+    if (reused) this.counters.reusedInterpreters++;
+    else this.counters.freshInterpreters++;
+    if (typeof reply.resetMs === "number") pushSample(this.resets, reply.resetMs);
+    const release = (sandbox: SandboxProcess, kept: boolean) => this.release(sandbox, kept);
+    let response;
+    let opened;
+    try {
+      response = parseHarnessReply<unknown>(reply, "open");
+      opened = response.ok ? checkedOpenResult(response.result) : { className: "", kind: "text" as const, tools: null, hasHint: false };
+    } catch (error) {
+      process.kill();
+      this.release(process, false);
+      throw error;
+    }
+    const session = new SandboxEnvSession(process, opened, !reused, limits, release);
     session.addPrinted(reply.output ?? "");
     session.addPrinted(response.printed);
     if (!response.ok) {
@@ -162,21 +287,38 @@ export class SandboxPool {
   /** Kills every sandbox process; pending `open()` calls fail. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    if (this.recheck) clearTimeout(this.recheck);
     for (const waiter of this.waiters.splice(0)) waiter.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
     const exits = [...this.live].map((process) => new Promise<void>((resolve) => process.onExit(resolve)));
     for (const process of this.live) process.kill();
     this.idle.length = 0;
+    this.fresh.length = 0;
     await Promise.all(exits);
+    if (this.temporaryDir) rmSync(this.temporaryDir, { recursive: true, force: true });
   }
 
-  /** An idle process for `code`, waiting for one if all are busy (at most until `deadlineAt`). */
+  /** A process for `code`: its own idle one, else a never-used one; waits when neither exists and no room is left. */
   private acquire(code: string, deadlineAt: number | null): Promise<SandboxProcess> {
     if (this.disposed) return Promise.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
     if (this.broken && this.live.size + this.starting === 0) return Promise.reject(this.broken);
-    const index = this.pickIdle(code);
-    if (index >= 0) return Promise.resolve(this.idle.splice(index, 1)[0] as SandboxProcess);
+    const own = this.idle.findIndex((process) => process.boundCode === code);
+    if (own >= 0) return Promise.resolve(this.idle.splice(own, 1)[0] as SandboxProcess);
+    const started = performance.now();
+    if (this.fresh.length > 0) {
+      const process = this.fresh.shift() as SandboxProcess;
+      pushSample(this.freshWaits, performance.now() - started);
+      this.topUp();
+      return Promise.resolve(process);
+    }
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { code, resolve, reject };
+      const waiter: Waiter = {
+        code,
+        resolve: (process) => {
+          if (process.boundCode === null) pushSample(this.freshWaits, performance.now() - started);
+          resolve(process);
+        },
+        reject,
+      };
       if (deadlineAt !== null) {
         const waitMs = Math.max(1, deadlineAt - Date.now());
         const timer = setTimeout(() => {
@@ -185,9 +327,10 @@ export class SandboxPool {
           this.waiters.splice(position, 1);
           reject(new SandboxTimeoutError("open", waitMs));
         }, waitMs);
+        const { resolve: done } = waiter;
         waiter.resolve = (process) => {
           clearTimeout(timer);
-          resolve(process);
+          done(process);
         };
         waiter.reject = (error) => {
           clearTimeout(timer);
@@ -195,81 +338,58 @@ export class SandboxPool {
         };
       }
       this.waiters.push(waiter);
+      this.topUp();
     });
   }
 
-  /** The idle process that kept this code's interpreter, else the one idle longest (its spare interpreter is most likely ready). */
-  private pickIdle(code: string): number {
-    if (this.idle.length === 0) return -1;
-    const same = this.idle.findIndex((process) => process.keptCode === code);
-    if (same >= 0) return same;
-    let oldest = 0;
-    this.idle.forEach((process, index) => {
-      if (process.lastUsed < (this.idle[oldest] as SandboxProcess).lastUsed) oldest = index;
-    });
-    return oldest;
-  }
-
-  private release(process: SandboxProcess, keptCode: string | null): void {
-    if (this.disposed || !process.alive) {
+  private release(process: SandboxProcess, kept: boolean): void {
+    if (this.disposed || !process.alive || !kept) {
       process.kill();
       return;
     }
-    process.keptCode = keptCode;
     process.lastUsed = performance.now();
-    this.handOut(process);
-  }
-
-  private handOut(process: SandboxProcess): void {
-    if (this.waiters.length === 0) {
-      this.idle.push(process);
+    const index = this.waiters.findIndex((waiter) => waiter.code === process.boundCode);
+    if (index >= 0) {
+      const [waiter] = this.waiters.splice(index, 1);
+      waiter?.resolve(process);
       return;
     }
-    let index = this.waiters.findIndex((waiter) => waiter.code === process.keptCode);
-    if (index < 0) index = 0;
-    const [waiter] = this.waiters.splice(index, 1);
-    waiter?.resolve(process);
+    this.idle.push(process);
+    this.topUp();
   }
 
-  private async startProcess(): Promise<void> {
-    this.starting++;
-    try {
-      const started = await SandboxProcess.start({
-        launch: this.launch,
-        files: this.files,
-        snapshot: this.snapshot,
-        wantSnapshot: true,
-        memoryLimitMb: this.options.memoryLimitMb,
-        memoryPollMs: this.options.memoryPollMs,
-        startTimeoutMs: this.options.startTimeoutMs,
-      });
-      if (started.snapshot) {
-        this.snapshot = started.snapshot;
-        this.cache?.write(started.snapshot);
+  /** Hands never-used processes to waiting opens, and starts processes ahead of need within the capacity. */
+  private topUp(): void {
+    if (this.disposed) return;
+    while (this.fresh.length > 0) {
+      const index = this.waiters.findIndex((waiter) => !this.idle.some((process) => process.boundCode === waiter.code));
+      if (index < 0) break;
+      const [waiter] = this.waiters.splice(index, 1);
+      waiter?.resolve(this.fresh.shift() as SandboxProcess);
+    }
+    const needed = this.waiters.length + this.prewarmTarget;
+    while (this.fresh.length + this.starting < needed) {
+      if (this.live.size + this.starting >= this.capacityLimit) {
+        // Room is made by ending the environment process idle longest: at once for a waiting
+        // open, for the warm set only once it has been idle a while (its next play may be near).
+        const forWaiter = this.fresh.length + this.starting < this.waiters.length;
+        const oldest = this.idle.reduce<SandboxProcess | null>((best, process) => (best === null || process.lastUsed < best.lastUsed ? process : best), null);
+        if (!oldest) return;
+        const idleMs = performance.now() - oldest.lastUsed;
+        if (!forWaiter && idleMs < STALE_IDLE_MS) {
+          this.recheck ??= setTimeout(() => ((this.recheck = null), this.topUp()), STALE_IDLE_MS - idleMs + 5);
+          this.recheck.unref();
+          return;
+        }
+        this.idle.splice(this.idle.indexOf(oldest), 1);
+        this.live.delete(oldest);
+        oldest.kill();
       }
-      this.counters.processesStarted++;
-      if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
-      this.failuresInARow = 0;
-      const process = started.process;
-      this.live.add(process);
-      process.onExit(() => this.replace(process));
-      if (this.disposed) process.kill();
-      else this.release(process, null);
-    } finally {
-      this.starting--;
+      this.startInBackground();
     }
   }
 
-  private replace(process: SandboxProcess): void {
-    this.live.delete(process);
-    const index = this.idle.indexOf(process);
-    if (index >= 0) this.idle.splice(index, 1);
-    if (this.disposed) return;
-    this.counters.processesReplaced++;
-    this.startReplacement();
-  }
-
-  private startReplacement(): void {
+  private startInBackground(): void {
     this.startProcess().catch((error: Error) => {
       this.failuresInARow++;
       if (this.failuresInARow >= 3) {
@@ -277,9 +397,62 @@ export class SandboxPool {
         if (this.live.size + this.starting === 0) for (const waiter of this.waiters.splice(0)) waiter.reject(error);
         return;
       }
-      setTimeout(() => {
-        if (!this.disposed) this.startReplacement();
-      }, 500 * this.failuresInARow);
+      setTimeout(() => this.topUp(), 500 * this.failuresInARow);
     });
+  }
+
+  private async startProcess(): Promise<void> {
+    this.starting++;
+    let started;
+    try {
+      started = await SandboxProcess.start({
+        launch: this.launch,
+        files: this.files,
+        snapshotPath: this.snapshotPath,
+        wantSnapshot: this.snapshotPath === null,
+        memoryLimitMb: this.options.memoryLimitMb,
+        memoryPollMs: this.options.memoryPollMs,
+        idleCpuLimitMs: this.options.idleCpuLimitMs,
+        startTimeoutMs: this.options.startTimeoutMs,
+        maxFrameBytes: 16 * (2 * this.options.maxObservationChars + this.options.maxPrintChars) + 65_536,
+      });
+    } finally {
+      this.starting--;
+    }
+    if (started.snapshot && this.snapshotPath === null && this.cache) {
+      this.cache.write(started.snapshot);
+      if (this.cache.exists()) {
+        this.snapshotPath = this.cache.path;
+        this.launch = buildSandboxLaunch({ confinement: this.options.confinement, snapshotPath: this.snapshotPath });
+      }
+    }
+    this.counters.processesStarted++;
+    if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
+    if (started.rssBytes !== null) {
+      pushSample(this.memorySamples, started.rssBytes / 1024 / 1024);
+      if (this.memoryBoundCapacity) this.capacityLimit = SandboxPool.memoryCapacity(this.wantedCapacity, median(this.memorySamples) ?? ASSUMED_PROCESS_MB);
+    }
+    this.failuresInARow = 0;
+    const process = started.process;
+    this.live.add(process);
+    process.onExit(() => this.forget(process));
+    if (this.disposed) {
+      process.kill();
+      return;
+    }
+    this.fresh.push(process);
+    this.topUp();
+  }
+
+  private forget(process: SandboxProcess): void {
+    const wasLive = this.live.delete(process);
+    for (const list of [this.idle, this.fresh]) {
+      const index = list.indexOf(process);
+      if (index >= 0) list.splice(index, 1);
+    }
+    if (this.disposed) return;
+    // Ended after a session that could not be restored, or died or killed: the warm set is topped up.
+    if (wasLive) this.counters.processesReplaced++;
+    this.topUp();
   }
 }

@@ -1,28 +1,35 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { SandboxCrashedError, SandboxMemoryError, SandboxTimeoutError } from "./errors.js";
-import { readRssBytes } from "./processMemory.js";
+import type { Readable, Writable } from "node:stream";
+import { SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
+import { processTree, readTreeUsage } from "./processMemory.js";
 import type { ChildReply, ChildRequest } from "./protocol.js";
 import type { SandboxLaunch } from "./sandboxLaunch.js";
 
 export interface SandboxProcessOptions {
   launch: SandboxLaunch;
-  /** The Python harness files, by name, for the child's first interpreter. */
+  /** The Python harness files, by name, for a cold start. */
   files: Record<string, string>;
-  /** A snapshot from an earlier child: the child then skips the cold interpreter start. */
-  snapshot: Uint8Array | null;
+  /** A snapshot file from an earlier child (readable inside the sandbox): the child then skips the cold interpreter start. */
+  snapshotPath: string | null;
   /** Ask the child to send back the snapshot it makes (when it had to start cold). */
   wantSnapshot: boolean;
   memoryLimitMb: number;
   memoryPollMs: number;
   startTimeoutMs: number;
+  /** The largest reply frame accepted, in bytes (the init reply carrying a snapshot may be larger). */
+  maxFrameBytes: number;
+  /** CPU time the child may use between requests before it is killed, in ms. */
+  idleCpuLimitMs: number;
 }
 
 export interface StartedSandbox {
   process: SandboxProcess;
   /** The snapshot the child made, when it started cold and one was asked for. */
   snapshot: Uint8Array | null;
-  /** From spawn to the first interpreter ready, in ms. */
+  /** From spawn to the interpreter ready, in ms. */
   startMs: number;
+  /** Resident memory of the started sandbox (its whole process tree), in bytes; null where not measurable. */
+  rssBytes: number | null;
 }
 
 interface Pending {
@@ -31,19 +38,23 @@ interface Pending {
   resolve: (reply: ChildReply) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
-  poll: NodeJS.Timeout | null;
 }
 
 const STDERR_TAIL = 8192;
+const SNAPSHOT_FRAME_BYTES = 1024 * 1024 * 1024;
+const TICK_MS = 10;
 
 /**
- * One sandbox child process seen from the engine: one request at a time, each with a deadline
- * and, on Linux, an RSS watch; a timeout or a memory overrun kills the child with SIGKILL.
- * Everything the child sends is untrusted and checked.
+ * One sandbox child process seen from the engine. One request at a time over a
+ * newline-delimited JSON pipe; every byte the child sends is untrusted: a frame that is not
+ * valid JSON, too large, unasked for or for another request kills the child with a
+ * SandboxProtocolError. A watchdog checks the child's memory and CPU all the time, busy or idle.
  */
 export class SandboxProcess {
-  /** Bookkeeping for the pool: the code whose interpreter the child keeps, if any. */
-  keptCode: string | null = null;
+  /** The environment code this process is bound to after its first open (it never runs other code). */
+  boundCode: string | null = null;
+  /** Sessions this process has served. */
+  sessions = 0;
   lastUsed = 0;
   private nextId = 1;
   private pending: Pending | null = null;
@@ -51,38 +62,56 @@ export class SandboxProcess {
   private killed = false;
   private stderrTail = "";
   private exitListeners: Array<() => void> = [];
+  private buffered: Buffer[] = [];
+  private bufferedBytes = 0;
+  private frameLimit: number;
+  private readonly watchdog: NodeJS.Timeout;
+  private tree: number[] = [];
+  private idleSinceCpu: number | null = null;
+  private lastPoll = 0;
+  private peakRss = 0;
 
   private constructor(
     private readonly child: ChildProcess,
     private readonly options: SandboxProcessOptions,
   ) {
+    this.frameLimit = options.maxFrameBytes;
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
     });
-    child.on("message", (message) => this.receive(message));
+    const pipe = child.stdio[3] as Readable | null;
+    pipe?.on("data", (chunk: Buffer) => this.receive(chunk));
+    pipe?.on("error", () => this.kill());
     child.on("exit", (code, signal) => this.exited(code, signal));
     child.on("error", (error) => this.exited(null, null, error));
+    this.watchdog = setInterval(() => this.watch(), TICK_MS);
+    this.watchdog.unref();
   }
 
-  /** Spawns a child and waits until its first interpreter is ready. */
+  /** Spawns a child and waits until its interpreter is ready. */
   static async start(options: SandboxProcessOptions): Promise<StartedSandbox> {
     const started = performance.now();
-    const child = spawn(options.launch.command, options.launch.args, {
-      env: options.launch.env,
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-      serialization: "advanced",
+    const { launch } = options;
+    const child = spawn(launch.command, launch.args, {
+      env: launch.env,
+      stdio: ["ignore", "ignore", "pipe", "pipe", ...launch.extraInputs.map(() => "pipe" as const)],
+      detached: true,
+    });
+    launch.extraInputs.forEach((bytes, index) => {
+      const input = child.stdio[4 + index] as Writable | null;
+      input?.on("error", () => undefined);
+      input?.end(bytes);
     });
     const sandbox = new SandboxProcess(child, options);
     try {
-      await sandbox.waitForReady();
-      const reply = await sandbox.request(
-        { op: "init", files: options.files, snapshot: options.snapshot, wantSnapshot: options.wantSnapshot },
-        "sandbox start",
-        options.startTimeoutMs,
-      );
-      const snapshot = reply.snapshot instanceof Uint8Array ? reply.snapshot : null;
-      return { process: sandbox, snapshot, startMs: performance.now() - started };
+      if (options.wantSnapshot) sandbox.frameLimit = SNAPSHOT_FRAME_BYTES;
+      const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, wantSnapshot: options.wantSnapshot }, "sandbox start", options.startTimeoutMs);
+      sandbox.frameLimit = options.maxFrameBytes;
+      const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
+      if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
+      const rssBytes = readTreeUsage(sandbox.tree).rssBytes;
+      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes };
     } catch (error) {
       sandbox.kill();
       throw error;
@@ -91,6 +120,16 @@ export class SandboxProcess {
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** The processes of this sandbox on the host (the confinement wrapper and the runtime). */
+  get pids(): number[] {
+    return [...this.tree];
+  }
+
+  /** The largest resident memory seen, in bytes. */
+  get peakRssBytes(): number {
+    return this.peakRss;
   }
 
   /** False once the child was killed or exited. */
@@ -110,13 +149,11 @@ export class SandboxProcess {
     const id = this.nextId++;
     return new Promise<ChildReply>((resolve, reject) => {
       const timer = setTimeout(() => this.fail(new SandboxTimeoutError(operation, timeoutMs)), timeoutMs);
-      const poll = process.platform === "linux" ? setInterval(() => this.checkMemory(operation), this.options.memoryPollMs) : null;
-      this.pending = { id, operation, resolve, reject, timer, poll };
-      try {
-        this.child.send({ id, ...message });
-      } catch (error) {
-        this.fail(new SandboxCrashedError(operation, `could not send the request: ${(error as Error).message}`));
-      }
+      this.pending = { id, operation, resolve, reject, timer };
+      this.idleSinceCpu = null;
+      const input = this.child.stdio[3] as Writable | null;
+      if (!input) return this.fail(new SandboxCrashedError(operation, "the sandbox has no protocol pipe"));
+      input.write(`${JSON.stringify({ id, ...message })}\n`);
     });
   }
 
@@ -124,53 +161,83 @@ export class SandboxProcess {
   kill(): void {
     if (this.dead || this.killed) return;
     this.killed = true;
+    clearInterval(this.watchdog);
     this.child.kill("SIGKILL");
   }
 
-  private waitForReady(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.child.off("message", onMessage);
-        reject(new SandboxTimeoutError("sandbox start", this.options.startTimeoutMs));
-      }, this.options.startTimeoutMs);
-      const onMessage = (message: unknown) => {
-        if ((message as { ready?: unknown } | null)?.ready === true) {
-          clearTimeout(timer);
-          this.child.off("message", onMessage);
-          resolve();
-        }
-      };
-      this.child.on("message", onMessage);
-      this.onExit(() => {
-        clearTimeout(timer);
-        reject(new SandboxCrashedError("sandbox start", this.describeExit()));
-      });
-    });
-  }
-
-  private checkMemory(operation: string): void {
-    const pid = this.child.pid;
-    if (pid === undefined) return;
-    const rss = readRssBytes(pid);
-    const limit = this.options.memoryLimitMb * 1024 * 1024;
-    if (rss !== null && rss > limit) {
-      const usedMb = Math.round(rss / 1024 / 1024);
-      this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
+  /** Memory and CPU, busy or idle: fast while a request runs, slower while idle. */
+  private watch(): void {
+    if (!this.alive || this.tree.length === 0) return;
+    const now = performance.now();
+    const interval = this.pending ? this.options.memoryPollMs : this.options.memoryPollMs * 10;
+    if (now - this.lastPoll < interval) return;
+    this.lastPoll = now;
+    const { rssBytes, cpuTicks } = readTreeUsage(this.tree);
+    const operation = this.pending?.operation ?? "between requests";
+    if (rssBytes !== null) {
+      this.peakRss = Math.max(this.peakRss, rssBytes);
+      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024) {
+        const usedMb = Math.round(rssBytes / 1024 / 1024);
+        this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
+        return;
+      }
+    }
+    if (this.pending || cpuTicks === null) return;
+    if (this.idleSinceCpu === null) {
+      this.idleSinceCpu = cpuTicks;
+      return;
+    }
+    const idleCpuMs = (cpuTicks - this.idleSinceCpu) * 10;
+    if (idleCpuMs > this.options.idleCpuLimitMs) {
+      this.fail(new SandboxCrashedError(operation, `the sandbox used ${idleCpuMs} ms of CPU while idle (code ran between requests); it was killed`));
     }
   }
 
-  private receive(message: unknown): void {
+  private receive(chunk: Buffer): void {
+    if (!this.alive) return;
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(10, start);
+      if (newline < 0) break;
+      const piece = chunk.subarray(start, newline);
+      start = newline + 1;
+      if (this.bufferedBytes + piece.length > this.frameLimit) return this.violation(`a frame of more than ${this.frameLimit} bytes`);
+      const frame = this.buffered.length === 0 ? piece : Buffer.concat([...this.buffered, piece]);
+      this.buffered = [];
+      this.bufferedBytes = 0;
+      this.frame(frame);
+      if (!this.alive) return;
+    }
+    const rest = chunk.subarray(start);
+    if (rest.length === 0) return;
+    if (this.bufferedBytes + rest.length > this.frameLimit) return this.violation(`a frame of more than ${this.frameLimit} bytes`);
+    this.buffered.push(Buffer.from(rest));
+    this.bufferedBytes += rest.length;
+  }
+
+  private frame(bytes: Buffer): void {
     const pending = this.pending;
-    if (!pending || typeof message !== "object" || message === null) return;
-    const reply = message as ChildReply;
-    if (reply.id !== pending.id || typeof reply.ok !== "boolean") return;
+    if (!pending) return this.violation("data sent while no request was running");
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(bytes.toString("utf8"));
+    } catch {
+      return this.violation("a frame that is not valid JSON");
+    }
+    const problem = replyProblem(parsed, pending.id);
+    if (problem) return this.violation(problem);
+    const reply = parsed as ChildReply;
     this.settle();
     if (reply.ok) pending.resolve(reply);
     else {
       // The child's own machinery failed (not the environment's code): its state is unknown.
       this.kill();
-      pending.reject(new SandboxCrashedError(pending.operation, String(reply.error ?? "unknown error").split("\n")[0] ?? ""));
+      pending.reject(new SandboxCrashedError(pending.operation, (reply.error ?? "unknown error").split("\n")[0] ?? ""));
     }
+  }
+
+  private violation(detail: string): void {
+    this.fail(new SandboxProtocolError(this.pending?.operation ?? "between requests", detail));
   }
 
   /** Kills the child and rejects the pending request with `error`. */
@@ -185,8 +252,8 @@ export class SandboxProcess {
   private settle(): void {
     if (!this.pending) return;
     clearTimeout(this.pending.timer);
-    if (this.pending.poll) clearInterval(this.pending.poll);
     this.pending = null;
+    this.idleSinceCpu = null;
   }
 
   private describeExit(code?: number | null, signal?: NodeJS.Signals | null, error?: Error): string {
@@ -199,6 +266,7 @@ export class SandboxProcess {
   private exited(code: number | null, signal: NodeJS.Signals | null, error?: Error): void {
     if (this.dead) return;
     this.dead = true;
+    clearInterval(this.watchdog);
     const pending = this.pending;
     if (pending) {
       this.settle();
@@ -211,4 +279,31 @@ export class SandboxProcess {
     }
     for (const listener of this.exitListeners.splice(0)) listener();
   }
+}
+
+const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
+  id: (value) => Number.isSafeInteger(value),
+  ok: (value) => typeof value === "boolean",
+  error: (value) => typeof value === "string",
+  output: (value) => typeof value === "string",
+  reply: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  resetMs: (value) => value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0),
+  kept: (value) => typeof value === "boolean",
+  startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
+  snapshot: (value) => value === null || typeof value === "string",
+  memoryBytes: (value) => Number.isSafeInteger(value),
+};
+
+/** What is wrong with a parsed reply frame, or null when it is a well-formed reply to request `id`. */
+export function replyProblem(frame: unknown, id: number): string | null {
+  if (typeof frame !== "object" || frame === null || Array.isArray(frame)) return "a frame that is not a JSON object";
+  for (const [key, value] of Object.entries(frame)) {
+    const check = REPLY_FIELDS[key];
+    if (!check) return `a frame with the unknown field ${JSON.stringify(key.slice(0, 40))}`;
+    if (!check(value)) return `a frame whose ${key} has the wrong type`;
+  }
+  const reply = frame as Partial<ChildReply>;
+  if (reply.id !== id) return `a reply to request ${String(reply.id)} while request ${id} was running`;
+  if (typeof reply.ok !== "boolean") return "a frame without ok";
+  return null;
 }

@@ -1,4 +1,4 @@
-// Errors of the sandboxed environment runtime. The first three come from the sandbox itself
+// Errors of the sandboxed environment runtime. The first four come from the sandbox itself
 // (the process was killed or died); the last two from the environment's code.
 
 /** A call did not answer within its deadline; the sandbox process was killed and is replaced. */
@@ -31,6 +31,20 @@ export class SandboxCrashedError extends Error {
     detail: string,
   ) {
     super(`${operation}: the sandbox crashed, ${detail}`);
+  }
+}
+
+/**
+ * The child sent something outside the protocol: malformed, oversized, unexpected or
+ * out-of-sequence data. The child is killed; the engine goes on.
+ */
+export class SandboxProtocolError extends Error {
+  override readonly name = "SandboxProtocolError";
+  constructor(
+    readonly operation: string,
+    detail: string,
+  ) {
+    super(`${operation}: sandbox protocol violation: ${detail}; the sandbox was killed`);
   }
 }
 

@@ -1,5 +1,21 @@
 import { readFileSync } from "node:fs";
 
+/** The processes under `pid` (itself included), from /proc/<pid>/task/<pid>/children; [pid] where that is not readable. */
+export function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let index = 0; index < tree.length && index < 64; index++) {
+    const parent = tree[index] as number;
+    try {
+      for (const child of readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim().split(/\s+/)) {
+        if (child) tree.push(Number(child));
+      }
+    } catch {
+      // Gone, or not Linux.
+    }
+  }
+  return tree;
+}
+
 /**
  * The resident set size of a process in bytes, read from /proc/<pid>/status on Linux; null where
  * that is not available (other systems, or the process is gone). The sandbox's WebAssembly memory
@@ -14,4 +30,30 @@ export function readRssBytes(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** User + system CPU time of a process in clock ticks (usually 1/100 s), from /proc/<pid>/stat; null where not available. */
+export function readCpuTicks(pid: number): number | null {
+  if (process.platform !== "linux") return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may contain spaces) in parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/** Resident memory and CPU ticks of a whole process tree; nulls where not available. */
+export function readTreeUsage(pids: number[]): { rssBytes: number | null; cpuTicks: number | null } {
+  let rss: number | null = null;
+  let cpu: number | null = null;
+  for (const pid of pids) {
+    const r = readRssBytes(pid);
+    const c = readCpuTicks(pid);
+    if (r !== null) rss = (rss ?? 0) + r;
+    if (c !== null) cpu = (cpu ?? 0) + c;
+  }
+  return { rssBytes: rss, cpuTicks: cpu };
 }

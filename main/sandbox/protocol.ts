@@ -5,27 +5,28 @@
 import type { JsonObject, ToolSchema } from "../../shared/environment.js";
 
 export type ChildRequest =
-  | { op: "init"; files: Record<string, string>; snapshot: Uint8Array | null; wantSnapshot: boolean }
+  | { op: "init"; files: Record<string, string>; snapshotPath: string | null; wantSnapshot: boolean }
   | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number }
   | { op: "call"; json: string }
   | { op: "close" };
 
-/** A reply of the child: `json` is the harness's answer for open/call/close. */
+/** A reply frame of the child (checked field by field by SandboxProcess before use). */
 export interface ChildReply {
   id: number;
   ok: boolean;
   error?: string;
-  json?: string;
-  /** open: a fresh interpreter was used (not one reused from the same code). */
-  fresh?: boolean;
-  /** close: the interpreter stays for the same code (clean and untainted). */
+  /** The harness's answer for open/call/close: checked by SandboxEnvSession. */
+  reply?: Record<string, unknown>;
+  /** open: ms spent putting the pristine interpreter back (null for the first play). */
+  resetMs?: number | null;
+  /** close: the interpreter can be restored exactly for another play of the same code. */
   kept?: boolean;
-  /** close: why the interpreter was tainted, if it was. */
-  taint?: string | null;
-  /** init: the snapshot the child made, when asked for one. */
-  snapshot?: Uint8Array | null;
-  /** init: milliseconds the child took to get its first interpreter ready. */
+  /** init: the snapshot the child made (base64), when asked for one. */
+  snapshot?: string | null;
+  /** init: milliseconds the child took to get its interpreter ready. */
   startMs?: number;
+  /** init: bytes of interpreter memory. */
+  memoryBytes?: number;
   /** Output Pyodide's loader or C-level writes produced during the request. */
   output?: string;
 }
@@ -53,8 +54,8 @@ export interface OpenResult {
 
 export interface RawStepResult {
   observation: string;
-  /** A number, or "nan" / "inf" / "-inf" for non-finite rewards. */
-  reward: number | string;
+  /** A finite number (the harness refuses anything else). */
+  reward: number;
   terminated: boolean;
   truncated: boolean;
   info: JsonObject;
@@ -67,11 +68,3 @@ export interface CloseResult {
   closeError: string | null;
 }
 
-/** Decodes the harness's reward encoding. */
-export function decodeReward(reward: number | string): number {
-  if (typeof reward === "number") return reward;
-  if (reward === "nan") return Number.NaN;
-  if (reward === "inf") return Number.POSITIVE_INFINITY;
-  if (reward === "-inf") return Number.NEGATIVE_INFINITY;
-  return Number.NaN;
-}

@@ -1,17 +1,22 @@
-import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unpackedPath } from "../paths.js";
+import { chooseConfinement, type ConfinementMode } from "./confinement/chooseConfinement.js";
+import type { Confinement } from "./confinement/Confinement.js";
 
 /** How to start one sandbox child process, and what isolates it. */
 export interface SandboxLaunch {
   command: string;
   args: string[];
-  /** True when the child runs in its own network namespace (no network at all). */
-  networkNamespace: boolean;
+  /** Written to the pipes at descriptors 4, 5, ... (the seccomp program for bubblewrap). */
+  extraInputs: Buffer[];
+  /** The OS confinement wrapping the child. */
+  confinement: Confinement;
   /** A readable list of the isolation layers in force. */
   isolation: string;
+  /** The active layers in a few words each, e.g. "bubblewrap+seccomp+node-permissions+no-eval". */
+  confinementSummary: string;
   /** The child's whole environment: empty (no API keys, no paths), except what the runtime itself needs. */
   env: Record<string, string>;
 }
@@ -33,18 +38,10 @@ export function permissionFlag(nodeVersion: string = process.versions.node): str
 export interface SandboxLaunchOptions {
   /** Heap limit of the child's JavaScript side, in MiB. Defaults to 512. */
   jsHeapMb?: number;
-  /** "auto" puts the child in a network namespace where `unshare -rn` works; "off" never does. Defaults to "auto". */
-  networkIsolation?: "auto" | "off";
-}
-
-let unshareWorks: boolean | undefined;
-
-/** True when `unshare -rn` can start a process here (Linux with unprivileged user namespaces). */
-export function canUnshareNetwork(): boolean {
-  if (unshareWorks !== undefined) return unshareWorks;
-  if (process.platform !== "linux") return (unshareWorks = false);
-  const probe = spawnSync("unshare", ["-rn", process.execPath, "-e", ""], { stdio: "ignore", timeout: 10_000, env: sandboxEnvironment() });
-  return (unshareWorks = probe.status === 0);
+  /** Which OS confinement wraps the child. Defaults to "auto" (bubblewrap on Linux, sandbox-exec on macOS). */
+  confinement?: ConfinementMode;
+  /** The interpreter snapshot file the child may read, if any. Defaults to none. */
+  snapshotPath?: string | null;
 }
 
 /** The folder of the installed pyodide package. */
@@ -57,35 +54,57 @@ export function sandboxHostScript(): string {
   return unpackedPath(fileURLToPath(new URL("./child/sandboxHost.mjs", import.meta.url)));
 }
 
-/** The command line of a sandbox child: Node's permission model, a heap cap, and on Linux a network namespace. */
+const IN_PROCESS_LAYERS = [
+  "separate process with an empty environment",
+  "Node permission model (reads: Pyodide, the sandbox scripts and the snapshot; no writes, no child processes), checked by the child at start-up",
+  "code generation from strings disallowed; Emscripten's script evaluation and require made inert",
+  "module hook refusing network, process, thread and inspector modules",
+  "JavaScript realm hardened (no Function constructor, process stripped, intrinsics frozen)",
+  "Python: JavaScript bridges removed, an audit hook refusing introspection, imports of the bridges and process control",
+  "strict newline-delimited JSON protocol on a dedicated pipe, checked by the engine",
+];
+
+/** The command line of a sandbox child: the OS confinement around Node with its permission model and a heap cap. */
 export function buildSandboxLaunch(options: SandboxLaunchOptions = {}): SandboxLaunch {
   const pyodide = pyodideDirectory();
   const script = sandboxHostScript();
+  const snapshot = options.snapshotPath ?? null;
   const nodeArgs = [
     permissionFlag(),
     `--allow-fs-read=${pyodide}`,
     `--allow-fs-read=${dirname(script)}`,
+    // The child lists and closes descriptors it inherited (one grant: Node 20 mishandles grants
+    // that share a prefix, such as /proc/self/fd and /proc/self/fdinfo).
+    "--allow-fs-read=/proc/self/",
+    ...(snapshot ? [`--allow-fs-read=${snapshot}`] : []),
     // module.register() runs its hooks on a loader thread, which the permission model counts as a worker.
     "--allow-worker",
-    "--expose-gc",
+    "--disallow-code-generation-from-strings",
+    // Every process runs one environment only: compile the interpreter eagerly while the process
+    // waits in the warm pool, not function by function during the environment's first calls.
+    "--no-wasm-lazy-compilation",
     `--max-old-space-size=${options.jsHeapMb ?? 512}`,
     "--disable-warning=ExperimentalWarning",
     "--disable-warning=SecurityWarning",
     script,
     pyodide,
   ];
-  const layers = [
-    "separate process with an empty environment",
-    "Node permission model (file reads: Pyodide and the sandbox scripts only; no writes, no child processes)",
-    "module hook refusing network, process, thread and inspector modules",
-    "JavaScript realm hardened (no Function constructor, process stripped, intrinsics frozen)",
-    "Python bridges to JavaScript removed",
-  ];
-  const namespace = (options.networkIsolation ?? "auto") === "auto" && canUnshareNetwork();
-  if (namespace) {
-    layers.push("own network namespace (unshare -rn): no network interfaces");
-    return { command: "unshare", args: ["-rn", process.execPath, ...nodeArgs], networkNamespace: true, isolation: layers.join("; "), env: sandboxEnvironment() };
-  }
-  layers.push("no network namespace (unshare -rn unavailable or disabled): network blocked by the module hook only");
-  return { command: process.execPath, args: nodeArgs, networkNamespace: false, isolation: layers.join("; "), env: sandboxEnvironment() };
+  const confinement = chooseConfinement(options.confinement ?? "auto");
+  const wrapped = confinement.wrap({
+    executable: process.execPath,
+    args: nodeArgs,
+    readOnlyPaths: [pyodide, dirname(script), ...(snapshot ? [snapshot] : [])],
+    env: sandboxEnvironment(),
+  });
+  const layers = confinement.confined ? [...confinement.layers, ...IN_PROCESS_LAYERS] : [`no OS confinement (${"reason" in confinement ? String(confinement.reason) : "none"})`, ...IN_PROCESS_LAYERS];
+  const osLayers = confinement.name === "bubblewrap" ? ["bubblewrap", ...(wrapped.extraInputs.length > 0 ? ["seccomp"] : [])] : confinement.confined ? [confinement.name] : ["unconfined"];
+  return {
+    command: wrapped.command,
+    args: wrapped.args,
+    extraInputs: wrapped.extraInputs,
+    confinement,
+    isolation: layers.join("; "),
+    confinementSummary: [...osLayers, "node-permissions", "no-eval", "module-gate", "python-audit"].join("+"),
+    env: wrapped.env,
+  };
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -27,6 +27,15 @@ export class SnapshotCache {
     const hash = createHash("sha256");
     for (const part of parts) hash.update(part).update("\0");
     return hash.digest("hex").slice(0, 16);
+  }
+
+  /** True when a snapshot of plausible size is on disk. */
+  exists(): boolean {
+    try {
+      return statSync(this.path).size > 1024 * 1024;
+    } catch {
+      return false;
+    }
   }
 
   read(): Uint8Array | null {

@@ -6,7 +6,9 @@ import type { LlmBackend } from "../llm/LlmBackend.js";
 import { SandboxPool } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { acquireRunLockPatiently, createRun, getRun, heartbeatRunLock, releaseRunLock, updateRunStatus, type RunStatus } from "../store/queries/runs.js";
+import { createTrainingRound, type TrainingRoundParts } from "../training/createTrainingRound.js";
 import type { LoopEvent } from "./LoopEvent.js";
+import type { TrainingStep } from "./TrainingStep.js";
 import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
 
 export type RunControllerEvent =
@@ -23,6 +25,8 @@ export interface RunControllerOptions {
   createPool?: (config: RunConfig) => Promise<SandboxPool>;
   /** Opens the grounding corpus. Defaults to `openCorpus(path)`. */
   openCorpus?: (path: string) => Promise<SelfPlayDeps["corpus"]>;
+  /** Makes the run's training step (config.training). Defaults to `createTrainingRound`. */
+  createTraining?: (config: RunConfig, parts: TrainingRoundParts) => (TrainingStep & { dispose(): Promise<void> }) | null;
   /** How often the run lock's heartbeat is refreshed. Defaults to 5000 ms. */
   heartbeatMs?: number;
 }
@@ -122,6 +126,7 @@ export class RunController {
     heartbeat.unref();
     let backend: LlmBackend | null = null;
     let pool: SandboxPool | null = null;
+    let training: (TrainingStep & { dispose(): Promise<void> }) | null = null;
     let status: RunStatus;
     let error: string | null = null;
     try {
@@ -131,8 +136,10 @@ export class RunController {
         this.emit({ type: "notice", runId, message: `corpus ${corpus.path}: ${count} line${count === 1 ? " is" : "s are"} not a document and left out (${examples.join("; ")}${count > examples.length ? "; ..." : ""})` });
       }
       const model = (backend = await (this.options.createBackend ?? ((c) => createBackend(c.backend)))(config));
-      const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs })))(config));
-      const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent: (event) => this.emit(event) });
+      const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
+      const onEvent = (event: LoopEvent) => this.emit(event);
+      training = (this.options.createTraining ?? createTrainingRound)(config, { db, runId, backend: model, onEvent });
+      const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent, training: training ?? undefined });
       const outcome = await loop.run();
       status = outcome === "completed" ? "completed" : entry.intent === "stop" ? "stopped" : "paused";
     } catch (caught) {
@@ -140,6 +147,7 @@ export class RunController {
       if (status === "failed") error = caught instanceof Error ? caught.message : String(caught);
     } finally {
       clearInterval(heartbeat);
+      await training?.dispose().catch(() => undefined);
       await pool?.dispose().catch(() => undefined);
       await backend?.dispose().catch(() => undefined);
     }

@@ -16,6 +16,7 @@ import { getHint, insertHint } from "../store/queries/hints.js";
 import { completeIteration, startIteration } from "../store/queries/iterations.js";
 import { addToMemory, evictOldestUnpinned, listMemory } from "../store/queries/memory.js";
 import { putMetrics } from "../store/queries/metrics.js";
+import { sampledTokensOf, setSampledTokens } from "../store/queries/sampledTokens.js";
 import { getRun, setIterationsCompleted } from "../store/queries/runs.js";
 import { transaction } from "../store/transaction.js";
 import { deriveSeed, seededRandom } from "../util/seededRandom.js";
@@ -197,6 +198,7 @@ export class SelfPlayLoop {
           tokens: reply.promptTokens + reply.completionTokens,
           adapter: backend.adapter,
         });
+        setSampledTokens(db, "environments", envId, sampledTokensOf(reply));
         if (!validation.valid) {
           upsertEnvStats(db, { environmentId: envId, plays: 0, hintPlays: 0, designerReward: this.config.reward.invalidReward, rewardKind: this.config.reward.kind });
         }

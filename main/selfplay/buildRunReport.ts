@@ -1,9 +1,12 @@
+import { basename } from "node:path";
 import type { RunReport, ReportRun } from "../../shared/runReport.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { listEnvironments } from "../store/queries/environments.js";
 import { listEpisodes } from "../store/queries/episodes.js";
 import { getHint } from "../store/queries/hints.js";
 import { getRun, listRuns, type Run } from "../store/queries/runs.js";
+import { listAdapters } from "../store/queries/adapters.js";
+import { listTrainingRounds } from "../store/queries/trainingRounds.js";
 import { getRawReply } from "../store/queries/uiQueries.js";
 import { storedRunAblations } from "./describeAblations.js";
 import { diagnoseRun } from "./diagnoseRun.js";
@@ -22,6 +25,7 @@ export function buildRunReport(db: ReadonlyDb, runId?: number): RunReport {
 
 function reportRun(db: ReadonlyDb, run: Run): ReportRun {
   const ablations = storedRunAblations(run.config);
+  const adapterId = adapterIdResolver(db);
   const environments = listEnvironments(db, { runId: run.id, orderBy: "id", limit: Number.MAX_SAFE_INTEGER }).map((env) => {
     const episodes = env.valid ? listEpisodes(db, env.id) : [];
     return {
@@ -41,15 +45,24 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
       regret: env.regret,
       designerReward: env.designerReward,
       documentId: env.documentId,
-      episodes: episodes.map((episode) => ({ id: episode.id, hinted: episode.hinted, return: episode.return, turns: episode.turnCount, error: episode.error, canary: episode.canary })),
+      episodes: episodes.map((episode) => ({ id: episode.id, hinted: episode.hinted, return: episode.return, turns: episode.turnCount, error: episode.error, canary: episode.canary, adapterId: adapterId(episode.adapter) })),
       slot: env.slot ?? 0,
       attempt: env.attempt ?? 0,
       skill: env.skill,
+      adapterId: adapterId(env.adapter),
       replyHead: env.valid ? null : replyHead(getRawReply(db, env.id)),
     };
   });
+  const trainingRounds = listTrainingRounds(db, run.id).map((round) => ({
+    round: round.round,
+    afterIteration: round.afterIteration,
+    status: round.status,
+    adapterId: round.adapterId,
+    parentAdapterId: round.parentAdapterId,
+    metrics: round.metrics,
+  }));
   const diagnosis = environments.some((env) => env.valid) ? null : diagnoseRun(db, run);
-  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations, diagnosis };
+  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations, trainingRounds, diagnosis };
 }
 
 /** Lines of an invalid attempt's reply shown by `spade report`: enough to see what the model wrote. */
@@ -66,3 +79,11 @@ export function replyHead(reply: string | null): string | null {
   else if (lines.length > REPLY_HEAD_LINES) head += "\n…";
   return head;
 }
+
+/** Recorded adapter names (`<file>[@scale]`) -> registry ids where the file is registered; the name otherwise. */
+function adapterIdResolver(db: ReadonlyDb): (recorded: string | null) => string | number | null {
+  const byFile = new Map<string, number>();
+  for (const adapter of listAdapters(db)) byFile.set(basename(adapter.path), adapter.id);
+  return (recorded) => (recorded === null ? null : (byFile.get(recorded) ?? recorded));
+}
+

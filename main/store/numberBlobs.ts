@@ -46,3 +46,20 @@ function checkLength(blob: Buffer, column: string): void {
   if (!Buffer.isBuffer(blob)) throw new StoreDataError(column, `expected a blob, found ${typeof blob}`);
   if (blob.length % 4 !== 0) throw new StoreDataError(column, `blob of ${blob.length} bytes is not a whole number of 4-byte entries`);
 }
+
+/** Float64 little-endian bytes of `values` (log-probs: kept exact), or null. */
+export function encodeFloat64(values: ArrayLike<number> | null | undefined): Buffer | null {
+  if (!values) return null;
+  const buffer = Buffer.allocUnsafe(values.length * 8);
+  for (let i = 0; i < values.length; i++) buffer.writeDoubleLE(values[i] as number, i * 8);
+  return buffer;
+}
+
+export function decodeFloat64(blob: Buffer | null, column: string): number[] | null {
+  if (blob === null) return null;
+  if (!Buffer.isBuffer(blob)) throw new StoreDataError(column, `expected a blob, found ${typeof blob}`);
+  if (blob.length % 8 !== 0) throw new StoreDataError(column, `blob of ${blob.length} bytes is not a whole number of 8-byte entries`);
+  const values = new Array<number>(blob.length / 8);
+  for (let i = 0; i < values.length; i++) values[i] = blob.readDoubleLE(i * 8);
+  return values;
+}

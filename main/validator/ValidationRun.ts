@@ -1,5 +1,5 @@
 import type { ValidationCheck, ValidationReport } from "../../shared/environment.js";
-import { EnvironmentCodeError, EnvironmentContractError, SandboxCrashedError, SandboxMemoryError, SandboxTimeoutError } from "../sandbox/errors.js";
+import { EnvironmentCodeError, EnvironmentContractError, SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxTimeoutError } from "../sandbox/errors.js";
 
 /** Raised inside a check to fail it with an exact message. */
 export class CheckFailure extends Error {
@@ -14,7 +14,7 @@ export class CheckFailure extends Error {
 
 /** True for errors after which the sandbox session is gone (killed or crashed). */
 export function endsSession(error: unknown): boolean {
-  return error instanceof SandboxTimeoutError || error instanceof SandboxMemoryError || error instanceof SandboxCrashedError;
+  return error instanceof SandboxTimeoutError || error instanceof SandboxMemoryError || error instanceof SandboxCrashedError || error instanceof SandboxProtocolError;
 }
 
 /** The message a failed check shows for an error thrown by the environment or the sandbox. */

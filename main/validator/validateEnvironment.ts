@@ -7,8 +7,12 @@ import { CheckFailure, describeError, endsSession, ValidationRun } from "./Valid
 export interface ValidateOptions {
   /** Deadline for the whole validation, in ms; a check still running then fails with "timeout". Defaults to 60000. */
   timeoutMs?: number;
-  /** The actions `step()` is probed with after `reset(seed=42)`. Defaults to SPADE's `\boxed{1}`, `\boxed{test}`, `\boxed{42}`. */
+  /** The fixed actions `step()` is probed with after `reset(seed=42)`. Defaults to SPADE's `\boxed{1}`, `\boxed{test}`, `\boxed{42}`. */
   probeActions?: string[];
+  /** Seeded random actions probed after the fixed ones, so an environment cannot recognise the probes. Defaults to 3. */
+  randomProbes?: number;
+  /** Seed of the random probe actions. Defaults to a hash of the code. */
+  probeSeed?: number;
 }
 
 /** SPADE's probe actions. */
@@ -31,6 +35,7 @@ export const CHECKS = [
   "reset_123", //         reset(seed=123) works too
   "solution", //          solution() returns a non-empty str
   "hint", //              hint(), when defined, returns a non-empty str
+  "deterministic", //     whole short trajectories for seeds 42 and 123 repeat exactly in a fresh play
 ] as const;
 
 const TRUNCATION = /\n\[observation truncated: (\d+) characters exceed the (\d+) character limit\]$/;
@@ -39,14 +44,48 @@ function quote(text: string, limit = 60): string {
   return `"${text.length > limit ? `${text.slice(0, limit)}...` : text}"`;
 }
 
+/** A small seeded generator (mulberry32): the same seed gives the same probe actions. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function codeHash(code: string): number {
+  let hash = 2166136261;
+  for (let index = 0; index < code.length; index++) hash = Math.imul(hash ^ code.charCodeAt(index), 16777619);
+  return hash >>> 0;
+}
+
+const WORDS = ["up", "left", "yes", "no", "north", "red", "7", "stop", "a", "swap"];
+
+/** `count` actions in the shapes models write: boxed numbers, boxed words, tool-call-like text, free text. */
+export function randomProbeActions(seed: number, count: number): string[] {
+  const random = seededRandom(seed);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)] as T;
+  return Array.from({ length: count }, () => {
+    const shape = Math.floor(random() * 4);
+    if (shape === 0) return `\\boxed{${Math.floor(random() * 10_000)}}`;
+    if (shape === 1) return `\\boxed{${pick(WORDS)}}`;
+    if (shape === 2) return `<answer>${pick(WORDS)} ${Math.floor(random() * 100)}</answer>`;
+    return `${pick(WORDS)} ${pick(WORDS)} ${Math.floor(random() * 1000)}`;
+  });
+}
+
 /** Validates one environment's code in the sandbox, like Gymnasium's check_env (see CHECKS). */
 export async function validateEnvironment(pool: SandboxPool, code: string, options: ValidateOptions = {}): Promise<ValidationReport> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const probes = options.probeActions ?? PROBE_ACTIONS;
+  const probes = [...(options.probeActions ?? PROBE_ACTIONS), ...randomProbeActions(options.probeSeed ?? codeHash(code), options.randomProbes ?? 3)];
+  const deadlineAt = Date.now() + timeoutMs;
   const run = new ValidationRun();
   let session: EnvSession;
   try {
-    session = await pool.open(code, { deadlineAt: Date.now() + timeoutMs });
+    session = await pool.open(code, { deadlineAt });
   } catch (error) {
     recordOpenFailure(run, error);
     return run.report();
@@ -55,12 +94,49 @@ export async function validateEnvironment(pool: SandboxPool, code: string, optio
   run.pass("code_executes", "the code compiles and runs");
   run.pass("single_env_class", `found ${session.className}`);
   run.pass("constructs", `${session.className}() was created`);
+  let trajectories: string[];
   try {
-    await runSessionChecks(run, session, probes);
+    trajectories = await runSessionChecks(run, session, probes);
   } finally {
     await session.close();
   }
+  if (!run.failed && trajectories.length > 0) await checkDeterminism(run, pool, code, probes, trajectories, deadlineAt);
   return run.report();
+}
+
+/** One short trajectory as text: reset(seed) then the probe actions until the episode ends. */
+async function trajectory(session: EnvSession, seed: number, probes: string[]): Promise<string> {
+  const steps: unknown[] = [await session.reset(seed)];
+  for (const action of probes) {
+    const step = await session.step(action);
+    steps.push(step);
+    if (step.terminated || step.truncated) break;
+  }
+  return JSON.stringify(steps);
+}
+
+/** The trajectories of seeds 42 and 123 again, in a fresh play (pristine interpreter): they must repeat exactly. */
+async function checkDeterminism(run: ValidationRun, pool: SandboxPool, code: string, probes: string[], first: string[], deadlineAt: number): Promise<void> {
+  await run.check("deterministic", async () => {
+    const session = await pool.open(code, { deadlineAt });
+    try {
+      for (const [index, seed] of [42, 123].entries()) {
+        const again = await trajectory(session, seed, probes);
+        if (again !== first[index]) {
+          const a = first[index] ?? "";
+          let at = 0;
+          while (at < a.length && a[at] === again[at]) at++;
+          throw new CheckFailure(
+            `the same seed (${seed}) and actions gave a different trajectory in a fresh play (first difference near ${quote(again.slice(Math.max(0, at - 20), at + 40))}); ` +
+              "derive every random choice from the reset seed, not from the clock, os.urandom, id() or state kept between episodes",
+          );
+        }
+      }
+      return "seeds 42 and 123 give the same trajectories in a fresh play";
+    } finally {
+      await session.close();
+    }
+  });
 }
 
 function recordOpenFailure(run: ValidationRun, error: unknown): void {
@@ -72,6 +148,8 @@ function recordOpenFailure(run: ValidationRun, error: unknown): void {
     run.fail("code_executes", `the code does not compile: ${error.exception}`, line);
   } else if (stage === "execute" && error instanceof EnvironmentCodeError) {
     run.fail("code_executes", `running the code raised ${error.exception}`, line);
+  } else if (stage === "execute" && error instanceof EnvironmentContractError) {
+    run.fail("code_executes", error.message);
   } else if (stage === "find_class" && error instanceof EnvironmentContractError) {
     run.pass("code_executes", "the code compiles and runs");
     run.fail("single_env_class", error.message);
@@ -90,7 +168,8 @@ function recordOpenFailure(run: ValidationRun, error: unknown): void {
   }
 }
 
-async function runSessionChecks(run: ValidationRun, session: EnvSession, probes: string[]): Promise<void> {
+/** Runs the checks on an open session; returns the seed 42 and 123 trajectories when every check passed. */
+async function runSessionChecks(run: ValidationRun, session: EnvSession, probes: string[]): Promise<string[]> {
   const observations: Array<{ what: string; observation: string }> = [];
   const probeResults: Array<{ action: string; step: StepResult }> = [];
   const steps: Array<[string, () => Promise<string>]> = [];
@@ -163,7 +242,14 @@ async function runSessionChecks(run: ValidationRun, session: EnvSession, probes:
         throw error;
       }
     });
-    if (!ok || sessionEnded) return;
+    if (!ok || sessionEnded) return [];
+  }
+  try {
+    return [await trajectory(session, 42, probes), await trajectory(session, 123, probes)];
+  } catch (error) {
+    const { detail, line } = describeError(error);
+    run.fail("deterministic", `replaying the probe trajectories failed: ${detail}`, line);
+    return [];
   }
 }
 

@@ -1,354 +1,195 @@
-"""The Python half of the SPADE sandbox: runs one environment at a time for the host.
+"""The Python half of the SPADE sandbox: runs one environment for the host.
 
 The host (main/sandbox/child/sandboxHost.mjs) imports this module into a fresh Pyodide
-interpreter, takes a memory snapshot, and for every interpreter made from it calls
-``install(mark_tainted)`` once, then ``handle(request_json) -> response_json`` per request.
+interpreter, calls ``prepare()``, takes a memory snapshot, and in every interpreter made from it
+calls ``connect()`` once, then ``handle(request_json) -> response_json`` per request. The host
+copies the interpreter's memory right after ``connect()`` and puts that copy back before every
+play after the first, so no state survives from one play to the next; this module does not check
+cleanliness, it only has to hold for the duration of one play.
 
-``install`` removes this module (and Pyodide's JavaScript bridges) from ``sys.modules`` and puts
-an import blocker first on ``sys.meta_path``, so environment code cannot import them. It also
-adds an audit hook: while environment code runs, events that could reach outside the
-environment's own objects (frames, ``gc`` object walks, ``ctypes``, file writes, patching
-classes or functions it did not define, ...) call ``mark_tainted(reason)``, a JavaScript
-function: Python code cannot undo that mark, and a marked interpreter is thrown away after the
-session. At ``close`` the harness compares the interpreter against the baseline it captured at
-install time (every module's namespace, module-level containers and objects, a few interpreter
-settings) and reports whether the interpreter is still clean enough to run the same code again.
+``connect`` removes this module and Pyodide's JavaScript bridges from ``sys.modules``. An audit
+hook (which Python code cannot remove) then refuses, while environment code may run: importing
+the bridges or ``ctypes``; getting hold of frames (``sys._getframe``, ``tb_frame``, ``gi_frame``
+...), tracing and profiling; walking the object graph through ``gc``; writing files; starting or
+signalling processes; and changing functions or classes the environment did not define. The
+harness keeps no Python-level object that environment code can reach: it defines no classes
+with methods, uses a C-level ``io.StringIO`` for printed output, and keeps its state in closures.
+
+Every value returned to the host is checked by exact type here and converted by the harness (never
+by the environment's own ``__str__``, ``__len__``, ``__float__``...), and checked again by the host.
 """
 
 import builtins
 import collections
-import copy
-import decimal
 import gc
 import io
 import json
 import linecache
 import math
-import operator
 import os
 import posix
 import random
 import sys
+import time
 import traceback
 import types
 
 # Standard-library modules environments commonly use, imported before the snapshot so a session
-# never pays for them and so they are part of the checked baseline.
+# never pays for them.
 PRELOADED = (
     "abc", "array", "ast", "base64", "binascii", "bisect", "calendar", "cmath", "collections",
     "collections.abc", "contextlib", "copy", "dataclasses", "datetime", "decimal", "difflib",
     "enum", "fractions", "functools", "graphlib", "hashlib", "heapq", "inspect", "itertools",
     "json", "keyword", "math", "numbers", "operator", "pprint", "random", "re", "statistics",
-    "string", "struct", "textwrap", "time", "typing", "unicodedata", "warnings", "zlib",
+    "string", "struct", "textwrap", "time", "typing", "unicodedata", "warnings", "zlib", "uuid", "secrets",
 )
 for _name in PRELOADED:
     __import__(_name)
 
-import spade_env  # noqa: E402  (after the preloads on purpose: it is part of the baseline too)
+import spade_env  # noqa: E402
 
 ENV_MODULE = "spade_environment"
 ENV_FILE = "environment.py"
 BLOCKED_IMPORTS = frozenset({
     "js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "ctypes", "_ctypes",
-    "spade_sandbox",
+    "spade_sandbox", "_testcapi", "_testinternalcapi", "_xxsubinterpreters", "_interpreters",
+    "_interpqueues", "_interpchannels", "concurrent.interpreters",
 })
-# Module attributes that change in normal use (caches): not part of the cleanliness check.
-CACHE_ATTRIBUTES = frozenset({
-    "re._cache", "re._cache2", "linecache.cache", "sys.path_importer_cache", "sys.modules",
-    "importlib._bootstrap._module_locks", "_frozen_importlib._module_locks",
-    "importlib._bootstrap._blocking_on", "_frozen_importlib._blocking_on",
-    "encodings._cache", "_strptime._regex_cache", "warnings.onceregistry", "warnings._filters_mutated_lock_held",
-    "inspect._filesbymodname", "inspect.modulesbyfile",
-})
-TAINTING_EVENTS = frozenset({
+REFUSED_EVENTS = frozenset({
     "sys._getframe", "sys._current_frames", "sys._current_exceptions", "sys.settrace",
-    "sys.setprofile", "sys.addaudithook", "sys.monitoring.register_callback", "gc.get_objects",
+    "sys.setprofile", "sys.monitoring.register_callback", "sys.remote_exec", "gc.get_objects",
     "gc.get_referrers", "gc.get_referents", "gc.freeze", "os.chdir", "os.putenv", "os.unsetenv",
     "os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.chmod", "os.chown", "os.link",
     "os.symlink", "os.truncate", "os.utime", "os.kill", "os.killpg", "os.system", "os.exec",
-    "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "subprocess.Popen", "socket.connect",
-    "socket.bind", "socket.sendto", "socket.getaddrinfo", "import",
+    "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.setpriority", "subprocess.Popen",
+    "socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo", "socket.__new__",
+    "_thread.start_new_thread", "cpython.run_interactivehook",
 })
-FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_globals", "f_locals"})
-IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: such classes cannot be patched at all
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_globals", "f_locals", "f_builtins"})
 WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
+MAX_INT_BITS = 1023  # integers beyond float range are refused as rewards, sent as text in info
+
+# Randomness and time made deterministic per episode: environment code that reads os.urandom,
+# random.SystemRandom, secrets or the clock gets the same values for the same seed. The functions
+# live in their own small namespace so that nothing of the harness is reachable from them.
+# The refusals put in place of os.system and the builtin-module loader live there too: a function
+# of this module would hand out this module's globals (and through them the handler) to anyone
+# holding it.
+_DETERMINISM = '''
+import random as _random
+_rng = _random.Random(0)
+_clock = [0.0]
+_EPOCH = 1_700_000_000.0
+
+def reseed(seed):
+    _rng.seed(seed)
+    _clock[0] = 0.0
+
+def urandom(size):
+    return _rng.randbytes(size)
+
+def _tick():
+    _clock[0] += 0.001
+    return _clock[0]
+
+def time():
+    return _EPOCH + _tick()
+
+def time_ns():
+    return int((_EPOCH + _tick()) * 1e9)
+
+def monotonic():
+    return _tick()
+
+def monotonic_ns():
+    return int(_tick() * 1e9)
+
+def refusal(name):
+    def refused(*args, **kwargs):
+        raise PermissionError(f"{name} is not available in the SPADE sandbox")
+    return refused
+
+class SystemRandom(_random.Random):
+    """Inside the SPADE sandbox every instance draws from one generator seeded by the episode
+    seed, as the real one draws from the operating system (plays must be reproducible)."""
+    def random(self):
+        return _rng.random()
+    def getrandbits(self, k):
+        return _rng.getrandbits(k)
+    def randbytes(self, n):
+        return _rng.randbytes(n)
+    def seed(self, *args, **kwargs):
+        return None
+'''
 
 
 class ContractError(Exception):
     """The environment broke the SPADE contract (a wrong return type, a missing method...)."""
 
 
-class _ImportBlocker:
-    """First on sys.meta_path: refuses the host bridges and this harness to environment code."""
-
-    __slots__ = ()
-
-    @staticmethod
-    def find_spec(fullname, path=None, target=None):
-        if fullname.partition(".")[0] in BLOCKED_IMPORTS:
-            raise ModuleNotFoundError(f"import of {fullname!r} is not allowed in the SPADE sandbox", name=fullname)
-        return None
-
-
-class _CappedWriter(io.TextIOBase):
-    """Collects printed text up to a limit per session; the rest is counted and dropped."""
-
-    def __init__(self, limit):
-        self.limit = limit
-        self.parts = []
-        self.kept = 0
-        self.dropped = 0
-
-    def writable(self):
-        return True
-
-    def write(self, text):
-        text = str(text)
-        room = self.limit - self.kept
-        if room > 0:
-            self.parts.append(text[:room])
-            self.kept += min(room, len(text))
-        self.dropped += max(0, len(text) - max(room, 0))
-        return len(text)
-
-    def take(self):
-        text = "".join(self.parts)
-        self.parts = []
-        if self.dropped:
-            text += f"\n[printed output truncated: {self.dropped} more characters over the {self.limit} character limit]\n"
-            self.dropped = 0
-        return text
-
-
-def _jsonable(value, depth=0):
-    """A JSON-safe copy of an info value: tuples become lists, sets sorted lists, dict keys
-    strings, non-finite floats and huge integers strings, anything else its repr()."""
-    if depth > 32:
-        raise ContractError("info nests deeper than 32 levels")
-    if value is None or type(value) is bool:
-        return value
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, int):
-        return int(value) if abs(value) <= 2**53 else str(value)
-    if isinstance(value, float):
-        return float(value) if math.isfinite(value) else repr(float(value))
-    if isinstance(value, dict):
-        return {(key if type(key) is str else str(key)): _jsonable(item, depth + 1) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(item, depth + 1) for item in value]
-    if isinstance(value, (set, frozenset)):
-        items = [_jsonable(item, depth + 1) for item in value]
-        return sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
-    return repr(value)
-
-
-def _type_name(value):
-    return type(value).__name__
-
-
-def _scrub_bridges():
-    """Removes Pyodide's JavaScript bridge modules from sys.modules and the JS import finder."""
-    removed = []
-    for name in list(sys.modules):
-        if name.partition(".")[0] in BLOCKED_IMPORTS and name != __name__:
-            removed.append((name, sys.modules.pop(name)))
-    for finder in list(sys.meta_path):
-        registry = getattr(finder, "jsproxies", None)
-        if isinstance(registry, dict):
-            registry.clear()
-            sys.meta_path.remove(finder)
-    if _ImportBlocker not in sys.meta_path:
-        sys.meta_path.insert(0, _ImportBlocker)
-    return removed
-
-
-def _make_baseline(bound):
-    """Captures what a clean interpreter looks like; returns (first_difference, rebase,
-    drop_new_modules).
-
-    The check compares object identities with ``operator.is_`` (``id()`` would fire an audit
-    event per call). Every name it uses is bound here (``bound`` holds the real builtins), so
-    environment code that patches builtins, modules or this harness's globals cannot change how
-    the check runs; it can only make it fail."""
-    map_, list_, type_, bytes_, len_, all_, getattr_, isinstance_ = (
-        bound["map"], bound["list"], bound["type"], bound["bytes"], bound["len"], bound["all"], bound["getattr"], bound["isinstance"]
-    )
-    dict_ = bound["dict"]
-    dict_keys, dict_values, dict_copy, dict_get, dict_items = dict_.keys, dict_.values, dict_.copy, dict_.get, dict_.items
-    list_iter, deque_iter, set_iter = list.__iter__, collections.deque.__iter__, set.__iter__
-    is_ = operator.is_
-    object_getattribute = bound["object"].__getattribute__
-    modules_dict = sys.modules
-    getcontext = decimal.getcontext
-    getrecursionlimit, get_int_max_str_digits, getswitchinterval = sys.getrecursionlimit, sys.get_int_max_str_digits, sys.getswitchinterval
-    gc_get_threshold, gc_isenabled = gc.get_threshold, gc.isenabled
-    dict_types = (dict, collections.OrderedDict, collections.defaultdict, collections.Counter)
-    sequence_types = (list, collections.deque)
-    skipped_types = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
-
-    def kept_copy(container):
-        kind = type_(container)
-        if kind in dict_types:
-            return dict_copy(container)
-        if kind is list:
-            return list_(list_iter(container))
-        if kind is collections.deque:
-            return list_(deque_iter(container))
-        if kind is set:
-            return list_(set_iter(container))
-        return bytes_(container)
-
-    proxy_keys, proxy_values, proxy_items = types.MappingProxyType.keys, types.MappingProxyType.values, types.MappingProxyType.items
-    type_namespace = type.__dict__["__dict__"].__get__
-
-    def unchanged(container, kept):
-        kind = type_(container)
-        if kind in dict_types:
-            return (len_(container) == len_(kept) and all_(map_(is_, dict_keys(container), dict_keys(kept)))
-                    and all_(map_(is_, dict_values(container), dict_values(kept))))
-        if kind in sequence_types:
-            items = list_iter(container) if kind is list else deque_iter(container)
-            return len_(container) == len_(kept) and all_(map_(is_, items, kept))
-        if kind is set:
-            return len_(container) == len_(kept) and all_(map_(is_, set_iter(container), kept))
-        if isinstance_(container, type):
-            # A class: assigning a class attribute fires no audit event, so its namespace is compared.
-            namespace = type_namespace(container)
-            return (len_(namespace) == len_(kept) and all_(map_(is_, proxy_keys(namespace), dict_keys(kept)))
-                    and all_(map_(is_, proxy_values(namespace), dict_values(kept))))
-        return bytes_(container) == kept
-
-    def settings(gc_enabled):
-        context = getcontext()
-        return (
-            getrecursionlimit(), get_int_max_str_digits(), getswitchinterval(), gc_enabled, gc_get_threshold(),
-            context.prec, context.rounding, context.Emin, context.Emax, context.capitals, context.clamp,
-            tuple(sorted((signal.__name__, bool(flag)) for signal, flag in context.traps.items())),
-        )
-
-    def capture_module(name, module):
-        """[(label, owner or None, container, kept copy)] for one module."""
-        namespace = getattr_(module, "__dict__", None)
-        if type_(namespace) is not dict:
-            return []
-        entries = [(name, None, namespace, dict_copy(namespace))]
-        for attribute, value in list_(dict_items(namespace)):
-            if f"{name}.{attribute}" in CACHE_ATTRIBUTES:
-                continue
-            if isinstance_(value, type):
-                if getattr_(value, "__module__", None) == name and not value.__flags__ & IMMUTABLE_TYPE:
-                    entries.append((f"{name}.{attribute} (class)", None, value, dict_(proxy_items(type_namespace(value)))))
-                continue
-            if isinstance_(value, skipped_types):
-                continue
-            kind = type_(value)
-            if kind in dict_types or kind in sequence_types or kind is set or kind is bytearray:
-                entries.append((f"{name}.{attribute}", None, value, kept_copy(value)))
-                continue
-            if kind.__module__.partition(".")[0] in BLOCKED_IMPORTS:
-                continue
-            try:
-                attributes = object_getattribute(value, "__dict__")
-            except Exception:
-                continue
-            if type_(attributes) is dict:
-                entries.append((f"{name}.{attribute}.__dict__", value, attributes, dict_copy(attributes)))
-        return entries
-
-    def entry_differs(entry):
-        label, owner, container, kept = entry
-        if owner is not None:
-            try:
-                if object_getattribute(owner, "__dict__") is not container:
-                    return True
-            except Exception:
-                return True
-        return not unchanged(container, kept)
-
-    groups = {}  # module name -> (module, entries); hidden modules (not in sys.modules) included
-    baseline = {}
-
-    def rebase(hidden_modules):
-        """Takes the current state as clean: re-captures every module that changed or appeared.
-        Only ever called when no environment code has run in this interpreter."""
-        current = dict_(hidden_modules)
-        current.update(dict_items(modules_dict))
-        for name in [name for name in groups if name not in current]:
-            del groups[name]
-        for name, module in current.items():
-            group = groups.get(name)
-            if group is None or group[0] is not module or any(map_(entry_differs, group[1])):
-                groups[name] = (module, capture_module(name, module))
-        baseline["entries"] = [entry for _module, entries in groups.values() for entry in entries]
-        baseline["modules"] = dict_copy(modules_dict)
-        baseline["context"] = getcontext()
-        baseline["settings"] = settings(gc_isenabled())
-
-    def first_difference(gc_enabled):
-        """The label of the first thing that differs from the baseline, or None."""
-        if getcontext() is not baseline["context"] or settings(gc_enabled) != baseline["settings"]:
-            return "interpreter settings (recursion limit, int digits, gc or the decimal context)"
-        known_modules = baseline["modules"]
-        if len_(modules_dict) != len_(known_modules):
-            return "the set of modules in sys.modules"
-        for name, module in dict_items(known_modules):
-            if dict_get(modules_dict, name) is not module:
-                return f"sys.modules[{name!r}]"
-        for entry in baseline["entries"]:
-            if entry_differs(entry):
-                return entry[0]
-        return None
-
-    def drop_new_modules():
-        known_modules = baseline["modules"]
-        for name in [name for name in dict_keys(modules_dict) if name not in known_modules]:
-            dict_.pop(modules_dict, name, None)
-
-    return first_difference, rebase, drop_new_modules
-
-
-def _refuse(name):
-    def refused(*args, **kwargs):
-        raise PermissionError(f"{name} is not available in the SPADE sandbox")
-    refused.__name__ = name.rpartition(".")[2]
-    refused.__qualname__ = refused.__name__
-    return refused
-
-
 def prepare():
-    """Prepares this interpreter for environment code, before the memory snapshot: adds the
-    audit hook, builds the request handler and captures the baseline. Interpreters made from
-    the snapshot then only need ``connect``."""
+    """Prepares this interpreter for environment code, before the memory snapshot: makes
+    randomness and time deterministic, adds the audit hook and builds the request handler.
+    Interpreters made from the snapshot then only need ``connect``."""
+    determinism = {"__name__": "spade_determinism"}
+    exec(compile(_DETERMINISM, "<spade determinism>", "exec"), determinism)
     # Emscripten runs os.system through the host's child_process, which the sandbox forbids; the
     # refusal would arrive as a JavaScript error that breaks the interpreter. Refuse it in Python.
     for module in (os, posix):
-        module.system = _refuse("os.system")
-    bound = dict(vars(builtins))
+        module.system = determinism["refusal"]("os.system")
+    # Every builtin module is loaded now, and the loader that makes new instances of them (which
+    # would hand out Pyodide's JavaScript bridge whatever sys.modules says) is refused afterwards.
+    import _imp
+    for name in sys.builtin_module_names:
+        if name not in sys.modules and name.partition(".")[0] not in BLOCKED_IMPORTS:
+            try:
+                __import__(name)
+            except Exception:
+                pass
+    _imp.create_builtin = determinism["refusal"]("loading a builtin module")
+    reseed = determinism["reseed"]
+    os.urandom = determinism["urandom"]
+    random._urandom = determinism["urandom"]
+    random.SystemRandom = determinism["SystemRandom"]
+    import secrets
+    secrets._sysrand = determinism["SystemRandom"]()
+    secrets.SystemRandom = determinism["SystemRandom"]
+    for name in ("time", "time_ns", "monotonic", "monotonic_ns"):
+        setattr(time, name, determinism[name])
+    time.perf_counter, time.perf_counter_ns = determinism["monotonic"], determinism["monotonic_ns"]
+
     isinstance_, len_, str_, int_, float_, type_, callable_, getattr_ = isinstance, len, str, int, float, type, callable, getattr
-    json_loads, json_dumps = json.loads, json.dumps
+    dict_, list_, tuple_, bool_, set_, frozenset_, sorted_, repr_ = dict, list, tuple, bool, set, frozenset, sorted, repr
+    dict_items, list_iter, tuple_iter = dict.items, list.__iter__, tuple.__iter__
+    exec_, compile_, issubclass_ = exec, compile, issubclass
+    encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"), check_circular=True)
+    encode = encoder.encode
+    json_loads = json.loads
     math_isfinite = math.isfinite
     random_seed = random.seed
-    gc_collect, gc_isenabled = gc.collect, gc.isenabled
+    gc_collect = gc.collect
     linecache_cache = linecache.cache
     modules_dict = sys.modules
     extract_tb, format_list, format_exception_only = traceback.extract_tb, traceback.format_list, traceback.format_exception_only
-    writer_take = _CappedWriter.take
+    string_io = io.StringIO
     tool_base = spade_env.ToolUseBaseEnv
-    # The bridges are scrubbed in connect(): Pyodide's snapshot needs its JavaScript handles.
-    # "on": environment code may run, every tainting event counts; "format": formatting an
-    # environment's traceback, which reads frames itself; "off": only harness code runs.
-    state = {"mode": "off", "env_globals": None, "mark": None, "connected": False}
+    reference_globals = getattr(spade_env, "reference_globals", None)
+    module_type, function_type = types.ModuleType, types.FunctionType
+    # "on": environment code may run, refused events raise; "format": the harness reads an
+    # environment's traceback; "off": before connect().
+    state = {"mode": "off", "env_globals": None, "connected": False}
 
     def audit(event, args):
         mode = state["mode"]
         if mode == "off":
             return
         reason = None
-        if event in TAINTING_EVENTS:
-            if event != "import" or str_(args[0]).partition(".")[0] in BLOCKED_IMPORTS:
-                reason = event
-        elif event.startswith("ctypes."):
+        if event == "import":
+            name = args[0]
+            if type_(name) is str and (name in BLOCKED_IMPORTS or name.partition(".")[0] in BLOCKED_IMPORTS):
+                raise ModuleNotFoundError(f"import of {name!r} is not allowed in the SPADE sandbox", name=name)
+            return
+        if event in REFUSED_EVENTS or event.startswith("ctypes.") or event.startswith("os.exec") or event.startswith("os.spawn"):
             reason = event
         elif event == "open":
             mode_arg, flags = args[1], args[2]
@@ -356,10 +197,10 @@ def prepare():
                 reason = f"open({args[0]!r}) for writing"
         elif event == "object.__getattr__":
             if args[1] in FRAME_ATTRIBUTES and mode != "format":
-                reason = f"read of .{args[1]}"
+                reason = f"reading .{args[1]}"
         elif event in ("object.__setattr__", "object.__delattr__"):
             target = args[0]
-            if type_(target) is types.FunctionType:
+            if type_(target) is function_type:
                 mine = target.__globals__ is state["env_globals"]
             elif isinstance_(target, type):
                 mine = type.__getattribute__(target, "__module__") == ENV_MODULE
@@ -368,147 +209,176 @@ def prepare():
             if not mine:
                 reason = f"{event} {args[1]!r} on {type_(target).__name__}"
         if reason is not None:
-            mark_tainted(reason)
-
-    def mark_tainted(reason):
-        mark = state["mark"]
-        if mark is not None:
-            mark(reason)
-
-    def during_collection(phase, info):
-        # Finalizers of environment objects can run in any garbage collection, also one that
-        # harness code triggers: arm the hook for the duration of every collection.
-        if phase == "start":
-            state["mode_before_gc"] = state["mode"]
-            if state["mode"] == "off":
-                state["mode"] = "on"
-        else:
-            state["mode"] = state.pop("mode_before_gc", "off")
+            raise PermissionError(f"{reason} is not allowed in the SPADE sandbox")
 
     sys.addaudithook(audit)
-    gc.callbacks.append(during_collection)
-    first_difference, rebase, drop_new_modules = _make_baseline(bound)
-    rebase([])
     session = {}
 
-    def cap_observation(observation):
-        observation = str_.__str__(observation)
+    def cap_observation(observation, where):
+        if type_(observation) is not str:
+            raise ContractError(f"{where}: observation must be a str, got {type_(observation).__name__}")
         limit = session["max_observation_chars"]
-        if len_(observation) <= limit:
+        if str_.__len__(observation) <= limit:
             return observation
-        return observation[:limit] + f"\n[observation truncated: {len_(observation)} characters exceed the {limit} character limit]"
+        return str_.__getitem__(observation, slice(0, limit)) + f"\n[observation truncated: {str_.__len__(observation)} characters exceed the {limit} character limit]"
+
+    def convert(value, depth, where):
+        """A JSON-safe copy of an info value by exact type: lists for tuples and sets (sorted),
+        text for non-finite floats, huge integers and any other object (its type's name)."""
+        if depth > 32:
+            raise ContractError(f"{where}: info nests deeper than 32 levels")
+        kind = type_(value)
+        if value is None or kind is bool_ or kind is str_:
+            return value
+        if kind is int_:
+            return value if -2**53 <= value <= 2**53 else int_.__repr__(value)
+        if kind is float_:
+            return value if math_isfinite(value) else float_.__repr__(value)
+        if kind is dict_:
+            converted = {}
+            for key, item in dict_items(value):
+                if type_(key) is not str:
+                    raise ContractError(f"{where}: info keys must be str, got {type_(key).__name__}")
+                converted[key] = convert(item, depth + 1, where)
+            return converted
+        if kind is list_ or kind is tuple_:
+            return [convert(item, depth + 1, where) for item in (list_iter(value) if kind is list_ else tuple_iter(value))]
+        if kind is set_ or kind is frozenset_:
+            items = [convert(item, depth + 1, where) for item in kind.__iter__(value)]
+            return sorted_(items, key=encode)
+        return f"<{type_.__getattribute__(kind, '__name__')} object>"
 
     def checked_info(info, where):
-        if not isinstance_(info, dict):
-            raise ContractError(f"{where}: info must be a dict, got {_type_name(info)}")
-        converted = _jsonable(info)
-        size = len_(json_dumps(converted))
+        if type_(info) is not dict_:
+            raise ContractError(f"{where}: info must be a dict, got {type_(info).__name__}")
+        converted = convert(info, 0, where)
+        size = len_(encode(converted))
         limit = session["max_observation_chars"]
         if size > limit:
             raise ContractError(f"{where}: info is {size} characters as JSON, over the {limit} character limit")
         return converted
 
-    def tuple_shape(result, length, where, shape):
-        if not isinstance_(result, tuple) or len_(result) != length:
-            got = f"a tuple of length {len_(result)}" if isinstance_(result, tuple) else f"a {_type_name(result)}"
+    def unpack(result, length, where, shape):
+        if type_(result) is not tuple_ or tuple_.__len__(result) != length:
+            got = f"a tuple of length {tuple_.__len__(result)}" if type_(result) is tuple_ else f"a {type_(result).__name__}"
             raise ContractError(f"{where} must return {shape}, got {got}")
+        return list_(tuple_iter(result))
+
+    def checked_reward(reward, where):
+        kind = type_(reward)
+        if kind is int_:
+            if int_.bit_length(reward) > MAX_INT_BITS:
+                raise ContractError(f"{where}: reward {int_.__repr__(reward)[:40]} does not fit in a float")
+            return float_(reward)
+        if kind is not float_:
+            raise ContractError(f"{where}: reward must be an int or a float, got {kind.__name__}")
+        if not math_isfinite(reward):
+            raise ContractError(f"{where}: reward is {float_.__repr__(reward)}; rewards must be finite numbers")
+        return reward
+
+    def missing_module(exc):
+        name = exc.name if type_(exc.name) is str else None
+        if name is None or "not allowed in the SPADE sandbox" in str_.__str__(str_(exc.args[0] if exc.args else "")):
+            return None
+        top = name.partition(".")[0]
+        return top if top != ENV_MODULE else None
 
     def op_open(request):
-        code = str_(request["code"])
-        module = types.ModuleType(ENV_MODULE)
+        code = request["code"]
+        if type_(code) is not str:
+            raise ContractError("open: the code must be a str")
+        module = module_type(ENV_MODULE)
         module.__file__ = ENV_FILE
         namespace = module.__dict__
+        if callable_(reference_globals):
+            namespace.update(reference_globals())
         namespace["ToolUseBaseEnv"] = tool_base
         state["env_globals"] = namespace
         modules_dict[ENV_MODULE] = module
         session["code"] = code
         linecache_cache[ENV_FILE] = (len_(code), None, code.splitlines(True), ENV_FILE)
         session["stage"] = "compile"
-        compiled = compile(code, ENV_FILE, "exec", dont_inherit=True)
+        compiled = compile_(code, ENV_FILE, "exec", dont_inherit=True)
         random_seed(0)
+        reseed(0)
         session["stage"] = "execute"
-        exec(compiled, namespace)
+        try:
+            exec_(compiled, namespace)
+        except ModuleNotFoundError as exc:
+            missing = missing_module(exc)
+            if missing is None:
+                raise
+            raise ContractError(f'module "{missing}" is not available in the sandbox (standard library only)') from None
         session["stage"] = "find_class"
         candidates = [
-            value for key, value in list(namespace.items())
-            if type_(key) is str and isinstance_(value, type) and key.endswith("Env") and value.__module__ == ENV_MODULE
+            value for key, value in list_(dict_items(namespace))
+            if type_(key) is str and isinstance_(value, type) and str_.endswith(key, "Env") and type.__getattribute__(value, "__module__") == ENV_MODULE
         ]
-        leaves = [cls for cls in candidates if not any(other is not cls and issubclass(other, cls) for other in candidates)]
+        leaves = [cls for cls in candidates if not any(other is not cls and issubclass_(other, cls) for other in candidates)]
         if not candidates:
             raise ContractError("no class whose name ends in 'Env' is defined at the top level of the code")
         if len_(leaves) != 1:
-            names = ", ".join(sorted(cls.__name__ for cls in leaves))
+            names = ", ".join(sorted_(str_(type.__getattribute__(cls, "__name__")) for cls in leaves))
             raise ContractError(f"expected exactly one class ending in 'Env', found {len_(leaves)}: {names}")
         cls = leaves[0]
-        session["class_name"] = str_(cls.__name__)
+        class_name = type.__getattribute__(cls, "__name__")
+        session["class_name"] = class_name if type_(class_name) is str else "Env"
         random_seed(0)
+        reseed(0)
         session["stage"] = "construct"
         env = cls()
         session["env"] = env
-        kind = "tool" if issubclass(cls, tool_base) else "text"
+        kind = "tool" if issubclass_(cls, tool_base) else "text"
         tools = None
         if kind == "tool":
             session["stage"] = "get_tools"
             tools = env.get_tools()
-            if not isinstance_(tools, list) or not all(isinstance_(tool, dict) for tool in tools):
-                raise ContractError(f"get_tools() must return a list of dicts, got {_type_name(tools)}")
-            tools = _jsonable(tools)
+            if type_(tools) is not list_ or not all(type_(tool) is dict_ for tool in list_iter(tools)):
+                raise ContractError(f"get_tools() must return a list of dicts, got {type_(tools).__name__}")
+            tools = convert(tools, 0, "get_tools()")
         return {"className": session["class_name"], "kind": kind, "tools": tools, "hasHint": callable_(getattr_(cls, "hint", None))}
 
     def op_reset(request):
         env = session["env"]
-        seed = int_(request["seed"])
+        seed = request["seed"]
+        if type_(seed) is not int_:
+            raise ContractError("reset: the seed must be an int")
         where = f"reset(seed={seed})"
         random_seed(seed)
-        result = env.reset(seed=seed)
-        tuple_shape(result, 2, where, "a tuple (observation: str, info: dict)")
-        observation, info = result
-        if not isinstance_(observation, str):
-            raise ContractError(f"{where}: observation must be a str, got {_type_name(observation)}")
-        return {"observation": cap_observation(observation), "info": checked_info(info, where)}
+        reseed(seed)
+        observation, info = unpack(env.reset(seed=seed), 2, where, "a tuple (observation: str, info: dict)")
+        return {"observation": cap_observation(observation, where), "info": checked_info(info, where)}
 
     def op_step(request):
         env = session["env"]
+        action = request["action"]
+        if type_(action) is not str:
+            raise ContractError("step: the action must be a str")
         where = "step()"
-        result = env.step(str_(request["action"]))
-        tuple_shape(result, 5, where, "a 5-tuple (observation, reward, terminated, truncated, info)")
-        observation, reward, terminated, truncated, info = result
-        if not isinstance_(observation, str):
-            raise ContractError(f"{where}: observation must be a str, got {_type_name(observation)}")
-        if not isinstance_(reward, (int, float)):
-            raise ContractError(f"{where}: reward must be a number (int or float), got {_type_name(reward)}")
+        observation, reward, terminated, truncated, info = unpack(env.step(action), 5, where, "a 5-tuple (observation, reward, terminated, truncated, info)")
+        observation = cap_observation(observation, where)
         for name, flag in (("terminated", terminated), ("truncated", truncated)):
-            if type_(flag) is not bool:
-                raise ContractError(f"{where}: {name} must be a bool, got {_type_name(flag)}")
-        try:
-            number = float_(reward)
-        except OverflowError:
-            raise ContractError(f"{where}: reward {reward} does not fit in a float") from None
-        return {
-            "observation": cap_observation(observation),
-            "reward": number if math_isfinite(number) else repr(number),
-            "terminated": terminated,
-            "truncated": truncated,
-            "info": checked_info(info, where),
-        }
+            if type_(flag) is not bool_:
+                raise ContractError(f"{where}: {name} must be a bool, got {type_(flag).__name__}")
+        return {"observation": observation, "reward": checked_reward(reward, where), "terminated": terminated, "truncated": truncated, "info": checked_info(info, where)}
 
     def op_hint(request):
         env = session["env"]
         if not callable_(getattr_(type_(env), "hint", None)):
             return {"hint": None}
         hint = env.hint()
-        if not isinstance_(hint, str):
-            raise ContractError(f"hint() must return a str, got {_type_name(hint)}")
-        return {"hint": str_.__str__(hint)}
+        if type_(hint) is not str:
+            raise ContractError(f"hint() must return a str, got {type_(hint).__name__}")
+        return {"hint": hint}
 
     def op_solution(request):
         env = session["env"]
         if not callable_(getattr_(type_(env), "solution", None)):
             raise ContractError("the environment has no solution() method")
         solution = env.solution()
-        if not isinstance_(solution, str):
-            raise ContractError(f"solution() must return a str, got {_type_name(solution)}")
-        return {"solution": str_.__str__(solution)}
+        if type_(solution) is not str:
+            raise ContractError(f"solution() must return a str, got {type_(solution).__name__}")
+        return {"solution": solution}
 
     def op_close(request):
         env = session.get("env")
@@ -517,71 +387,65 @@ def prepare():
             try:
                 env.close()
             except BaseException as exc:  # reported, but the session still ends
-                error = f"{type_(exc).__name__}: {exc}"
+                error = f"{type_(exc).__name__}"
         session.clear()
         env = None
-        state["env_globals"] = None
-        linecache_cache.pop(ENV_FILE, None)
-        drop_new_modules()
-        # The environment's young objects go now; older ones in a later collection, which arms
-        # the hook as well (during_collection).
         gc_collect(0)
-        state["mode"] = "off"
-        sys.stdout, sys.stderr = state["streams"]
-        if not request.get("check", True):
-            return {"clean": None, "difference": None, "closeError": error}
-        difference = first_difference(gc_isenabled())
-        return {"clean": difference is None, "difference": difference, "closeError": error}
+        return {"clean": None, "difference": None, "closeError": error}
 
-    def op_check(request):
-        """The cleanliness verdict on its own: the host runs it when idle, or before reusing this
-        interpreter for the same code, instead of at every close."""
-        state["mode"] = "off"
-        difference = first_difference(gc_isenabled())
-        return {"clean": difference is None, "difference": difference, "closeError": None}
-
-    operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close, "check": op_check}
+    operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close}
 
     def error_response(kind, exc, op):
-        state["mode"] = "format"
-        tb = exc.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != ENV_FILE:
-            tb = tb.tb_next
-        line = None
-        walker = tb
-        while walker is not None:
-            if walker.tb_frame.f_code.co_filename == ENV_FILE:
-                line = walker.tb_lineno
-            walker = walker.tb_next
-        if isinstance_(exc, SyntaxError) and exc.filename == ENV_FILE:
-            line = exc.lineno
-        if "code" in session:
-            code = session["code"]
-            linecache_cache[ENV_FILE] = (len_(code), None, code.splitlines(True), ENV_FILE)
+        # The message comes from the exception's own __str__ (environment code, so still under
+        # the audit hook); only built-in syntax errors are formatted by the traceback module.
+        summary = type_(exc).__name__
         try:
-            summary = "".join(format_exception_only(type_(exc), exc)).strip()
-            if isinstance_(exc, SyntaxError):
-                summary = summary.rpartition("\n")[2]  # the other lines (file, code, caret) are in the traceback
+            if type_(exc) in (SyntaxError, IndentationError, TabError):
+                summary = "".join(format_exception_only(type_(exc), exc)).strip().rpartition("\n")[2]
+            else:
+                message = str_(exc)
+                if type_(message) is str and message:
+                    summary = f"{summary}: {message}"
+        except BaseException:  # an exception whose str() itself fails
+            pass
+        # Only harness code runs from here: frames may be read to locate the environment's line.
+        state["mode"] = "format"
+        line = None
+        text = summary + "\n"
+        try:
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_frame.f_code.co_filename != ENV_FILE:
+                tb = tb.tb_next
+            walker = tb
+            while walker is not None:
+                if walker.tb_frame.f_code.co_filename == ENV_FILE:
+                    line = walker.tb_lineno
+                walker = walker.tb_next
+            if isinstance_(exc, SyntaxError) and exc.filename == ENV_FILE:
+                line = exc.lineno
+            if "code" in session:
+                code = session["code"]
+                linecache_cache[ENV_FILE] = (len_(code), None, code.splitlines(True), ENV_FILE)
             frames = "".join(format_list(extract_tb(tb))) if tb is not None else ""
             text = ("Traceback (most recent call last):\n" + frames if frames else "") + summary + "\n"
-        except BaseException:  # an exception whose str() itself fails
-            text = summary = type_(exc).__name__
-        return {"kind": kind, "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": summary, "traceback": text, "line": line}
+        except BaseException:
+            pass
+        finally:
+            state["mode"] = "on"
+        return {"kind": kind, "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": str_(summary), "traceback": str_(text), "line": line if type_(line) is int_ else None}
 
     # What handle() answers when environment code broke something the harness itself relies
-    # on (json, builtins...): a constant, so producing it needs nothing that could be patched.
+    # on: a constant, so producing it needs nothing that could be patched.
     broken_harness = (
-        '{"ok": false, "error": {"kind": "code", "op": "sandbox", "stage": null, "className": null, '
-        '"exception": "the environment changed something the sandbox harness relies on (a builtin or a '
-        'standard module), so this call could not be answered", "traceback": "", "line": null}, "printed": ""}'
+        '{"ok":false,"error":{"kind":"code","op":"sandbox","stage":null,"className":null,'
+        '"exception":"the environment changed something the sandbox harness relies on (a builtin or a '
+        'standard module), so this call could not be answered","traceback":"","line":null},"printed":""}'
     )
 
     def handle(request_json):
         try:
             return answer(request_json)
         except BaseException:
-            state["mode"] = "off"
-            mark_tainted("the environment broke the harness")
             return broken_harness
 
     def answer(request_json):
@@ -590,47 +454,54 @@ def prepare():
         session.pop("stage", None)
         if op == "open":
             session.clear()
-            session["writer"] = _CappedWriter(int_(request["maxPrintChars"]))
+            session["max_print_chars"] = int_(request["maxPrintChars"])
             session["max_observation_chars"] = int_(request["maxObservationChars"])
-        writer = session.get("writer")
-        saved_streams = state["streams"] = (sys.stdout, sys.stderr)
-        if writer is not None:
-            sys.stdout = sys.stderr = writer
-        state["mode"] = "on"
+        writer = string_io()
+        saved_streams = (sys.stdout, sys.stderr)
+        sys.stdout = sys.stderr = writer
         try:
             operation = operations.get(op)
             if operation is None:
                 raise ContractError(f"unknown sandbox operation {op!r}")
-            if op not in ("open", "close", "check") and "env" not in session:
+            if op not in ("open", "close") and "env" not in session:
                 raise ContractError(f"{op}() called before the environment was created")
             response = {"ok": True, "result": operation(request)}
         except ContractError as exc:
-            response = {"ok": False, "error": {"kind": "contract", "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": str_.__str__(str_(exc)), "traceback": "", "line": None}}
+            message = exc.args[0] if exc.args and type_(exc.args[0]) is str else "contract error"
+            response = {"ok": False, "error": {"kind": "contract", "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": message, "traceback": "", "line": None}}
         except MemoryError as exc:
-            mark_tainted("MemoryError")
             response = {"ok": False, "error": error_response("memory", exc, op)}
         except BaseException as exc:  # SystemExit and KeyboardInterrupt from environment code too
             response = {"ok": False, "error": error_response("code", exc, op)}
         finally:
-            state["mode"] = "off"
             sys.stdout, sys.stderr = saved_streams
-        response["printed"] = writer_take(writer) if writer is not None else ""
-        return json_dumps(response)
+        printed = writer.getvalue()
+        limit = session.get("max_print_chars", 65536)
+        if len_(printed) > limit:
+            printed = printed[:limit] + f"\n[printed output truncated: {len_(printed) - limit} more characters over the {limit} character limit]\n"
+        response["printed"] = printed
+        return encode(response)
 
-    def connect(mark):
+    def connect():
         """Run once in each interpreter (the snapshotted one and every one made from it):
-        removes the bridges Pyodide re-registered, takes the restored state as the baseline,
-        hides this module and returns the request handler. ``mark(reason)`` is the host's
-        one-way taint flag."""
+        removes the bridges Pyodide re-registered, hides this module, arms the audit hook and
+        returns the request handler."""
         if state["connected"]:
             raise RuntimeError("connect() may run once per interpreter")
         state["connected"] = True
-        hidden = _scrub_bridges()
-        this_module = modules_dict.pop(__name__, None)
-        if this_module is not None:
-            hidden.append((__name__, this_module))
-        rebase(hidden)
-        state["mark"] = mark
+        hidden = []
+        for name in list_(modules_dict):
+            if name.partition(".")[0] in BLOCKED_IMPORTS:
+                hidden.append(modules_dict.pop(name))
+        for finder in list_(sys.meta_path):
+            registry = getattr_(finder, "jsproxies", None)
+            if isinstance_(registry, dict):
+                registry.clear()
+                sys.meta_path.remove(finder)
+        # The hidden modules stay alive (Pyodide's own machinery uses them) but unreachable.
+        state["hidden"] = hidden
+        gc_collect()
+        state["mode"] = "on"
         return handle
 
     globals()["connect"] = connect

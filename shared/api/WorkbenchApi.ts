@@ -8,6 +8,7 @@ import type { EnvSetDetail, EnvSetSummary } from "./envSetTypes.js";
 import type { AdapterDetail, AdapterView, EvalResultView, ModelFile } from "./modelTypes.js";
 import type { PlayStart, PlayStepResult } from "./playTypes.js";
 import type { RunDetail, RunMetrics, RunSummary } from "./runTypes.js";
+import type { RunTrainingView } from "./trainingTypes.js";
 
 /** What the engine can do in this process (features whose modules are missing report false). */
 export interface WorkbenchInfo {
@@ -32,6 +33,8 @@ export interface WorkbenchMethods {
   compareRuns: { input: { runIds: number[] }; output: RunComparisonView };
   getRun: { input: { runId: number }; output: RunDetail };
   getRunMetrics: { input: { runId: number }; output: RunMetrics };
+  /** The run's training rounds and which adapter played which iteration. */
+  getRunTraining: { input: { runId: number }; output: RunTrainingView };
   listEnvironments: { input: EnvironmentFilter; output: EnvironmentPage };
   getEnvironment: { input: { envId: number }; output: EnvironmentDetail };
   validateCode: { input: { code: string }; output: ValidationReport };

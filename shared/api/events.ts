@@ -49,6 +49,18 @@ export interface IterationCompletedEvent {
   iteration: number;
 }
 
-export type WorkbenchEvent = RunProgressEvent | RunStatusEvent | EnvironmentAddedEvent | ModelProgressEvent | IterationCompletedEvent;
+/** A training round inside a run: its phase, trainer step and loss; `status` set when it ended. */
+export interface TrainingRoundEvent {
+  type: "trainingRound";
+  runId: number;
+  round: number;
+  phase: "batch" | "training" | "registering" | "loading" | "finished";
+  step: number;
+  steps: number;
+  loss: number | null;
+  status: "running" | "completed" | "failed" | "rejected";
+}
+
+export type WorkbenchEvent = RunProgressEvent | RunStatusEvent | EnvironmentAddedEvent | ModelProgressEvent | IterationCompletedEvent | TrainingRoundEvent;
 export type WorkbenchEventType = WorkbenchEvent["type"];
-export const workbenchEventTypes: readonly WorkbenchEventType[] = ["runProgress", "runStatus", "environmentAdded", "modelProgress", "iterationCompleted"];
+export const workbenchEventTypes: readonly WorkbenchEventType[] = ["runProgress", "runStatus", "environmentAdded", "modelProgress", "iterationCompleted", "trainingRound"];

@@ -22,6 +22,7 @@ export const methodTable: { readonly [M in MethodName]: z.ZodType<MethodInput<M>
   compareRuns: strict({ runIds: z.array(id).max(20).meta({ expected: "an array of at most 20 run ids" }) }),
   getRun: runRef,
   getRunMetrics: runRef,
+  getRunTraining: runRef,
   listEnvironments: strict({
     runId: optional(id),
     iteration: optional(int(0)),

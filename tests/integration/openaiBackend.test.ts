@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { OpenAiBackend } from "../../main/llm/openai/OpenAiBackend.js";
 import type { OpenAiBackendOptions } from "../../main/llm/openai/OpenAiBackendOptions.js";
+import { PromptTooLongError } from "../../main/llm/PromptTooLongError.js";
+import { OpenAiAdapterLoadError } from "../../main/llm/openai/OpenAiAdapterLoadError.js";
 import { OpenAiConnectionError } from "../../main/llm/openai/OpenAiConnectionError.js";
 import { OpenAiHttpError } from "../../main/llm/openai/OpenAiHttpError.js";
 import { OpenAiResponseError } from "../../main/llm/openai/OpenAiResponseError.js";
@@ -33,7 +35,16 @@ describe("OpenAiBackend requests and replies", () => {
       apiKey: "sk-test",
     });
     const result = await backend.chat({ messages, sampling: { temperature: 0.3, maxTokens: 50, topP: 0.9, topK: 20, minP: 0.05, stop: ["\n\n"], seed: 7 } });
-    expect(result).toEqual({ text: "\\boxed{open}", reasoning: null, finishReason: "length", promptTokens: 11, completionTokens: 7, tokenProbs: [Math.exp(-0.1), 0.5] });
+    expect(result).toEqual({
+      text: "\\boxed{open}",
+      reasoning: null,
+      finishReason: "length",
+      promptTokens: 11,
+      completionTokens: 7,
+      tokenProbs: [Math.exp(-0.1), 0.5],
+      tokenLogprobs: [-0.1, Math.log(0.5)],
+      samplingUsed: { temperature: 0.3, maxTokens: 50, topP: 0.9, topK: 20, minP: 0.05, stop: ["\n\n"], seed: 7 },
+    });
     const [request] = server.requests;
     expect(request!.path).toBe("/v1/chat/completions");
     expect(request!.headers.authorization).toBe("Bearer sk-test");
@@ -64,6 +75,8 @@ describe("OpenAiBackend requests and replies", () => {
       promptTokens: 11,
       completionTokens: 3,
       tokenProbs: [Math.exp(-1), Math.exp(-2), Math.exp(-3)],
+      tokenLogprobs: [-1, -2, -3],
+      samplingUsed: { temperature: 0.6, maxTokens: 1024 },
     });
     expect(server.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true }, temperature: 0.6, max_tokens: 1024 });
     expect(server.requests[0]!.headers.authorization).toBeUndefined();
@@ -194,5 +207,194 @@ describe("OpenAiBackend failures, retries and limits", () => {
     expect(result.finishReason).toBe("abort");
     expect(result.text.startsWith("one ")).toBe(true);
     expect(result.text.length).toBeLessThan("one two three four five".length);
+  });
+});
+
+describe("OpenAiBackend speaks each server's own fields", () => {
+  const tools = [{ name: "open_door", description: "Opens a door", parameters: { type: "object", properties: { door: { type: "string" } } } }];
+  const models = (owner: string) => ({ object: "list", data: [{ id: "qwen3-8b", object: "model", owned_by: owner }] });
+  const earlier: Array<{ server: FakeOpenAiServer; backend: OpenAiBackend }> = [];
+  afterEach(async () => {
+    for (const pair of earlier.splice(0)) {
+      await pair.backend.dispose();
+      await pair.server.close();
+    }
+  });
+  async function setupWith(handler: FakeHandler, serverOptions: { models?: unknown } = {}, options: Partial<OpenAiBackendOptions> = {}) {
+    if (server && backend) earlier.push({ server, backend });
+    server = await startFakeOpenAiServer(handler, serverOptions);
+    const warnings: string[] = [];
+    backend = new OpenAiBackend({ baseUrl: server.baseUrl, model: "qwen3-8b", retryDelayMs: 5, stream: false, onWarning: (message) => warnings.push(message), ...options });
+    return { server, backend, warnings };
+  }
+
+  it("vLLM (detected from /models): asks for token ids and log-probs, switches thinking off, offers tools, and reads ids and tool calls back", async () => {
+    const { server, backend } = await setupWith(
+      () => ({
+        json: {
+          id: "chatcmpl-1",
+          object: "chat.completion",
+          prompt_token_ids: [1, 2, 3, 4],
+          choices: [
+            {
+              index: 0,
+              message: { role: "assistant", content: null, tool_calls: [{ id: "call_a", type: "function", function: { name: "open_door", arguments: '{"door":"red"}' } }] },
+              finish_reason: "tool_calls",
+              token_ids: [11, 12],
+              logprobs: { content: [{ token: "token_id:11", logprob: -0.5 }, { token: "token_id:12", logprob: -0.25 }] },
+            },
+          ],
+          usage: { prompt_tokens: 4, completion_tokens: 2 },
+        },
+      }),
+      { models: models("vllm") },
+    );
+    const result = await backend.chat({ messages, sampling: { temperature: 0.6, topK: 20, maxTokens: 64 }, thinking: "off", tools });
+    expect(server.requests[0]!.body).toEqual({
+      model: "qwen3-8b",
+      messages,
+      temperature: 0.6,
+      max_tokens: 64,
+      top_k: 20,
+      stream: false,
+      logprobs: true,
+      return_token_ids: true,
+      return_tokens_as_token_ids: true,
+      chat_template_kwargs: { enable_thinking: false },
+      tools: [{ type: "function", function: { name: "open_door", description: "Opens a door", parameters: tools[0]!.parameters } }],
+    });
+    expect(result).toMatchObject({
+      text: "",
+      promptTokenIds: [1, 2, 3, 4],
+      tokenIds: [11, 12],
+      tokenLogprobs: [-0.5, -0.25],
+      toolCalls: [{ id: "call_a", name: "open_door", arguments: '{"door":"red"}' }],
+    });
+    await backend.chat({ messages });
+    expect(server.modelListRequests).toBe(1);
+    expect(await backend.server()).toBe("vllm");
+  });
+
+  it("vLLM streamed: prompt ids in the first chunk, token ids and tool-call fragments in the deltas", async () => {
+    const chunk = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ object: "chat.completion.chunk", choices: [{ index: 0, finish_reason: null, ...choice }], ...extra });
+    const { backend } = await setupWith(
+      () => ({
+        events: [
+          chunk({ delta: { role: "assistant", content: "" } }, { prompt_token_ids: [5, 6] }),
+          chunk({ delta: { tool_calls: [{ index: 0, id: "call_z", type: "function", function: { name: "open_door", arguments: "" } }] }, token_ids: [21] }),
+          chunk({ delta: { tool_calls: [{ index: 0, function: { arguments: '{"door":' } }] }, token_ids: [22] }),
+          chunk({ delta: { tool_calls: [{ index: 0, function: { arguments: '"blue"}' } }] }, token_ids: [23] }),
+          chunk({ delta: {}, finish_reason: "tool_calls" }),
+        ],
+      }),
+      { models: models("vllm") },
+      { stream: true },
+    );
+    const result = await backend.chat({ messages, tools });
+    expect(result).toMatchObject({ promptTokenIds: [5, 6], tokenIds: [21, 22, 23], toolCalls: [{ id: "call_z", name: "open_door", arguments: '{"door":"blue"}' }] });
+  });
+
+  it("sends tool calls and tool results back in OpenAI's wire format", async () => {
+    const { server, backend } = await setupWith(() => ({ json: completionBody("\\boxed{done}") }), {}, { server: "vllm" });
+    await backend.chat({
+      messages: [
+        ...messages,
+        { role: "assistant", content: "", toolCalls: [{ id: "call_a", name: "open_door", arguments: '{"door":"red"}' }] },
+        { role: "tool", content: "The door opens.", toolCallId: "call_a" },
+      ],
+      tools,
+    });
+    expect(server.modelListRequests).toBe(0);
+    expect((server.requests[0]!.body.messages as unknown[]).slice(2)).toEqual([
+      { role: "assistant", content: null, tool_calls: [{ id: "call_a", type: "function", function: { name: "open_door", arguments: '{"door":"red"}' } }] },
+      { role: "tool", content: "The door opens.", tool_call_id: "call_a" },
+    ]);
+  });
+
+  it("SGLang: the adapter goes in lora_path beside the base model; thinking on via chat_template_kwargs", async () => {
+    const { server, backend } = await setupWith(() => ({ json: completionBody("ok") }), { models: models("sglang") }, { adapter: "round-3" });
+    await backend.chat({ messages, thinking: "on" });
+    expect(server.requests[0]!.body).toEqual({
+      model: "qwen3-8b",
+      lora_path: "round-3",
+      messages,
+      temperature: 0.6,
+      max_tokens: 1024,
+      stream: false,
+      logprobs: true,
+      chat_template_kwargs: { enable_thinking: true },
+    });
+    expect(backend.adapter).toBe("round-3");
+  });
+
+  it("hosted OpenAI: max_completion_tokens, no top_k/min_p, reasoning_effort; refused temperature and logprobs are dropped with a warning", async () => {
+    const { server, backend, warnings } = await setupWith(
+      (request) => {
+        if ("temperature" in request.body) return { status: 400, json: { error: { message: "Unsupported value: 'temperature' does not support 0.6 with this model. Only the default (1) value is supported." } } };
+        if ("logprobs" in request.body) return { status: 400, json: { error: { message: "logprobs is not supported with this model" } } };
+        return { json: completionBody("fine", { usage: { prompt_tokens: 3, completion_tokens: 1 } }) };
+      },
+      { models: models("system") },
+      { model: "o4-mini" },
+    );
+    const result = await backend.chat({ messages, sampling: { temperature: 0.6, topK: 20, minP: 0.1, maxTokens: 32 }, thinking: "off" });
+    expect(result.text).toBe("fine");
+    expect(result.samplingUsed).toEqual({ maxTokens: 32 });
+    expect(server.requests.map((request) => Object.keys(request.body).sort())).toEqual([
+      ["logprobs", "max_completion_tokens", "messages", "model", "reasoning_effort", "stream", "temperature"],
+      ["logprobs", "max_completion_tokens", "messages", "model", "reasoning_effort", "stream"],
+      ["max_completion_tokens", "messages", "model", "reasoning_effort", "stream"],
+    ]);
+    expect(server.requests[2]!.body.reasoning_effort).toBe("low");
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/refused "temperature"/);
+    expect(warnings[1]).toMatch(/refused "logprobs".*no log-probs/);
+    await backend.chat({ messages });
+    expect(server.requests).toHaveLength(4);
+    expect(Object.keys(server.requests[3]!.body)).not.toContain("temperature");
+  });
+
+  it("a server that refuses max_tokens gets max_completion_tokens from then on; an unrelated 400 stands", async () => {
+    const { server, backend, warnings } = await setupWith((request) =>
+      "max_tokens" in request.body
+        ? { status: 400, json: { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." } } }
+        : { json: completionBody("ok") },
+    );
+    await backend.chat({ messages, sampling: { maxTokens: 7 } });
+    expect(server.requests[1]!.body.max_completion_tokens).toBe(7);
+    expect(warnings[0]).toMatch(/max_completion_tokens/);
+    const other = await setupWith(() => ({ status: 400, json: { error: { message: "messages: too long" } } }));
+    await expect(other.backend.chat({ messages })).rejects.toBeInstanceOf(OpenAiHttpError);
+    expect(other.server.requests).toHaveLength(1);
+  });
+
+  it("a prompt the server's context cannot hold is a PromptTooLongError, as on the local backend", async () => {
+    const { backend } = await setupWith(() => ({
+      status: 400,
+      json: { object: "error", message: "This model's maximum context length is 4096 tokens. However, you requested 5120 tokens (4096 in the messages, 1024 in the completion).", code: 400 },
+    }));
+    const error = await backend.chat({ messages }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PromptTooLongError);
+    expect(error).toMatchObject({ promptTokens: 4096, contextSize: 4096 });
+  });
+
+  it("loadAdapter: vLLM's /v1/load_lora_adapter, then the adapter is the model name; a refusal says how to allow it", async () => {
+    const { server, backend } = await setupWith((request) => (request.path.endsWith("load_lora_adapter") ? { json: {} } : { json: completionBody("ok") }), { models: models("vllm") });
+    await backend.loadAdapter("/adapters/round-4.safetensors", "round-4");
+    expect(server.requests[0]).toMatchObject({ path: "/v1/load_lora_adapter", body: { lora_name: "round-4", lora_path: "/adapters/round-4.safetensors" } });
+    await backend.chat({ messages });
+    expect(server.requests[1]!.body.model).toBe("round-4");
+    expect(backend.adapter).toBe("round-4");
+    const refused = await setupWith(() => ({ status: 404, json: { detail: "Not Found" } }), { models: models("vllm") });
+    await expect(refused.backend.loadAdapter("/a", "a")).rejects.toThrow(/VLLM_ALLOW_RUNTIME_LORA_UPDATING=True/);
+  });
+
+  it("loadAdapter: SGLang's /load_lora_adapter at the server root; Ollama cannot, and says so", async () => {
+    const sglang = await setupWith(() => ({ json: { success: true } }), {}, { server: "sglang" });
+    await sglang.backend.loadAdapter("/adapters/r1", "r1");
+    expect(sglang.server.requests[0]).toMatchObject({ path: "/load_lora_adapter", body: { lora_name: "r1", lora_path: "/adapters/r1" } });
+    const ollama = await setupWith(() => ({ json: {} }), { models: models("library") });
+    await expect(ollama.backend.loadAdapter("/a", "a")).rejects.toBeInstanceOf(OpenAiAdapterLoadError);
+    await expect(ollama.backend.loadAdapter("/a", "a")).rejects.toThrow(/ollama cannot load a LoRA adapter at run time/);
   });
 });

@@ -1,156 +1,276 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
+import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resourcePath } from "../../main/paths.js";
+import { playEnvironment } from "../../main/sandbox/playEnvironment.js";
 import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
+import { validateEnvironment } from "../../main/validator/validateEnvironment.js";
 import { createTestPool } from "../support/sandboxTestPool.js";
 
-// An environment that tries every way out it can think of during reset() and reports what
-// happened. The assertions check the host: no file written, no secret read, no process started,
-// no connection made, the engine still alive.
-function hostileEnv(paths: { secret: string; marker: string; spawnMarker: string; jsMarker: string }, port: number): string {
-  return `
-import asyncio, gc, json, os, socket, subprocess, sys
+// Environment code written as an attacker would, run through one shared pool (as `spade envs
+// import`, `spade run` and `spade serve` use it). Each attack reports what it managed inside the
+// sandbox; the assertions check the host (markers, a Unix socket and a TCP listener that must stay
+// silent, this process's priority), the engine (alive, answering) and a victim environment whose
+// verdict and plays must not change.
 
-SECRET, MARKER, SPAWN_MARKER, JS_MARKER, PORT = ${JSON.stringify(paths.secret)}, ${JSON.stringify(paths.marker)}, ${JSON.stringify(paths.spawnMarker)}, ${JSON.stringify(paths.jsMarker)}, ${port}
+interface Host {
+  secret: string;
+  marker: string;
+  jsMarker: string;
+  socket: string;
+  port: number;
+  pid: number;
+}
+
+const PRELUDE = (host: Host) => `
+import asyncio, json, os, socket, subprocess, sys
+HOST = ${JSON.stringify(host)}
 
 def attempt(results, name, action):
     try:
-        results[name] = "ok: " + repr(action())[:300]
+        results[name] = "ok: " + repr(action())[:200]
     except BaseException as error:
-        results[name] = "blocked: " + type(error).__name__ + ": " + str(error)[:300]
+        results[name] = "blocked: " + type(error).__name__ + ": " + str(error)[:200]
 
-def javascript_objects():
-    """Every JavaScript proxy reachable from Python: through the garbage collector and through
-    the globals of every function of every class (Pyodide's own modules keep some)."""
-    is_js = lambda value: type(value).__module__ == "pyodide.ffi" and not isinstance(value, type) and type(value).__name__ != "JsNull"
-    found = {}
-    for value in gc.get_objects():
-        if is_js(value):
-            found[id(value)] = value
-    seen = set()
-    def walk(cls):
-        for sub in type.__subclasses__(cls):
-            if id(sub) in seen:
-                continue
-            seen.add(id(sub))
-            for value in list(vars(sub).values()):
-                for g in (getattr(value, "__globals__", None), getattr(getattr(value, "__func__", None), "__globals__", None)):
-                    if isinstance(g, dict):
-                        found.update((id(v), v) for v in list(g.values()) if is_js(v))
-            walk(sub)
-    walk(object)
-    return list(found.values())
+def is_js(value):
+    return type(value).__module__ in ("pyodide.ffi", "_pyodide_core") and not isinstance(value, type)
 
 def escalate(proxy):
-    """What an attacker does with a JavaScript object: reach the Function constructor, then the
-    process, then files, processes and sockets."""
-    run = proxy.constructor.constructor
-    process = run("return globalThis.process")()
-    fs = process.getBuiltinModule("fs")
-    fs.writeFileSync(JS_MARKER, "escaped")
+    """What an attacker does with a JavaScript object: reach code evaluation, then the process."""
+    process = proxy.constructor.constructor("return globalThis.process")()
+    process.getBuiltinModule("fs").writeFileSync(HOST["jsMarker"], "escaped")
     return "escaped"
+`;
 
-class HostileEnv:
-    def __init__(self):
-        self.reset()
-
+/** Reaching JavaScript from Python: the object graph, frames, class globals, the builtin-module loader. */
+const REACH_JAVASCRIPT = `
+class ReachEnv:
     def reset(self, seed=None):
         results = {}
-        attempt(results, "read_secret", lambda: open(SECRET).read())
-        attempt(results, "write_marker", lambda: open(MARKER, "w").write("written"))
-        attempt(results, "os_system", lambda: os.system("touch " + SPAWN_MARKER))
-        attempt(results, "subprocess", lambda: subprocess.run(["touch", SPAWN_MARKER]))
-        attempt(results, "socket", lambda: socket.create_connection(("127.0.0.1", PORT), timeout=2).sendall(b"hello"))
-        attempt(results, "import_js", lambda: __import__("js").process)
-        attempt(results, "import_pyodide_js", lambda: __import__("pyodide_js"))
-        attempt(results, "import_pyodide_ffi", lambda: __import__("pyodide.ffi"))
-        attempt(results, "import_ctypes", lambda: __import__("ctypes"))
-        attempt(results, "sys_modules_js", lambda: [name for name in sys.modules if name in ("js", "pyodide_js", "pyodide")])
-        attempt(results, "environment_secret", lambda: os.environ.get("SPADE_HOSTILE_SECRET"))
-        proxies = javascript_objects() if seed != 0 else []
-        results["javascript_objects_found"] = len(proxies)
-        for index, proxy in enumerate(proxies[:40]):
+        attempt(results, "gc_objects", lambda: __import__("gc").get_objects())
+        attempt(results, "gc_referents", lambda: __import__("gc").get_referents(sys.modules))
+        attempt(results, "frame", lambda: sys._getframe(1).f_globals)
+        def traceback_frame():
+            try:
+                1 / 0
+            except ZeroDivisionError as error:
+                return error.__traceback__.tb_frame.f_back
+        attempt(results, "traceback_frame", traceback_frame)
+        attempt(results, "settrace", lambda: sys.settrace(lambda *args: None))
+        attempt(results, "import_js", lambda: __import__("js"))
+        attempt(results, "import_pyodide", lambda: __import__("pyodide.ffi"))
+        attempt(results, "import_core", lambda: __import__("_pyodide_core"))
+        def remove_gate():
+            sys.meta_path.clear()
+            return __import__("pyodide_js")
+        attempt(results, "import_after_clearing_meta_path", remove_gate)
+        found = {}
+        seen = set()
+        def walk(cls):
+            for sub in type.__subclasses__(cls):
+                if id(sub) in seen:
+                    continue
+                seen.add(id(sub))
+                for value in list(vars(sub).values()):
+                    for holder in (value, getattr(value, "__func__", None)):
+                        g = getattr(holder, "__globals__", None)
+                        if isinstance(g, dict):
+                            found.update((id(v), v) for v in list(g.values()) if is_js(v))
+                        for cell in getattr(holder, "__closure__", None) or ():
+                            try:
+                                if is_js(cell.cell_contents):
+                                    found[id(cell.cell_contents)] = cell.cell_contents
+                            except ValueError:
+                                pass
+                walk(sub)
+        walk(object)
+        try:
+            import importlib._bootstrap as bootstrap
+            core = bootstrap._imp.create_builtin(bootstrap.ModuleSpec("_pyodide_core", None))
+            for name in ("to_js", "create_proxy"):
+                maker = getattr(core, name, None)
+                if maker:
+                    attempt(results, "make_" + name, lambda: found.setdefault(-len(found) - 1, maker([1]) if name == "to_js" else maker(print)))
+        except BaseException as error:
+            results["create_builtin"] = "blocked: " + type(error).__name__
+        results["javascript_objects"] = len(found)
+        # The harness's own functions would lead to its handler through their globals.
+        harness = [name for name in ("connect", "prepare", "handle") if name in getattr(os.system, "__globals__", {})]
+        results["harness_globals"] = ",".join(harness)
+        for index, proxy in enumerate(list(found.values())[:40]):
             attempt(results, f"escalate_{index}", lambda: escalate(proxy))
-            for name in ("mountNodeFS", "loadPackage", "runPythonAsync", "_api"):
-                attempt(results, f"api_{index}_{name}", lambda: getattr(proxy, name))
-            attempt(results, f"mount_{index}", lambda: proxy.mountNodeFS("/host", "/") or open("/host" + SECRET).read())
-            attempt(results, f"data_url_{index}", lambda: proxy._api.loadScript("data:text/javascript,globalThis.process.getBuiltinModule('fs').writeFileSync(" + json.dumps(JS_MARKER) + ", 'x')"))
         return json.dumps(results), {}
-
     def step(self, action):
-        return "nothing", 0.0, True, False, {}
-
+        return "x", 0.0, True, False, {}
     def solution(self):
-        return "none"
+        return "x"
 `;
-}
 
-describe("a hostile environment", () => {
+/** The host from Python: files, processes, sockets (TCP and Unix), priorities, secrets. */
+const REACH_HOST = `
+class HostEnv:
+    def reset(self, seed=None):
+        results = {}
+        attempt(results, "read_secret", lambda: open(HOST["secret"]).read())
+        attempt(results, "write_marker", lambda: open(HOST["marker"], "w").write("written"))
+        attempt(results, "os_system", lambda: os.system("touch " + HOST["marker"]))
+        attempt(results, "subprocess", lambda: subprocess.run(["touch", HOST["marker"]]))
+        attempt(results, "tcp", lambda: socket.create_connection(("127.0.0.1", HOST["port"]), timeout=2).sendall(b"hello"))
+        def unix():
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(HOST["socket"])
+            return s.sendall(b"hello")
+        attempt(results, "unix", unix)
+        attempt(results, "setpriority", lambda: os.setpriority(os.PRIO_PROCESS, HOST["pid"], 19))
+        attempt(results, "kill", lambda: os.kill(HOST["pid"], 0))
+        attempt(results, "environment", lambda: dict(os.environ))
+        return json.dumps(results), {}
+    def step(self, action):
+        return "x", 0.0, True, False, {}
+    def solution(self):
+        return "x"
+`;
+
+/** Work scheduled to run after the reply, to hang the child or forge the next answer. */
+const LEFT_BEHIND = `
+class LaterEnv:
+    def reset(self, seed=None):
+        loop = asyncio.get_event_loop()
+        def hang():
+            while True:
+                pass
+        loop.call_soon(hang)
+        loop.call_later(0.01, hang)
+        asyncio.ensure_future(asyncio.sleep(0))
+        return "scheduled", {}
+    def step(self, action):
+        return "still answering", 0.0, False, False, {}
+    def solution(self):
+        return "x"
+`;
+
+/** The harness's own limits and encoder, from inside. */
+const TAMPER_HARNESS = `
+import json.encoder
+class TamperEnv:
+    def reset(self, seed=None):
+        json.encoder.encode_basestring_ascii = lambda text: '"forged"'
+        json.encoder.c_make_encoder = None
+        sys.stdout.write("p" * 10_000_000)
+        return "o" * 8_000_000, {"big": "i" * 10}
+    def step(self, action):
+        return "x", float("nan"), False, False, {}
+    def solution(self):
+        return "x"
+`;
+
+describe("hostile environments against one shared pool", () => {
   let pool: SandboxPool;
   let dir: string;
-  let server: Server;
-  let connections = 0;
-  let paths: { secret: string; marker: string; spawnMarker: string; jsMarker: string };
-  let port: number;
+  let tcp: Server;
+  let unix: Server;
+  let contacts = 0;
+  let host: Host;
+  const victim = readFileSync(resourcePath("environments", "code_breaker.py"), "utf8");
+  const actions = ["\\boxed{0123}", "\\boxed{4567}", "\\boxed{8901}"];
+  let victimBefore: { verdict: unknown; play: unknown };
+
+  async function victimNow() {
+    const report = await validateEnvironment(pool, victim);
+    const { durationMs: _duration, ...verdict } = report;
+    const play = await playEnvironment(pool, victim, { seed: 5, actions });
+    return { verdict, play };
+  }
+
+  async function firstObservation(code: string): Promise<string> {
+    const session = await pool.open(code);
+    try {
+      return (await session.reset(1)).observation;
+    } finally {
+      await session.close();
+    }
+  }
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "spade-hostile-"));
-    paths = { secret: join(dir, "secret.txt"), marker: join(dir, "marker.txt"), spawnMarker: join(dir, "spawned.txt"), jsMarker: join(dir, "escaped.txt") };
-    writeFileSync(paths.secret, "TOP-SECRET-4711");
+    const listen = (server: Server, ...args: unknown[]) => new Promise<void>((resolve) => (server.listen as (...a: unknown[]) => void)(...args, resolve));
+    tcp = createServer((socket) => (contacts++, socket.destroy()));
+    unix = createServer((socket) => (contacts++, socket.destroy()));
+    await listen(tcp, 0, "127.0.0.1");
+    await listen(unix, join(dir, "host.sock"));
+    host = { secret: join(dir, "secret.txt"), marker: join(dir, "marker.txt"), jsMarker: join(dir, "escaped.txt"), socket: join(dir, "host.sock"), port: (tcp.address() as { port: number }).port, pid: process.pid };
+    writeFileSync(host.secret, "TOP-SECRET-4711");
     process.env.SPADE_HOSTILE_SECRET = "env-secret-0815";
-    server = createServer((socket) => {
-      connections++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    port = (server.address() as { port: number }).port;
-    pool = await createTestPool();
+    pool = await createTestPool({ size: 2, stepTimeoutMs: 5_000, callTimeoutMs: 20_000 });
+    victimBefore = await victimNow();
   });
 
   afterAll(async () => {
     await pool?.dispose();
-    server?.close();
+    tcp?.close();
+    unix?.close();
     delete process.env.SPADE_HOSTILE_SECRET;
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("cannot touch host files, processes, the network or the host's JavaScript", async () => {
-    const session = await pool.open(hostileEnv(paths, port));
-    const { observation } = await session.reset(1);
-    await session.close();
-    await new Promise((resolve) => setTimeout(resolve, 500)); // anything asynchronous an escape queued
-    const results = JSON.parse(observation) as Record<string, string | number>;
-
-    // The side effects did not happen on the host.
-    expect(existsSync(paths.marker)).toBe(false);
-    expect(existsSync(paths.spawnMarker)).toBe(false);
-    expect(existsSync(paths.jsMarker)).toBe(false);
-    expect(connections).toBe(0);
-    expect(observation).not.toContain("TOP-SECRET-4711");
-    expect(observation).not.toContain("env-secret-0815");
-
-    // And each attempt failed inside the sandbox.
-    expect(results.read_secret).toMatch(/^blocked: FileNotFoundError/);
-    expect(results.import_js).toMatch(/^blocked: ModuleNotFoundError: import of 'js' is not allowed/);
-    expect(results.import_pyodide_js).toMatch(/^blocked: ModuleNotFoundError/);
-    expect(results.import_pyodide_ffi).toMatch(/^blocked: ModuleNotFoundError/);
-    expect(results.import_ctypes).toMatch(/^blocked: ModuleNotFoundError/);
-    expect(results.sys_modules_js).toBe("ok: []");
-    expect(results.socket).toMatch(/^blocked/);
-    expect(results.subprocess).toMatch(/^blocked/);
-    expect(results.os_system).not.toBe("ok: 0");
-    // Pyodide's own modules keep JavaScript objects that Python code can find; none leads out.
-    expect(results.javascript_objects_found).toBeGreaterThan(0);
-    const escalations = Object.entries(results).filter(([name]) => name.startsWith("escalate_"));
-    expect(escalations.length).toBeGreaterThan(0);
-    for (const [, outcome] of escalations) expect(outcome).toMatch(/^blocked/);
+  it("finds no JavaScript to run from Python, by any route", async () => {
+    const results = JSON.parse(await firstObservation(PRELUDE(host) + REACH_JAVASCRIPT)) as Record<string, string | number>;
+    for (const name of ["gc_objects", "gc_referents", "frame", "traceback_frame", "settrace", "import_js", "import_pyodide", "import_core", "import_after_clearing_meta_path"]) {
+      expect(results[name], name).toMatch(/^blocked/);
+    }
+    expect(results.create_builtin).toMatch(/^blocked/);
+    expect(results.harness_globals).toBe("");
+    for (const [name, outcome] of Object.entries(results)) if (name.startsWith("escalate_")) expect(outcome, name).toMatch(/^blocked/);
+    expect(existsSync(host.jsMarker)).toBe(false);
   });
 
-  it("leaves the sandbox usable for the next environment", async () => {
-    const session = await pool.open("class FineEnv:\n    def reset(self, seed=None):\n        return 'fine', {}\n");
-    expect(await session.reset(1)).toEqual({ observation: "fine", info: {} });
-    await session.close();
+  it("leaves host files, processes, sockets and this process's priority alone", async () => {
+    const priority = getPriority(process.pid);
+    const observation = await firstObservation(PRELUDE(host) + REACH_HOST);
+    const results = JSON.parse(observation) as Record<string, string>;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const name of ["read_secret", "write_marker", "tcp", "unix", "setpriority", "subprocess"]) expect(results[name], name).toMatch(/^blocked/);
+    expect(results.os_system).not.toBe("ok: 0");
+    expect(existsSync(host.marker)).toBe(false);
+    expect(observation).not.toContain("TOP-SECRET-4711");
+    expect(observation).not.toContain("env-secret-0815");
+    expect(contacts).toBe(0);
+    expect(getPriority(process.pid)).toBe(priority);
+  });
+
+  it("runs nothing left scheduled after a reply: the same sandbox answers the next call", async () => {
+    const session = await pool.open(PRELUDE(host) + LEFT_BEHIND);
+    try {
+      expect((await session.reset(1)).observation).toBe("scheduled");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await session.step("a")).observation).toBe("still answering");
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("cannot raise the caps or forge the harness's answers from inside", async () => {
+    const session = await pool.open(PRELUDE(host) + TAMPER_HARNESS);
+    try {
+      const first = await session.reset(1).catch((error: Error) => error);
+      if (!(first instanceof Error)) {
+        expect(first.observation.length).toBeLessThan(70_000);
+        expect(first.observation).not.toContain("forged");
+      }
+      const step = await session.step("a").catch((error: Error) => error);
+      expect(step).toBeInstanceOf(Error);
+      expect(String((step as Error).message)).not.toContain("null");
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("keeps the engine answering and the victim's verdict and plays unchanged", async () => {
+    const after = await victimNow();
+    expect(after).toEqual(victimBefore);
+    expect((victimBefore.verdict as { valid: boolean }).valid).toBe(true);
+    expect(pool.stats().live).toBeGreaterThan(0);
   });
 });

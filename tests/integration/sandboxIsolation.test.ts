@@ -42,10 +42,19 @@ const TAMPERINGS: Record<string, string> = {
   "an attribute of a module-level object": "random._inst.random = lambda: 0.5",
   "sys.modules": "sys.modules['collections'] = type(sys)('collections')",
   "module-level containers": "sys.path.append('/evil')\ncopyreg.dispatch_table[complex] = lambda value: (complex, (0, 0))",
-  "interpreter settings": "sys.setrecursionlimit(500)\ndecimal.getcontext().prec = 3",
+  "interpreter settings": "decimal.getcontext().prec = 3\nsys.setrecursionlimit(500)",
   "a class it did not define": "spade_env.ToolUseBaseEnv.step = lambda self, action: None",
-  "the file system": "open('/tmp/planted.txt', 'w').write('left for the next one')",
   "a module imported later": "import heapq\nheapq.heappush = lambda heap, item: None",
+  "a stdlib cache": "import re, functools\nre._cache2 = {('x', 0): None} if hasattr(re, '_cache2') else {}\nre.compile('planted')",
+};
+
+// Refused outright by the harness's audit hook while environment code runs.
+const REFUSED: Record<string, string> = {
+  "the file system": "open('/tmp/planted.txt', 'w').write('left for the next one')",
+  "the garbage collector's object walk": "gc_objects = __import__('gc').get_objects()",
+  "a frame": "frame = sys._getframe(0)",
+  "a traceback's frame": "try:\n    1 / 0\nexcept ZeroDivisionError as error:\n    frame = error.__traceback__.tb_frame",
+  "tracing": "sys.settrace(lambda *args: None)",
 };
 
 const cleanView = tamperingEnv("pass");
@@ -72,19 +81,33 @@ describe("isolation between environments and sessions", () => {
 
   it("gives the next environment a pristine interpreter after every kind of tampering", async () => {
     expect(JSON.parse(pristine)).toMatchObject({ len: 3, planted: false, random: "random", pi: Math.PI, collections: true, path: false, prec: 28, file: false, base_step: "step", heapq: "heappush" });
-    const everything = tamperingEnv(Object.values(TAMPERINGS).join("\n"));
+    const refused = `for snippet in ${JSON.stringify(Object.values(REFUSED))}:\n    try:\n        exec(snippet)\n    except BaseException:\n        pass`;
+    // The builtin goes last: a len() that answers 42 breaks the standard library the others use.
+    const ordered = Object.entries(TAMPERINGS).sort(([kind]) => (kind === "a builtin" ? 1 : -1)).map(([, tamper]) => tamper);
+    const everything = tamperingEnv([refused, ...ordered].join("\n"));
     await firstObservation(everything);
     expect(await firstObservation(cleanView)).toBe(pristine);
   });
 
-  // One case per detection path (namespace comparison, class comparison, audit hook); every kind
-  // of change is covered against the harness directly in tests/unit/sandboxHarness.test.ts.
-  const SAME_CODE = ["a builtin", "a class it did not define", "the file system"].map((kind) => [kind, TAMPERINGS[kind] as string]);
-  it.each(SAME_CODE)("does not reuse an interpreter for the same code after it tampered with %s", async (_kind, tamper) => {
+  // Plays of the same code share a process: each starts from the restored pristine memory, so a
+  // change made in one play is gone in the next (restored, not checked).
+  it.each(Object.entries(TAMPERINGS))("starts the next play of the same code pristine after it changed %s", async (_kind, tamper) => {
     const code = tamperingEnv(tamper);
+    const before = pool.stats().reusedInterpreters;
     const first = await firstObservation(code);
     const second = await firstObservation(code);
     expect(first).toBe(pristine);
     expect(second).toBe(pristine);
+    expect(pool.stats().reusedInterpreters).toBe(before + 1);
+  });
+
+  it.each(Object.entries(REFUSED))("refuses a change to %s while environment code runs", async (_kind, tamper) => {
+    const session = await pool.open(tamperingEnv(tamper));
+    try {
+      await expect(session.reset(1)).rejects.toThrow(/PermissionError: .*not allowed in the SPADE sandbox/);
+    } finally {
+      await session.close();
+    }
+    expect(await firstObservation(cleanView)).toBe(pristine);
   });
 });

@@ -14,14 +14,17 @@ const EXPECTED: Array<[fixture: string, check: string, words: string[], line?: n
   ["constructor_error", "constructs", ["ConstructorErrorEnv() raised TypeError"], 7],
   ["wrong_tuple", "step_probes", ["must return a 5-tuple", "got a tuple of length 4"]],
   ["step_exception", "step_probes", ["step() raised ZeroDivisionError: division by zero"], 11],
-  ["nan_reward", "step_probes", ["reward of NaN", "finite"]],
+  ["nan_reward", "step_probes", ["reward is nan", "finite"]],
   ["nondeterministic", "reset_deterministic", ["reset(seed=42) twice gave different observations"]],
   ["reward_out_of_range", "reward_range", ["reward of 5", "[-1, 1]"]],
   ["huge_output", "observation_size", ["1000000 characters", "limit"]],
   ["no_solution", "solution", ["no solution() method"]],
   ["infinite_loop", "step_probes", ["timeout"]],
-  ["memory_bomb", "step_probes", ["memory"]],
+  // The memory limit or, on a loaded machine, the deadline comes first.
+  ["memory_bomb", "step_probes", []],
 ];
+
+const hostile = (name: string) => readFileSync(new URL(`../fixtures/environments/hostile/${name}.py`, import.meta.url), "utf8");
 
 describe("validateEnvironment", () => {
   let pool: SandboxPool;
@@ -52,6 +55,50 @@ describe("validateEnvironment", () => {
     expect(report.error).toBe(failed?.detail);
     for (const word of words) expect(report.error).toContain(word);
     if (line !== undefined) expect(failed?.line).toBe(line);
+  });
+
+  it("runs a game that uses the reference's injected names (deque, math, Counter) without importing them", async () => {
+    const code = `class QueueEnv:
+    def reset(self, seed=None):
+        self.queue = deque([1, 2, 3])
+        return f"Pop as \\\\boxed{{n}}: {math.floor(2.5)} {Counter('aab')['a']}", {}
+    def step(self, action):
+        return str(self.queue.popleft() if self.queue else 0), 0.0, not self.queue, False, {}
+    def solution(self):
+        return "\\\\boxed{1}"
+`;
+    const report = await validateEnvironment(pool, code);
+    expect(report.error).toBeNull();
+  });
+
+  it("refuses a game that imports a module the sandbox cannot provide, naming the module", async () => {
+    const report = await validateEnvironment(pool, hostile("numpy_game"));
+    expect(report.valid).toBe(false);
+    expect(report.checks.at(-1)?.name).toBe("code_executes");
+    expect(report.error).toBe('module "numpy" is not available in the sandbox (standard library only)');
+  });
+
+  it("catches an environment that recognises the fixed probe actions and breaks on any other", async () => {
+    const report = await validateEnvironment(pool, hostile("probe_detector"));
+    expect(report.valid).toBe(false);
+    expect(report.checks.at(-1)?.name).toBe("step_probes");
+    expect(report.error).toContain("ValueError");
+  });
+
+  it("makes os.urandom, SystemRandom, secrets and time deterministic from the seed, and catches the wall clock", async () => {
+    const seeded = await validateEnvironment(pool, hostile("urandom_game"));
+    expect(seeded.error).toBeNull();
+    expect(seeded.checks.at(-1)).toMatchObject({ name: "deterministic", ok: true });
+    const clock = await validateEnvironment(pool, hostile("wall_clock_game"));
+    expect(clock.valid).toBe(false);
+    expect(clock.checks.at(-1)?.name).toBe("deterministic");
+    expect(clock.error).toContain("different trajectory");
+  });
+
+  it("refuses lying objects in the 5-tuple: a float subclass reward, a str subclass observation", async () => {
+    const report = await validateEnvironment(pool, hostile("lying_values"));
+    expect(report.valid).toBe(false);
+    expect(report.error).toMatch(/reward must be an int or a float, got BigReward|observation must be a str/);
   });
 
   it("stops at the overall deadline and says timeout", async () => {

@@ -23,16 +23,30 @@ export type FakeReply =
 
 export type FakeHandler = (request: FakeRequest, index: number) => FakeReply | Promise<FakeReply>;
 
+export interface FakeServerOptions {
+  /** The body of `GET /v1/models` (what the backend detects the server kind from). Defaults to a 404, as a server without the list. */
+  models?: unknown;
+}
+
 export interface FakeOpenAiServer {
   /** E.g. `http://127.0.0.1:40123/v1`. */
   baseUrl: string;
+  /** Every request but `GET /v1/models`. */
   requests: FakeRequest[];
+  /** How many times `GET /v1/models` was asked. */
+  modelListRequests: number;
   close(): Promise<void>;
 }
 
-export async function startFakeOpenAiServer(handler: FakeHandler): Promise<FakeOpenAiServer> {
+export async function startFakeOpenAiServer(handler: FakeHandler, options: FakeServerOptions = {}): Promise<FakeOpenAiServer> {
   const requests: FakeRequest[] = [];
+  const state = { modelListRequests: 0 };
   const server = createServer(async (req, res) => {
+    if (req.method === "GET" && req.url === "/v1/models") {
+      state.modelListRequests++;
+      await send(res, options.models === undefined ? { status: 404, json: { error: "not found" } } : { json: options.models });
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
@@ -46,6 +60,9 @@ export async function startFakeOpenAiServer(handler: FakeHandler): Promise<FakeO
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    get modelListRequests() {
+      return state.modelListRequests;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -2,7 +2,7 @@
 // matching LoRA adapters, written in milliseconds. Issue 5's fake trainer reuses it.
 import { writeFile } from "node:fs/promises";
 import { ggmlTensorTypeId } from "../../main/llm/gguf/ggmlTensorType.js";
-import { GgufValueType } from "../../main/llm/gguf/ggufValueType.js";
+import { GgufValueType } from "./ggufValueType.js";
 
 type ScalarType = "uint8" | "int8" | "uint16" | "int16" | "uint32" | "int32" | "float32" | "bool" | "uint64" | "int64" | "float64" | "string";
 
@@ -173,6 +173,12 @@ export interface TinyLlamaOptions {
   contextLength?: number;
   /** Metadata keys to leave out, to write deliberately broken models. Defaults to none. */
   omitKeys?: string[];
+  /**
+   * Write the model split into this many files, as llama.cpp's gguf-split does: `path` must end in
+   * `-00001-of-0000n.gguf`; the first part holds the metadata, every part `split.no` / `split.count`
+   * / `split.tensors.count` and its share of the tensors. Defaults to 1 (one file).
+   */
+  splitParts?: number;
 }
 
 /** What was written, so a matching adapter can be made. */
@@ -242,7 +248,18 @@ export async function writeTinyLlamaModel(path: string, options: TinyLlamaOption
       randomTensor(`${p}ffn_down.weight`, [feedForward, embedding], next, 1 / Math.sqrt(feedForward)),
     );
   }
-  await writeGguf(path, { metadata, tensors });
+  const parts = options.splitParts ?? 1;
+  if (parts === 1) await writeGguf(path, { metadata, tensors });
+  else {
+    const match = /-00001-of-(\d{5})\.gguf$/.exec(path);
+    if (!match || Number(match[1]) !== parts) throw new Error(`writeTinyLlamaModel: a ${parts}-part model's path must end in -00001-of-${String(parts).padStart(5, "0")}.gguf`);
+    const share = Math.ceil(tensors.length / parts);
+    for (let part = 0; part < parts; part++) {
+      const split: Record<string, GgufWriterValue> = { "split.no": { type: "uint16", value: part }, "split.count": { type: "uint16", value: parts }, "split.tensors.count": gguf.i32(tensors.length) };
+      const partPath = path.replace(/-00001-of-/, `-${String(part + 1).padStart(5, "0")}-of-`);
+      await writeGguf(partPath, { metadata: part === 0 ? { ...metadata, ...split } : split, tensors: tensors.slice(part * share, (part + 1) * share) });
+    }
+  }
   return { path, architecture: "llama", vocabSize, eosTokenId, tensors: tensors.map(({ name, dims }) => ({ name, dims })) };
 }
 

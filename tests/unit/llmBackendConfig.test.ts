@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseBackendConfig } from "../../shared/backendConfig.js";
+import { parseRunConfig } from "../../shared/runConfig.js";
 import { InputError } from "../../shared/validation/InputError.js";
 import { createBackend } from "../../main/llm/createBackend.js";
 import { OpenAiBackend } from "../../main/llm/openai/OpenAiBackend.js";
@@ -22,6 +23,29 @@ describe("parseBackendConfig", () => {
       lora: [{ path: "a.gguf", scale: 0.5 }, { path: "b.gguf" }],
       modelsDir: "models",
     });
+  });
+  it('reads contextSize as a number, "auto" or {min, max}, and refuses anything else by key', () => {
+    const llama = (contextSize: unknown) => parseBackendConfig({ kind: "llama", modelPath: "m.gguf", contextSize }, "c.json");
+    expect(llama("auto")).toMatchObject({ contextSize: "auto" });
+    expect(llama({ min: 2048, max: 8192 })).toMatchObject({ contextSize: { min: 2048, max: 8192 } });
+    expect(llama(4096)).toMatchObject({ contextSize: 4096 });
+    expect(parseBackendConfig({ kind: "llama", modelPath: "m.gguf" }, "c.json")).not.toHaveProperty("contextSize");
+    expect(() => llama("big")).toThrow(/c\.json: backend\.contextSize: expected an integer >= 16, "auto" or \{min, max\}, got "big"/);
+    expect(() => llama({ min: 9000, max: 100 })).toThrow(/backend\.contextSize\.min: expected at most max \(100\), got 9000/);
+    expect(() => llama({ mx: 100 })).toThrow(/backend\.contextSize\.mx: unknown key/);
+    expect(parseBackendConfig({ kind: "llama", modelPath: "m.gguf", toolInstructions: true }, "c")).toMatchObject({ toolInstructions: true });
+  });
+  it("reads the openai server kind and refuses an unknown one", () => {
+    expect(parseBackendConfig({ kind: "openai", baseUrl: "http://h/v1", model: "m", server: "sglang" }, "c")).toMatchObject({ server: "sglang" });
+    expect(() => parseBackendConfig({ kind: "openai", baseUrl: "http://h/v1", model: "m", server: "tgi" }, "c")).toThrow(/backend\.server: expected "vllm", "sglang", "ollama", "llama\.cpp", "openai", got "tgi"/);
+  });
+  it('reads thinking for designer, agent and hint: "off" by default (the launchers\' enable_thinking false)', () => {
+    const base = { db: "w.sqlite", seed: 1, iterations: 1, envsPerIteration: 1, plays: 1, hintPlays: 1, maxTurns: 2, backend: { kind: "openai", baseUrl: "http://h/v1", model: "m" }, corpus: null };
+    const defaults = parseRunConfig(base, "run.json");
+    expect([defaults.designer.thinking, defaults.agent.thinking, defaults.hint.thinking]).toEqual(["off", "off", "off"]);
+    const set = parseRunConfig({ ...base, designer: { thinking: "on" }, agent: { thinking: "auto" }, hint: { thinking: "off" } }, "run.json");
+    expect([set.designer.thinking, set.agent.thinking, set.hint.thinking]).toEqual(["on", "auto", "off"]);
+    expect(() => parseRunConfig({ ...base, agent: { thinking: true } }, "run.json")).toThrow(/run\.json: agent\.thinking/);
   });
   it("reads an openai config and leaves unset fields out", () => {
     expect(parseBackendConfig({ kind: "openai", baseUrl: "http://127.0.0.1:8000/v1", model: "qwen3", adapter: "env-v3", maxConcurrency: 16 }, "c")).toEqual({

@@ -24,3 +24,19 @@ describe("splitReasoning", () => {
     expect(splitReasoning("<think></think>ok")).toEqual({ text: "ok", reasoning: "" });
   });
 });
+
+describe("splitReasoning on gpt-oss harmony channels", () => {
+  it("analysis and preamble commentary are reasoning; only the final channel is text", () => {
+    const raw =
+      "<|channel|>analysis<|message|>Think about the door.<|end|><|start|>assistant<|channel|>commentary<|message|>Let me look.<|end|>" +
+      "<|start|>assistant<|channel|>final<|message|>\\boxed{open}<|return|>";
+    expect(splitReasoning(raw)).toEqual({ text: "\\boxed{open}", reasoning: "Think about the door.\n\nLet me look." });
+  });
+  it("keeps a message addressed to a tool in the text, for the tool-call parser", () => {
+    const raw = '<|channel|>analysis<|message|>Use the tool.<|end|><|start|>assistant<|channel|>commentary to=functions.look <|constrain|>json<|message|>{"at":"door"}<|call|>';
+    expect(splitReasoning(raw)).toEqual({ text: '<|channel|>commentary to=functions.look <|constrain|>json<|message|>{"at":"door"}<|call|>', reasoning: "Use the tool." });
+  });
+  it("text before any channel header counts as the reply", () => {
+    expect(splitReasoning("plain answer<|channel|>analysis<|message|>late thought")).toEqual({ text: "plain answer", reasoning: "late thought" });
+  });
+});

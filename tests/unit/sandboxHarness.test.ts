@@ -3,75 +3,75 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { resourcePath } from "../../main/paths.js";
 
-// The harness's verdict on whether an interpreter is still clean after a session, run in the
-// machine's CPython (fast). The same harness runs in Pyodide in the sandbox, where a session that
-// is not clean gets a fresh interpreter next time (see tests/integration/sandboxIsolation.test.ts).
+// The harness's own checks, run in the machine's CPython (fast): exact types for everything an
+// environment returns, refusals of introspection, deterministic entropy. The same harness runs in
+// Pyodide in the sandbox (tests/integration/sandboxHostile.test.ts, validator.test.ts).
 
 const driver = fileURLToPath(new URL("../fixtures/sandbox/harnessDriver.py", import.meta.url));
 
-interface Verdict {
-  reset: { ok: boolean };
-  close: { clean: boolean; difference: string | null };
-  taints: string[];
-  modules: string[];
+interface Answer {
+  ok: boolean;
+  result?: Record<string, unknown>;
+  error?: { kind: string; exception: string };
 }
 
-function session(body: string): Verdict {
-  const code = `import builtins, copyreg, decimal, gc, random, sys\nimport spade_env\n\nclass ProbeEnv:\n    def reset(self, seed=None):\n${body
-    .split("\n")
-    .map((line) => `        ${line}`)
-    .join("\n")}\n        return "done", {}\n`;
+function session(code: string): Answer[] {
   const result = spawnSync("python3", [driver, resourcePath("python")], { input: code, encoding: "utf8", timeout: 30_000 });
   if (result.status !== 0) throw new Error(`the harness driver failed: ${result.stderr}`);
-  const lines = result.stdout.trim().split("\n");
-  const [, reset, close] = lines.slice(0, 3).map((line) => JSON.parse(line));
-  return {
-    reset,
-    close: close.result,
-    taints: lines.filter((line) => line.startsWith("TAINT ")).map((line) => line.slice(6)),
-    modules: (lines.find((line) => line.startsWith("MODULES ")) ?? "").slice(8).split(" "),
-  };
+  return result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Answer);
 }
 
-describe("the harness's cleanliness check", () => {
-  it("calls a session that only touched its own objects clean", () => {
-    const verdict = session("self.board = [1, 2, 3]\nrandom.shuffle(self.board)\nimport colorsys\ncolorsys.rgb_to_hsv = None");
-    expect(verdict.reset.ok).toBe(true);
-    expect(verdict.close).toMatchObject({ clean: true, difference: null });
-    expect(verdict.taints).toEqual([]);
-    // A module first imported during the session is dropped, so the next one imports it afresh.
-    expect(verdict.modules).not.toContain("colorsys");
+const env = (step: string, reset = 'return "start", {}') => `
+import gc, os, random, sys, time
+class ProbeEnv:
+    def reset(self, seed=None):
+        ${reset}
+    def step(self, action):
+        ${step}
+`;
+
+describe("the sandbox harness", () => {
+  it("refuses a reward that is a float subclass lying through __float__, naming its type", () => {
+    const answers = session(`class Big(float):\n    def __float__(self):\n        return 0.25\n${env("return 'o', Big(1e308), False, False, {}")}`);
+    expect(answers[2]?.ok).toBe(false);
+    expect(answers[2]?.error?.exception).toBe("step(): reward must be an int or a float, got Big");
   });
 
-  it.each([
-    ["a builtin", "builtins.abs = lambda value: 0\nbuiltins.SPADE_PLANTED = True", "builtins"],
-    ["a module attribute", "random.random = lambda: 0.5", "random"],
-    ["a module-level object's attribute", "random._inst.random = lambda: 0.5", "random._inst.__dict__"],
-    ["sys.modules", "sys.modules['copyreg'] = None", "sys.modules['copyreg']"],
-    ["a module-level list", "sys.path.append('/evil')", "sys.path"],
-    ["a module-level dict", "copyreg.dispatch_table[complex] = print", "copyreg.dispatch_table"],
-    ["the recursion limit", "sys.setrecursionlimit(321)", "interpreter settings (recursion limit, int digits, gc or the decimal context)"],
-    ["the decimal context", "decimal.getcontext().prec = 3", "interpreter settings (recursion limit, int digits, gc or the decimal context)"],
-    ["a class it did not define", "spade_env.ToolUseBaseEnv.FORMAT_ERROR_REWARD = 5", "spade_env.ToolUseBaseEnv (class)"],
-  ])("notices a change to %s", (_what, body, difference) => {
-    const verdict = session(body);
-    expect(verdict.reset.ok).toBe(true);
-    expect(verdict.close).toMatchObject({ clean: false, difference });
+  it("refuses NaN and infinite rewards as contract errors instead of sending null", () => {
+    for (const reward of ["float('nan')", "float('-inf')"]) {
+      const answers = session(env(`return 'o', ${reward}, False, False, {}`));
+      expect(answers[2]?.error).toMatchObject({ kind: "contract" });
+      expect(answers[2]?.error?.exception).toMatch(/reward is (nan|-inf); rewards must be finite numbers/);
+    }
   });
 
-  it("answers with an error and marks the interpreter tainted when the environment breaks the harness itself", () => {
-    const verdict = session("builtins.len = lambda value: 0");
-    expect(verdict.close).toBeUndefined();
-    expect(verdict.taints).toContain("the environment broke the harness");
+  it("refuses a str subclass observation and a bool-like flag by exact type", () => {
+    const answers = session(`class S(str):\n    def __len__(self):\n        return 1\n${env("return S('x' * 10), 0.0, 1, False, {}")}`);
+    expect(answers[2]?.error?.exception).toBe("step(): observation must be a str, got S");
+    const flags = session(env("return 'o', 0.0, 1, False, {}"));
+    expect(flags[2]?.error?.exception).toBe("step(): terminated must be a bool, got int");
   });
 
-  it.each([
-    ["a file write", "open('/tmp/spade-harness-test.txt', 'w').close()", "for writing"],
-    ["a walk over all objects", "gc.get_objects()", "gc.get_objects"],
-    ["a frame", "sys._getframe(1)", "sys._getframe"],
-    ["swapping a function's code", "random.shuffle.__func__.__code__ = (lambda self, x: None).__code__", "object.__setattr__ '__code__' on function"],
-  ])("marks the interpreter tainted after %s", (_what, body, reason) => {
-    const verdict = session(body);
-    expect(verdict.taints.join(" | ")).toContain(reason);
+  it("converts info by exact type and refuses non-string keys", () => {
+    const answers = session(`class Loud:\n    def __repr__(self):\n        raise SystemExit\n${env("return 'o', 1, False, False, {'a': (1, 2), 'b': Loud(), 'c': float('inf')}")}`);
+    expect(answers[2]?.result?.info).toEqual({ a: [1, 2], b: "<Loud object>", c: "inf" });
+    expect(session(env("return 'o', 1, False, False, {1: 2}"))[2]?.error?.exception).toBe("step(): info keys must be str, got int");
+  });
+
+  it("refuses the garbage collector's object walk and frames while environment code runs", () => {
+    expect(session(env("gc.get_objects()\n        return 'o', 0.0, False, False, {}"))[2]?.error?.exception).toContain("gc.get_objects is not allowed in the SPADE sandbox");
+    expect(session(env("sys._getframe(1)\n        return 'o', 0.0, False, False, {}"))[2]?.error?.exception).toContain("sys._getframe is not allowed");
+  });
+
+  it("makes os.urandom, SystemRandom and the clock follow the episode seed", () => {
+    const answers = session(env("return os.urandom(8).hex() + str(random.SystemRandom().random()) + str(time.time()), 0.0, False, False, {}"));
+    expect(answers[2]?.ok).toBe(true);
+    expect(answers[4]?.result?.observation).toBe(answers[2]?.result?.observation);
+  });
+
+  it("names a module the sandbox cannot provide", () => {
+    // (numpy may exist for this CPython; in Pyodide it does not: see validator.test.ts.)
+    const answers = session(`import spade_no_such_module\n${env("return 'o', 0.0, False, False, {}")}`);
+    expect(answers[0]?.error?.exception).toBe('module "spade_no_such_module" is not available in the sandbox (standard library only)');
   });
 });

@@ -113,7 +113,16 @@ describe("run lock", () => {
 
   it("takes over from a killed holder that is still a zombie (not yet reaped by its parent)", () => {
     // A parent that forks a child which exits at once and then sleeps without reaping it: the child is a zombie.
-    const zombie = spawn("python3", ["-c", "import os,sys,time\npid=os.fork()\nif pid==0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)"], { stdio: ["ignore", "pipe", "ignore"] });
+    // It says the child's pid once /proc shows the child as a zombie ("Z"), and sleeps on.
+    const script = [
+      "import os, time",
+      "pid = os.fork()",
+      "if pid == 0: os._exit(0)",
+      "while open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0] != 'Z': time.sleep(0.01)",
+      "print(pid, flush=True)",
+      "time.sleep(30)",
+    ].join("\n");
+    const zombie = spawn("python3", ["-c", script], { stdio: ["ignore", "pipe", "ignore"] });
     return new Promise<void>((resolve, reject) => {
       zombie.stdout!.once("data", (chunk: Buffer) => {
         try {

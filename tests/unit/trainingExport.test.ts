@@ -180,7 +180,7 @@ describe("exportTrainingData", () => {
   });
 
   it("spade export refuses an unknown format and a missing database with a usage error", async () => {
-    await expect(exportCommand.run(["--db", "x.sqlite", "--format", "csv", "--out", "o"])).rejects.toThrow(/--format must be one of grpo, designer, trl-sft, trl-kto, art, metrics-csv, tensorboard, verl, got "csv"/);
+    await expect(exportCommand.run(["--db", "x.sqlite", "--format", "csv", "--out", "o"])).rejects.toThrow(/--format must be one of grpo, designer, trl-sft, trl-kto, art, metrics-csv, tensorboard, verl, batch, got "csv"/);
     await expect(exportCommand.run(["--db", "/nonexistent/x.sqlite", "--format", "grpo", "--out", "o"])).rejects.toBeInstanceOf(UsageError);
   });
 });

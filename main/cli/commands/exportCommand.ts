@@ -4,6 +4,7 @@ import { exportRunData, RunExportNotFoundError } from "../../exports/exportRunDa
 import { isRunExportFormat, runExportFormats } from "../../exports/RunExportManifest.js";
 import { openDatabase } from "../../store/openDatabase.js";
 import { exportFormats, isExportFormat } from "../../training/exportFormats.js";
+import { exportTrainingBatch } from "../../training/exportTrainingBatch.js";
 import { ExportRunNotFoundError, exportTrainingData } from "../../training/exportTrainingData.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs, parseIntegerOption } from "../parseCommandArgs.js";
@@ -11,7 +12,7 @@ import { UsageError } from "../UsageError.js";
 
 export const exportCommand: Command = {
   name: "export",
-  usage: "export --db <path> [--run <id>] --format <grpo|designer|trl-sft|trl-kto|art|verl|metrics-csv|tensorboard> --out <dir>",
+  usage: "export --db <path> [--run <id>] --format <grpo|designer|trl-sft|trl-kto|art|batch|verl|metrics-csv|tensorboard> --out <dir>",
   summary: "training data (JSONL + manifest.json) from stored plays and designer attempts; verl prompts; run metrics as CSV or TensorBoard events",
   async run(argv) {
     const { values } = parseCommandArgs(
@@ -20,7 +21,7 @@ export const exportCommand: Command = {
       {
         db: { type: "string", valueName: "path", help: "Workspace database (SQLite file). (required)" },
         run: { type: "string", valueName: "id", help: "Only this run.", defaultText: "every run" },
-        format: { type: "string", valueName: "grpo|designer|trl-sft|trl-kto|art", help: "Export format. (required)" },
+        format: { type: "string", valueName: "grpo|designer|trl-sft|trl-kto|art|batch|verl|metrics-csv|tensorboard", help: "Export format (batch: the token-exact training batch). (required)" },
         out: { type: "string", valueName: "dir", help: "Folder to write the JSONL files and manifest.json into. (required)" },
         "include-hinted": { type: "boolean", help: "Include hinted plays." },
         "include-errored": { type: "boolean", help: "Include errored plays." },
@@ -31,9 +32,10 @@ export const exportCommand: Command = {
     );
     if (!values.db) throw new UsageError("spade export: --db <path> is required");
     if (!values.out) throw new UsageError("spade export: --out <dir> is required");
-    const formats = [...exportFormats, ...runExportFormats].join(", ");
+    const formats = [...exportFormats, ...runExportFormats, "batch"].join(", ");
     if (!values.format) throw new UsageError(`spade export: --format is required (one of ${formats})`);
     const format = values.format;
+    if (format === "batch") return exportBatch(values);
     if (!isExportFormat(format) && !isRunExportFormat(format)) throw new UsageError(`spade export: --format must be one of ${formats}, got "${format}"`);
     if (!existsSync(values.db)) throw new UsageError(`spade export: ${values.db} does not exist`);
     const runId = parseIntegerOption("export", "run", values.run);
@@ -82,3 +84,23 @@ export const exportCommand: Command = {
     return 0;
   },
 };
+
+/** `--format batch`: the token-exact training batch (README "Training inside the run"). */
+function exportBatch(values: { db?: string; run?: string; out?: string; "include-hinted"?: boolean; "include-errored"?: boolean; json?: boolean }): number {
+  if (!existsSync(values.db!)) throw new UsageError(`spade export: ${values.db} does not exist`);
+  const runId = parseIntegerOption("export", "run", values.run);
+  const db = openDatabase(values.db!, { readonly: true });
+  let result;
+  try {
+    result = exportTrainingBatch(db, { outDir: resolve(values.out!), runId, includeHinted: values["include-hinted"] ?? false, includeErrored: values["include-errored"] ?? false, dbLabel: resolve(values.db!) });
+  } catch (error) {
+    if (error instanceof ExportRunNotFoundError) throw new UsageError(`spade export: ${error.message}`);
+    throw error;
+  } finally {
+    db.close();
+  }
+  if (values.json) process.stdout.write(JSON.stringify({ file: result.file, ...result.header, untokenised: result.untokenised }) + "\n");
+  const leftOut = Object.entries(result.header["left out"]).filter(([, value]) => value > 0).map(([key, value]) => `${key} ${value}`).join(", ");
+  process.stderr.write(`batch.jsonl: ${result.header.roles.agent} agent and ${result.header.roles.designer} designer sequences, ${result.untokenised} rows without token ids${leftOut ? `; left out: ${leftOut}` : ""}\n`);
+  return 0;
+}

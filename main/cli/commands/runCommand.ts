@@ -4,6 +4,8 @@ import { parseRunConfig } from "../../../shared/runConfig.js";
 import { InputError } from "../../../shared/validation/InputError.js";
 import { resolveAdapterRef } from "../../adapters/resolveAdapterRef.js";
 import { withAdapter } from "../../adapters/withAdapter.js";
+import { createBackend } from "../../llm/createBackend.js";
+import { describeBackend } from "../../llm/describeBackend.js";
 import { checkRunConfigFiles } from "../../selfplay/checkRunConfigFiles.js";
 import { findResumableRun } from "../../selfplay/findResumableRun.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
@@ -42,7 +44,14 @@ export const runCommand: Command = {
         throw new UsageError(`spade run: --adapter: ${(error as Error).message}`);
       }
     }
-    const controller = new RunController({ db });
+    const controller = new RunController({
+      db,
+      createBackend: async (c) => {
+        const backend = await createBackend(c.backend);
+        process.stderr.write(`${describeBackend(backend)}\n`);
+        return backend;
+      },
+    });
     const progress = new RunProgress();
     controller.on((event) => progress.handle(event));
     let runId: number;

@@ -1,8 +1,5 @@
-import type { GgufValueTypeId } from "./ggufValueType.js";
-
 /** A metadata array. `items` is null when the array was longer than the reader was asked to keep. */
 export interface GgufArray {
-  itemType: GgufValueTypeId;
   length: number;
   items: GgufValue[] | null;
 }
@@ -17,7 +14,7 @@ export interface GgufTensorInfo {
   /** ggml type id (0 = F32, 1 = F16, ...). */
   type: number;
   typeName: string;
-  /** Absolute byte offset of the tensor's data in the file. */
+  /** Absolute byte offset of the tensor's data in its file (its part's, for a split model). */
   offset: number;
   byteSize: number;
 }
@@ -25,12 +22,15 @@ export interface GgufTensorInfo {
 /** What `readGgufInfo` learned from a GGUF file's header, metadata and tensor table. */
 export interface GgufInfo {
   path: string;
+  /** Bytes of all parts together. */
   fileSize: number;
+  /** Files the model is split into (1 unless `name-00001-of-0000n.gguf`). */
+  parts: number;
   version: number;
   tensorCount: number;
   metadata: Record<string, GgufValue>;
   tensors: GgufTensorInfo[];
-  /** Absolute offset where tensor data starts. */
+  /** Absolute offset where tensor data starts (in the first part). */
   dataOffset: number;
   alignment: number;
   /** `general.architecture`, or null when missing. */

@@ -1,27 +1,34 @@
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { resolveChatWrapper, type ChatWrapper, type Llama, type LlamaEmbeddingContext, type LlamaModel } from "node-llama-cpp";
+import type { ChatWrapper, Llama, LlamaEmbeddingContext, LlamaModel, Tokenizer } from "node-llama-cpp";
 import type { LoraSpec } from "../../../shared/backendConfig.js";
-import type { ChatResult } from "../../../shared/llm.js";
+import type { ChatMessage, ChatResult, ThinkingMode, ToolSpec } from "../../../shared/llm.js";
 import { splitReasoning } from "../../../shared/splitReasoning.js";
 import { AdapterMismatchError } from "../gguf/AdapterMismatchError.js";
 import { checkAdapterFile } from "../gguf/checkAdapterFile.js";
 import { checkModelFile } from "../gguf/checkModelFile.js";
 import type { GgufInfo } from "../gguf/GgufInfo.js";
 import type { ChatRequest, LlmBackend } from "../LlmBackend.js";
+import { PromptTooLongError } from "../PromptTooLongError.js";
 import { generateOnSequence } from "./generateOnSequence.js";
 import type { LlamaBackendOptions } from "./LlamaBackendOptions.js";
 import { LlamaBackendStateError } from "./LlamaBackendStateError.js";
 import { loadLlamaRuntime } from "./loadLlamaRuntime.js";
+import { parseToolCalls } from "./parseToolCalls.js";
+import { createCachingTokenizer } from "./createCachingTokenizer.js";
 import { renderChatPrompt } from "./renderChatPrompt.js";
 import { resolveModelSource } from "./resolveModelSource.js";
+import { resolvePinnedChatWrapper } from "./resolvePinnedChatWrapper.js";
 import { SequencePool } from "./SequencePool.js";
 
 const defaultContextSize = 4096;
 
 interface Loaded {
   model: LlamaModel;
-  wrapper: ChatWrapper;
+  /** The model's tokenizer with a memo of recent pieces (a conversation's earlier turns tokenise once). */
+  tokenizer: Tokenizer;
+  /** The model's chat wrapper per thinking mode, resolved once each. */
+  wrappers: Map<ThinkingMode, ChatWrapper>;
   pool: SequencePool;
   embedding: Promise<LlamaEmbeddingContext> | null;
   /** Adapter files as first loaded (node-llama-cpp caches adapters by path for the model's lifetime). */
@@ -30,9 +37,12 @@ interface Loaded {
 
 /**
  * A local GGUF model through node-llama-cpp: `sequences` parallel sequences in one context decode
- * in one batch, each call renders the messages with the model's own chat template, and a sequence
- * reuses its cached prefix across the turns of an episode. Model and adapter files are checked in
- * JavaScript before llama.cpp sees them.
+ * in one batch (each sequence's size chosen by node-llama-cpp unless `contextSize` is a number),
+ * each call renders the messages, tools and thinking mode with the model's own chat template
+ * (pinned: no date, see resolvePinnedChatWrapper), and a sequence reuses its cached prefix across
+ * the turns of an episode, so a turn evaluates only its new tokens. Every result is token-exact:
+ * the prompt ids as evaluated, the sampled ids, their log-probs under the sampling distribution.
+ * Model and adapter files are checked before llama.cpp sees them.
  */
 export class LlamaBackend implements LlmBackend {
   readonly name: string;
@@ -43,6 +53,11 @@ export class LlamaBackend implements LlmBackend {
   private readonly retiring = new Set<Promise<void>>();
   private readonly disposal = new AbortController();
   private embedQueue: Promise<unknown> = Promise.resolve();
+  /**
+   * The size node-llama-cpp chose for the first context, kept for later ones (new adapters,
+   * reload): sized again while the old context still holds its memory, "auto" would shrink.
+   */
+  private resolvedContextSize: number | null = null;
 
   private constructor(
     private readonly llama: Llama,
@@ -83,35 +98,74 @@ export class LlamaBackend implements LlmBackend {
     return this.llama.maxThreads;
   }
 
-  /** Tokens each sequence holds. */
+  /** Tokens each sequence holds (chosen by node-llama-cpp from the model and the machine unless `contextSize` is a number). */
   get contextSize(): number {
     return this.ready().pool.context.contextSize;
   }
 
+  /**
+   * How the context is laid out, for the CLI and logs: e.g.
+   * `2 sequences x 512 tokens in one context (batch 512), cpu, 1 thread`.
+   */
+  get layout(): string {
+    const { context } = this.ready().pool;
+    const sequences = context.totalSequences;
+    const gpu = this.llama.gpu === false ? "cpu" : this.llama.gpu;
+    const threads = this.llama.maxThreads;
+    return `${sequences} sequence${sequences === 1 ? "" : "s"} x ${context.contextSize} tokens in one context (batch ${context.batchSize}), ${gpu}, ${threads} thread${threads === 1 ? "" : "s"}`;
+  }
+
+  /** Tokens of `messages` as rendered for this model (with `tools` and `thinking` as a call would send them). */
+  async countTokens(messages: ChatMessage[], options: { tools?: ToolSpec[]; thinking?: ThinkingMode } = {}): Promise<number> {
+    const loaded = this.ready();
+    return renderChatPrompt(loaded.model, this.wrapperFor(loaded, options.thinking), messages, options.tools, loaded.tokenizer).tokens.length;
+  }
+
   async chat(request: ChatRequest): Promise<ChatResult> {
-    const { model, wrapper, pool } = this.ready();
-    const prompt = renderChatPrompt(model, wrapper, request.messages);
+    const loaded = this.ready();
+    const { model, pool } = loaded;
+    const prompt = renderChatPrompt(model, this.wrapperFor(loaded, request.thinking), request.messages, request.tools, loaded.tokenizer);
+    // Refused before any waiting or evaluation: the loop records it and goes on.
+    if (prompt.tokens.length >= pool.context.contextSize) throw new PromptTooLongError(prompt.tokens.length, pool.context.contextSize);
     // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
     const signal = AbortSignal.any(request.signal ? [request.signal, this.disposal.signal] : [this.disposal.signal]);
-    const base = { promptTokens: prompt.tokens.length };
+    const base = { promptTokens: prompt.tokens.length, promptTokenIds: prompt.tokens };
     const sequence = await pool.acquire(prompt.tokens, signal);
-    if (!sequence) return { text: "", reasoning: null, finishReason: "abort", completionTokens: 0, tokenIds: [], tokenProbs: [], ...base };
+    if (!sequence) return { text: "", reasoning: null, finishReason: "abort", completionTokens: 0, tokenIds: [], tokenProbs: [], tokenLogprobs: [], ...base };
     let generation;
     try {
       generation = await generateOnSequence(sequence, prompt, request.sampling ?? {}, signal, this.options.reusePrefix ?? true);
     } finally {
       pool.release(sequence);
     }
-    const { text, reasoning } = splitReasoning(generation.rawText);
-    return {
+    // Reasoning and tool calls are read from the text with special tokens spelled out; a reply with neither is the plain text.
+    // Call ids are deterministic and unique within a conversation: the prompt length grows every turn.
+    const split = splitReasoning(generation.rawText);
+    const parsed = prompt.toolSyntax ? parseToolCalls(split.text, prompt.toolSyntax, `call_${prompt.tokens.length}`) : null;
+    const marked = split.reasoning !== null || (parsed !== null && parsed.calls.length > 0);
+    const text = !marked ? generation.plainText : parsed && parsed.calls.length > 0 ? parsed.text : split.text;
+    const result: ChatResult = {
       text,
-      reasoning,
+      reasoning: split.reasoning,
       finishReason: generation.finishReason,
       completionTokens: generation.tokenIds.length,
       tokenIds: generation.tokenIds,
       tokenProbs: generation.tokenProbs,
+      tokenLogprobs: generation.tokenLogprobs,
+      samplingUsed: generation.samplingUsed,
       ...base,
     };
+    if (parsed && parsed.calls.length > 0) result.toolCalls = parsed.calls;
+    return result;
+  }
+
+  private wrapperFor(loaded: Loaded, thinking: ThinkingMode = "auto"): ChatWrapper {
+    let wrapper = loaded.wrappers.get(thinking);
+    if (!wrapper) {
+      wrapper = resolvePinnedChatWrapper(loaded.model, { thinking, toolInstructions: this.options.toolInstructions });
+      loaded.wrappers.set(thinking, wrapper);
+    }
+    return wrapper;
   }
 
   /**
@@ -126,6 +180,11 @@ export class LlamaBackend implements LlmBackend {
     loaded.pool = pool;
     this.lora = lora;
     this.retire(old);
+  }
+
+  /** Uses the adapter at `path` alone for later calls (as `setAdapters([{ path }])`; the name is the file's). */
+  async loadAdapter(path: string, _name?: string): Promise<void> {
+    await this.setAdapters([{ path }]);
   }
 
   async embed(text: string): Promise<number[]> {
@@ -177,7 +236,7 @@ export class LlamaBackend implements LlmBackend {
     try {
       const adapterStamps = new Map<string, string>();
       const pool = await this.createPool(model, this.lora, adapterStamps);
-      return { model, wrapper: resolveChatWrapper(model), pool, embedding: null, adapterStamps };
+      return { model, tokenizer: createCachingTokenizer(model.tokenizer), wrappers: new Map(), pool, embedding: null, adapterStamps };
     } catch (error) {
       await model.dispose();
       throw error;
@@ -196,11 +255,12 @@ export class LlamaBackend implements LlmBackend {
     }
     const context = await model.createContext({
       sequences: this.parallelism,
-      contextSize: this.options.contextSize ?? Math.min(defaultContextSize, model.trainContextSize),
+      contextSize: this.resolvedContextSize ?? this.options.contextSize ?? "auto",
       batchSize: this.options.batchSize,
       flashAttention: this.options.flashAttention,
       lora: lora.length > 0 ? { adapters: lora.map(({ path, scale }) => ({ filePath: path, scale: scale ?? 1 })) } : undefined,
     });
+    this.resolvedContextSize ??= context.contextSize;
     return new SequencePool(context);
   }
 

@@ -1,4 +1,4 @@
-import type { ChatResult, FinishReason } from "../../../shared/llm.js";
+import type { ChatResult, FinishReason, SamplingOptions, ToolCall } from "../../../shared/llm.js";
 import { splitReasoning } from "../../../shared/splitReasoning.js";
 import { excerpt } from "./excerpt.js";
 import { OpenAiResponseError } from "./OpenAiResponseError.js";
@@ -13,18 +13,28 @@ type Json = Record<string, unknown>;
 export class ChatReply {
   private content = "";
   private reasoningField = "";
-  private readonly probs: number[] = [];
+  private readonly logprobs: number[] = [];
+  /** Completion token ids: vLLM's `token_ids`, else the `token_id:<id>` names of the log-prob entries. */
+  private readonly tokenIds: number[] = [];
+  private readonly logprobTokenIds: number[] = [];
+  private promptTokenIds: number[] | null = null;
+  /** Tool calls by stream index (streamed calls arrive in fragments). */
+  private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
   private finish: string | null = null;
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly samplingUsed?: SamplingOptions,
+  ) {}
 
   /** Adds one streamed `chat.completion.chunk`. */
   addChunk(chunk: unknown, index: number): void {
     const body = this.object(chunk, `streamed event ${index}`);
     this.refuseError(body);
     this.readUsage(body.usage);
+    this.readPromptIds(body.prompt_token_ids);
     if (body.choices === undefined) return;
     if (!Array.isArray(body.choices)) this.fail(`streamed event ${index}: expected "choices" to be an array, got ${describe(body.choices)}`);
     if (body.choices.length === 0) return;
@@ -32,7 +42,10 @@ export class ChatReply {
     const delta = choice.delta === undefined || choice.delta === null ? {} : this.object(choice.delta, `streamed event ${index}: choices[0].delta`);
     this.content += this.text(delta.content, `streamed event ${index}: choices[0].delta.content`);
     this.reasoningField += this.text(delta.reasoning_content ?? delta.reasoning, `streamed event ${index}: choices[0].delta.reasoning_content`);
+    this.readToolCalls(delta.tool_calls, `streamed event ${index}: choices[0].delta.tool_calls`, true);
     this.readLogprobs(choice.logprobs, `streamed event ${index}`);
+    this.readPromptIds(choice.prompt_token_ids);
+    this.readTokenIds(choice.token_ids, `streamed event ${index}: choices[0].token_ids`);
     if (typeof choice.finish_reason === "string") this.finish = choice.finish_reason;
   }
 
@@ -46,7 +59,10 @@ export class ChatReply {
     if (message.content !== null && typeof message.content !== "string") this.fail(`expected choices[0].message.content to be a string, got ${describe(message.content)}`);
     this.content = message.content ?? "";
     this.reasoningField = this.text(message.reasoning_content ?? message.reasoning, "choices[0].message.reasoning_content");
+    this.readToolCalls(message.tool_calls, "choices[0].message.tool_calls", false);
     this.readLogprobs(choice.logprobs, "choices[0]");
+    this.readPromptIds(body.prompt_token_ids ?? choice.prompt_token_ids);
+    this.readTokenIds(choice.token_ids, "choices[0].token_ids");
     this.finish = typeof choice.finish_reason === "string" ? choice.finish_reason : "stop";
     this.readUsage(body.usage);
   }
@@ -62,11 +78,47 @@ export class ChatReply {
       text: inline.text,
       reasoning: reasoning || null,
       finishReason: override ?? (this.finish === "length" ? "length" : "stop"),
-      promptTokens: this.promptTokens ?? 0,
-      completionTokens: this.completionTokens ?? this.probs.length,
+      promptTokens: this.promptTokens ?? this.promptTokenIds?.length ?? 0,
+      completionTokens: this.completionTokens ?? this.logprobs.length,
     };
-    if (this.probs.length > 0) result.tokenProbs = [...this.probs];
+    if (this.logprobs.length > 0) {
+      result.tokenProbs = this.logprobs.map((logprob) => Math.exp(logprob));
+      result.tokenLogprobs = [...this.logprobs];
+    }
+    const ids = this.tokenIds.length > 0 ? this.tokenIds : this.logprobTokenIds.length === this.logprobs.length ? this.logprobTokenIds : [];
+    if (ids.length > 0) result.tokenIds = [...ids];
+    if (this.promptTokenIds) result.promptTokenIds = [...this.promptTokenIds];
+    if (this.samplingUsed) result.samplingUsed = this.samplingUsed;
+    const calls = this.calls.filter((call) => call.name);
+    if (calls.length > 0) result.toolCalls = calls.map((call, i): ToolCall => ({ id: call.id || `call_${i}`, name: call.name, arguments: call.arguments }));
     return result;
+  }
+
+  /** OpenAI `tool_calls`: whole (a message) or in fragments keyed by `index` (a stream). */
+  private readToolCalls(value: unknown, where: string, fragments: boolean): void {
+    if (value === undefined || value === null) return;
+    if (!Array.isArray(value)) this.fail(`expected ${where} to be an array, got ${describe(value)}`);
+    value.forEach((entry, i) => {
+      const call = this.object(entry, `${where}[${i}]`);
+      const fn = call.function === undefined || call.function === null ? {} : this.object(call.function, `${where}[${i}].function`);
+      const slot = fragments && typeof call.index === "number" ? call.index : fragments ? this.calls.length - 1 : this.calls.length;
+      const target = (this.calls[Math.max(0, slot)] ??= { id: "", name: "", arguments: "" });
+      if (typeof call.id === "string" && call.id) target.id = call.id;
+      target.name += this.text(fn.name, `${where}[${i}].function.name`);
+      target.arguments += this.text(fn.arguments, `${where}[${i}].function.arguments`);
+    });
+  }
+
+  private readTokenIds(value: unknown, where: string): void {
+    if (value === undefined || value === null) return;
+    if (!Array.isArray(value) || !value.every((id) => Number.isInteger(id))) this.fail(`expected ${where} to be an array of integers, got ${describe(value)}`);
+    this.tokenIds.push(...(value as number[]));
+  }
+
+  private readPromptIds(value: unknown): void {
+    if (value === undefined || value === null) return;
+    if (!Array.isArray(value) || !value.every((id) => Number.isInteger(id))) this.fail(`expected prompt_token_ids to be an array of integers, got ${describe(value)}`);
+    this.promptTokenIds = value as number[];
   }
 
   private readLogprobs(logprobs: unknown, where: string): void {
@@ -75,9 +127,12 @@ export class ChatReply {
     if (content === undefined || content === null) return;
     if (!Array.isArray(content)) this.fail(`expected ${where}.logprobs.content to be an array, got ${describe(content)}`);
     content.forEach((entry, i) => {
-      const logprob = this.object(entry, `${where}.logprobs.content[${i}]`).logprob;
+      const { logprob, token } = this.object(entry, `${where}.logprobs.content[${i}]`);
       if (typeof logprob !== "number") this.fail(`expected ${where}.logprobs.content[${i}].logprob to be a number, got ${describe(logprob)}`);
-      this.probs.push(Math.exp(logprob));
+      this.logprobs.push(logprob);
+      // vLLM with return_tokens_as_token_ids names each token `token_id:<id>`.
+      const id = typeof token === "string" ? /^token_id:(\d+)$/.exec(token) : null;
+      if (id) this.logprobTokenIds.push(Number(id[1]));
     });
   }
 

@@ -1,12 +1,17 @@
-import type { ChatResult, SamplingOptions } from "../../../shared/llm.js";
+import type { OpenAiServerKind } from "../../../shared/backendConfig.js";
+import type { ChatResult } from "../../../shared/llm.js";
 import type { ChatRequest, LlmBackend } from "../LlmBackend.js";
+import { PromptTooLongError } from "../PromptTooLongError.js";
 import { Semaphore } from "../Semaphore.js";
+import { adjustmentFor, buildChatBody } from "./buildChatBody.js";
 import { ChatReply } from "./ChatReply.js";
 import { excerpt } from "./excerpt.js";
 import type { OpenAiBackendOptions } from "./OpenAiBackendOptions.js";
 import { OpenAiConnectionError } from "./OpenAiConnectionError.js";
 import { OpenAiHttpError } from "./OpenAiHttpError.js";
 import { OpenAiResponseError } from "./OpenAiResponseError.js";
+import { OpenAiAdapterLoadError } from "./OpenAiAdapterLoadError.js";
+import { detectServerKind } from "./OpenAiServerKind.js";
 import { OpenAiTimeoutError } from "./OpenAiTimeoutError.js";
 import { readSseEvents } from "./readSseEvents.js";
 import { retryDelay } from "./retryDelay.js";
@@ -25,47 +30,142 @@ class Retryable {
  * Any OpenAI-compatible server (vLLM, SGLang, llama.cpp server, Ollama, LM Studio, hosted APIs):
  * `POST {baseUrl}/chat/completions`, streamed or not, with at most `maxConcurrency` requests in
  * flight, a time-out per request, and retries with exponential back-off on 429, 5xx and connection
- * errors. Log-probabilities become per-token probabilities when the server returns them.
+ * errors. The request speaks the server's own fields (see buildChatBody: token ids on vLLM, the
+ * adapter as SGLang selects it, the thinking switch); a field the server refuses with a 400 that
+ * names it is left out from then on (`max_tokens` becomes `max_completion_tokens`), with a warning
+ * saying what was dropped. Log-probs, token ids and tool calls are read when the server sends them.
  */
 export class OpenAiBackend implements LlmBackend {
   readonly name: string;
   readonly parallelism: number;
-  readonly adapter: string | null;
+  private currentAdapter: string | null;
   private readonly settings: typeof defaults;
   private readonly semaphore: Semaphore;
   private readonly disposal = new AbortController();
   private readonly baseUrl: string;
+  private serverKind: Promise<OpenAiServerKind | null> | null = null;
+  private readonly dropped = new Set<string>();
+  private maxCompletionTokens = false;
+  private readonly warn: (message: string) => void;
 
   constructor(private readonly options: OpenAiBackendOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.settings = { ...defaults, ...definedOnly(options) };
     this.parallelism = this.settings.maxConcurrency;
-    this.adapter = options.adapter ?? null;
+    this.currentAdapter = options.adapter ?? null;
     this.semaphore = new Semaphore(this.parallelism);
     this.name = `openai:${options.adapter ?? options.model}@${this.baseUrl}`;
+    this.warn = options.onWarning ?? ((message) => process.emitWarning(message, "SpadeBackendWarning"));
+    if (options.server) this.serverKind = Promise.resolve(options.server);
+  }
+
+  /** The adapter requests use (the configured one, or the last `loadAdapter`), or null for the base model. */
+  get adapter(): string | null {
+    return this.currentAdapter;
+  }
+
+  /** `parallelism` requests in flight against the server. */
+  get layout(): string {
+    return `${this.parallelism} requests in flight at ${this.baseUrl}`;
+  }
+
+  /** The server kind in use: the `server` setting, else what `GET /models` said (null: not recognised). */
+  server(): Promise<OpenAiServerKind | null> {
+    this.serverKind ??= detectServerKind(this.baseUrl, this.authHeaders(), AbortSignal.any([this.disposal.signal, AbortSignal.timeout(Math.min(10_000, this.settings.timeoutMs))]));
+    return this.serverKind;
   }
 
   async chat(request: ChatRequest): Promise<ChatResult> {
     const { stream, logprobs } = this.settings;
-    const body: Record<string, unknown> = {
-      model: this.options.adapter ?? this.options.model,
-      messages: request.messages.map(({ role, content }) => ({ role, content })),
-      ...samplingFields(request.sampling ?? {}),
-      stream,
-    };
-    if (stream) body.stream_options = { include_usage: true };
-    if (logprobs) body.logprobs = true;
-    let latest = new ChatReply(this.url("/chat/completions"));
-    const outcome = await this.post("/chat/completions", body, request.signal, async (response) => {
-      latest = new ChatReply(this.url("/chat/completions"));
-      if (stream && (response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-        await readStream(response, latest);
-      } else {
-        latest.setCompletion(await readJson(response, this.url("/chat/completions")));
+    const server = await this.server();
+    const url = this.url("/chat/completions");
+    for (;;) {
+      const { body, samplingUsed } = buildChatBody(request, {
+        model: this.options.model,
+        adapter: this.currentAdapter,
+        server,
+        stream,
+        logprobs,
+        dropped: this.dropped,
+        maxCompletionTokens: this.maxCompletionTokens,
+      });
+      let latest = new ChatReply(url, samplingUsed);
+      try {
+        const outcome = await this.post("/chat/completions", body, request.signal, async (response) => {
+          latest = new ChatReply(url, samplingUsed);
+          if (stream && (response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+            await readStream(response, latest);
+          } else {
+            latest.setCompletion(await readJson(response, url));
+          }
+          return latest.result();
+        });
+        return outcome === "aborted" ? latest.result("abort") : outcome;
+      } catch (error) {
+        if (!(error instanceof OpenAiHttpError) || error.status !== 400) throw error;
+        const tooLong = promptTooLong(error.bodyExcerpt);
+        if (tooLong) throw tooLong;
+        if (!this.adjust(error.bodyExcerpt, body)) throw error;
       }
-      return latest.result();
-    });
-    return outcome === "aborted" ? latest.result("abort") : outcome;
+    }
+  }
+
+  /**
+   * Loads a LoRA adapter into the running server and uses it for later calls: vLLM's
+   * `POST /v1/load_lora_adapter` (needs `VLLM_ALLOW_RUNTIME_LORA_UPDATING=True`) or SGLang's
+   * `POST /load_lora_adapter`. `path` is a path on the server's machine. Other servers cannot:
+   * OpenAiAdapterLoadError says so.
+   */
+  async loadAdapter(path: string, name: string): Promise<void> {
+    const server = await this.server();
+    if (server !== "vllm" && server !== "sglang") {
+      throw new OpenAiAdapterLoadError(
+        this.baseUrl,
+        `${server ?? "this server (not recognised as vLLM or SGLang)"} cannot load a LoRA adapter at run time; serve it at start-up (vLLM --lora-modules, SGLang --lora-paths) and set backend.adapter, or set backend.server if this is vLLM or SGLang`,
+      );
+    }
+    const root = server === "sglang" ? this.baseUrl.replace(/\/v1$/, "") : this.baseUrl;
+    const url = `${root}/load_lora_adapter`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...this.authHeaders() },
+        body: JSON.stringify({ lora_name: name, lora_path: path }),
+        signal: AbortSignal.any([this.disposal.signal, AbortSignal.timeout(this.settings.timeoutMs)]),
+      });
+    } catch (error) {
+      throw new OpenAiConnectionError(url, 1, error);
+    }
+    const text = await response.text().catch(() => "");
+    if (!response.ok) {
+      const hint =
+        server === "vllm" && (response.status === 404 || response.status === 405)
+          ? ": the server does not allow run-time LoRA loading; start vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True and --enable-lora"
+          : "";
+      throw new OpenAiAdapterLoadError(this.baseUrl, `loading ${path} as "${name}" failed with HTTP ${response.status} (${excerpt(text, 200)})${hint}`);
+    }
+    this.currentAdapter = name;
+  }
+
+  /** Changes the request after a 400 that names a field; false when there is nothing to change. */
+  private adjust(message: string, body: Record<string, unknown>): boolean {
+    const change = adjustmentFor(message, body);
+    if (!change) return false;
+    if ("rename" in change) {
+      this.maxCompletionTokens = true;
+      this.warn(`${this.name}: the server refused max_tokens; sending max_completion_tokens instead from now on`);
+    } else {
+      this.dropped.add(change.drop);
+      this.warn(`${this.name}: the server refused "${change.drop}" (${excerpt(message, 160)}); requests leave it out from now on${change.drop === "logprobs" ? ", so plays carry no log-probs" : ""}`);
+    }
+    return true;
+  }
+
+  private authHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { ...this.options.headers };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    return headers;
   }
 
   /** An embedding from `POST {baseUrl}/embeddings` (model: `embeddingModel`, else the chat model). */
@@ -143,6 +243,18 @@ export class OpenAiBackend implements LlmBackend {
   }
 }
 
+/**
+ * A 400 saying the prompt exceeds the model's context (vLLM / OpenAI: "maximum context length is
+ * M tokens ... N in the messages"; SGLang: "input (N tokens) is longer than the model's context
+ * length (M tokens)"), as PromptTooLongError, so the loop records it as it does locally.
+ */
+function promptTooLong(message: string): PromptTooLongError | null {
+  const limit = /maximum context length is (\d+) tokens/i.exec(message) ?? /context length \((\d+) tokens\)/i.exec(message);
+  if (!limit) return null;
+  const prompt = /\((\d+) in the messages/i.exec(message) ?? /(\d+) tokens in the messages/i.exec(message) ?? /input \((\d+) tokens\)/i.exec(message) ?? /requested (\d+) tokens/i.exec(message);
+  return new PromptTooLongError(prompt ? Number(prompt[1]) : Number(limit[1]) + 1, Number(limit[1]));
+}
+
 async function readStream(response: Response, reply: ChatReply): Promise<void> {
   if (!response.body) throw new Error("the streamed response has no body");
   let index = 0;
@@ -167,20 +279,6 @@ async function readJson(response: Response, url: string): Promise<unknown> {
   } catch {
     throw new OpenAiResponseError(url, `expected a JSON body, got ${excerpt(text, 120) || "an empty body"}`);
   }
-}
-
-function samplingFields(sampling: SamplingOptions): Record<string, unknown> {
-  const fields: Record<string, unknown> = {
-    temperature: sampling.temperature ?? 0.6,
-    max_tokens: sampling.maxTokens ?? 1024,
-  };
-  if (sampling.topP !== undefined) fields.top_p = sampling.topP;
-  // top_k and min_p are not in OpenAI's API but vLLM, SGLang, llama.cpp server and Ollama accept them.
-  if (sampling.topK !== undefined) fields.top_k = sampling.topK;
-  if (sampling.minP !== undefined) fields.min_p = sampling.minP;
-  if (sampling.stop && sampling.stop.length > 0) fields.stop = sampling.stop;
-  if (sampling.seed !== undefined) fields.seed = sampling.seed;
-  return fields;
 }
 
 function definedOnly(options: OpenAiBackendOptions): Partial<typeof defaults> {

@@ -7,4 +7,6 @@ export interface OpenAiBackendOptions extends Omit<OpenAiBackendSettings, "apiKe
   model: string;
   /** Extra request headers. Defaults to none. */
   headers?: Record<string, string>;
+  /** Told what the backend changed in its requests because the server refused a field. Defaults to `process.emitWarning`. */
+  onWarning?: (message: string) => void;
 }

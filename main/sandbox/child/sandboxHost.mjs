@@ -1,19 +1,18 @@
 // @ts-check
-// The sandbox child process: real CPython (Pyodide) running environment code for the engine.
+// The sandbox child process: real CPython (Pyodide) running one environment's code for the engine.
 //
-// SandboxProcess starts this script with an empty environment, Node's permission model (file
-// reads only in the Pyodide folder and this folder, no writes, no child processes), the
-// moduleGate resolve hook, and on Linux inside its own network namespace. It talks to the parent
-// over the IPC channel only, so nothing printed can corrupt the protocol.
+// SandboxProcess starts this script inside the OS confinement (bubblewrap on Linux), with an
+// empty environment, Node's permission model (reads: Pyodide, this folder, the snapshot file; no
+// writes, no child processes), code generation from strings disallowed, and the moduleGate
+// resolve hook. It talks to the parent over descriptor 3 only: newline-delimited JSON, one
+// request, one reply.
 //
-// Interpreters: the first one is loaded cold, imports the Python harness and is snapshotted;
-// every later one is created from that memory snapshot (about 0.2 s instead of 2-4 s). An
-// interpreter runs one environment code: a session with different code, or after a session that
-// left the interpreter unclean (see resources/python/spade_sandbox.py), gets a fresh one. A spare
-// is prepared in the background while the child is idle.
-//
-// Messages from the parent: {id, op: "init" | "open" | "call" | "close", ...}; replies:
-// {id, ok: true, ...} or {id, ok: false, error}.
+// Life of a child: `init` loads one interpreter (from the memory snapshot when the parent has
+// one), connects the harness and copies the interpreter's whole memory: that copy is the pristine
+// state. The first `open` binds the child to that environment code; every later `open` must bring
+// the same code and first puts the pristine memory back, so each play starts from an identical
+// interpreter. Between requests the main thread blocks in a read of descriptor 3: no JavaScript
+// callback, timer or promise job runs while the child is idle.
 
 import { register } from "node:module";
 import fs from "node:fs";
@@ -21,22 +20,79 @@ import os from "node:os";
 import { pathToFileURL } from "node:url";
 import { hardenRealm } from "./hardenRealm.mjs";
 
-/**
- * @typedef {object} Interpreter
- * @property {(json: string) => string} handle the harness's request handler
- * @property {string | null} code the only environment code this interpreter may run again
- * @property {string | null} taint why the interpreter must not be reused, once known
- * @property {boolean | null} clean the harness's verdict since the last session; null = not checked yet
- * @property {() => void} destroy
- */
-
-const send = /** @type {(message: unknown) => boolean} */ (process.send?.bind(process));
-const collectGarbage = /** @type {(() => void) | undefined} */ (/** @type {Record<string, unknown>} */ (globalThis).gc);
+const PROTOCOL_FD = 3;
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+const writeSync = fs.writeSync;
+const readSync = fs.readSync;
 const endProcess = /** @type {{ reallyExit: (code: number) => never }} */ (/** @type {unknown} */ (process)).reallyExit.bind(process);
-if (!send) throw new Error("sandboxHost must be started with an IPC channel");
+
+/** Writes one reply frame (a JSON text without newlines) and the newline. */
+function sendFrame(/** @type {string} */ text) {
+  const bytes = Buffer.from(`${text}\n`, "utf8");
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(PROTOCOL_FD, bytes, offset);
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EAGAIN") endProcess(1);
+    }
+  }
+}
+
+/** @param {string} message */
+function refuseToRun(message) {
+  sendFrame(JSON.stringify({ id: 0, ok: false, error: message }));
+  endProcess(3);
+}
+
+// Descriptors inherited from the engine (and from its own parent) other than the protocol's are
+// closed before anything else runs. Node's own descriptors at this point are event loop handles
+// (anon_inode), pipes it holds both ends of, and /dev/null; anything else (a file, a socket, a
+// directory, one end of a pipe) came from outside.
+{
+  /** @type {Map<number, string>} */
+  const targets = new Map();
+  for (const name of fs.readdirSync("/proc/self/fd")) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd <= PROTOCOL_FD) continue;
+    try {
+      targets.set(fd, fs.readlinkSync(`/proc/self/fd/${fd}`));
+    } catch {
+      // Gone already (the descriptor of the directory listing itself).
+    }
+  }
+  const pipeEnds = new Map();
+  for (const target of targets.values()) if (target.startsWith("pipe:")) pipeEnds.set(target, (pipeEnds.get(target) ?? 0) + 1);
+  for (const [fd, target] of targets) {
+    const own = target.startsWith("anon_inode:") || target === "/dev/null" || (target.startsWith("pipe:") && pipeEnds.get(target) >= 2);
+    if (!own) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // Already closed.
+      }
+    }
+  }
+}
+
+// The permission model must be in force: under Electron a missing ELECTRON_RUN_AS_NODE, or an
+// unknown flag, would otherwise leave a child that can write files and start processes.
+const permission = /** @type {{ has?: (scope: string, reference?: string) => boolean } | undefined} */ (/** @type {Record<string, unknown>} */ (/** @type {unknown} */ (process)).permission);
+if (typeof permission?.has !== "function" || permission.has("fs.write") || permission.has("child")) {
+  refuseToRun("the sandbox child runs without Node's permission model (process.permission is missing or allows writes): refusing to run code");
+}
+/** True when JavaScript can still be compiled from a string in this realm. */
+function evalWorks() {
+  try {
+    return new Function("return true")() === true;
+  } catch {
+    return false;
+  }
+}
+if (evalWorks()) refuseToRun("the sandbox child allows code generation from strings: refusing to run code");
 
 const pyodideDir = process.argv[2];
-if (!pyodideDir) throw new Error("usage: sandboxHost.mjs <pyodide folder>");
+if (!pyodideDir) refuseToRun("usage: sandboxHost.mjs <pyodide folder>");
 
 // Pyodide asks process.binding("constants") for fs flags, which the permission model refuses.
 const constants = { fs: fs.constants, os: os.constants };
@@ -71,21 +127,98 @@ function captureLoaderOutput(text) {
 await grantModuleImport();
 const { loadPyodide } = await import(pathToFileURL(`${pyodideDir}/pyodide.mjs`).href);
 
+/** @type {(json: string) => string} */
+let handle = () => {
+  throw new Error("the sandbox was not initialised");
+};
+/** @type {any} */
+let wasm = null;
 /** @type {Uint8Array | null} */
-let snapshot = null;
-/** @type {Interpreter | null} */
-let current = null;
-/** @type {Promise<Interpreter> | null} */
-let spare = null;
-let hardened = false;
+let pristine = null;
+/** @type {string | null} */
+let pristineFingerprint = null;
+/** The environment code this child is bound to, after its first open. */
+let boundCode = /** @type {string | null} */ (null);
+let dirty = false;
+
+/** What lives outside the interpreter's memory and must not change for a restore to be exact. */
+function fingerprint() {
+  const streams = wasm.FS?.streams?.filter(Boolean).length ?? -1;
+  const libraries = Object.keys(wasm.LDSO?.loadedLibsByName ?? {}).length;
+  return JSON.stringify([wasm.stackSave?.(), wasm.wasmTable?.length, libraries, streams, wasm._hiwire_num_refs?.()]);
+}
+
+/** The Emscripten exports that evaluate JavaScript, and any require the loader left: made inert. */
+function neuterModule(/** @type {Record<string, unknown>} */ module, /** @type {Record<string, unknown>} */ api) {
+  const inert = () => {
+    throw new Error("not available in the SPADE sandbox");
+  };
+  for (const target of [module, api]) {
+    for (const key of Object.keys(target)) {
+      if (/run_script|^require$|^nodeRequire$|^eval$/i.test(key)) {
+        try {
+          Object.defineProperty(target, key, { value: inert, writable: false, configurable: false });
+        } catch {
+          target[key] = inert;
+        }
+      }
+    }
+  }
+}
 
 /**
- * @param {Uint8Array | null} fromSnapshot
- * @returns {Promise<any>} the Pyodide API object
+ * @param {{ snapshotPath: string | null, wantSnapshot: boolean, files: Record<string, string> }} request
  */
-async function loadInterpreter(fromSnapshot) {
-  await grantModuleImport();
-  return loadPyodide({
+async function initialize(request) {
+  const started = performance.now();
+  /** @type {Uint8Array | null} */
+  let given = null;
+  if (request.snapshotPath) {
+    try {
+      given = new Uint8Array(fs.readFileSync(request.snapshotPath));
+    } catch (error) {
+      captureLoaderOutput(`the cached snapshot could not be read (${String(error)}); starting cold`);
+    }
+  }
+  /** @type {any} */
+  let py = null;
+  let snapshot = /** @type {string | null} */ (null);
+  if (given) {
+    try {
+      await grantModuleImport();
+      py = await loadPyodide(loadOptions({ _loadSnapshot: given }));
+    } catch (error) {
+      captureLoaderOutput(`the cached snapshot did not load (${String(error)}); starting cold`);
+      py = null;
+    }
+  }
+  if (!py) {
+    await grantModuleImport();
+    py = await loadPyodide(loadOptions({ _makeSnapshot: true }));
+    py.FS.mkdirTree("/lib/spade");
+    for (const [name, source] of Object.entries(request.files)) py.FS.writeFile(`/lib/spade/${name}`, source);
+    py.runPython("import sys\nsys.path.insert(0, '/lib/spade')\nimport spade_sandbox\nsys.path.remove('/lib/spade')\nspade_sandbox.prepare()");
+    const bytes = py.makeMemorySnapshot();
+    if (request.wantSnapshot) snapshot = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  }
+  const globals = py.toPy({});
+  const connect = py.runPython("import sys\nsys.modules['spade_sandbox'].connect", { globals });
+  globals.destroy();
+  const handler = connect();
+  connect.destroy();
+  handle = (json) => handler(json);
+  wasm = py._module;
+  neuterModule(wasm, py);
+  hardenRealm();
+  pristine = wasm.HEAPU8.slice();
+  pristineFingerprint = fingerprint();
+  warmUp();
+  return { startMs: performance.now() - started, snapshot, memoryBytes: wasm.HEAPU8.length };
+}
+
+/** @param {Record<string, unknown>} extra */
+function loadOptions(extra) {
+  return {
     indexURL: `${pyodideDir}/`,
     jsglobals: Object.create(null),
     env: { HOME: "/home/pyodide", PYTHONHASHSEED: "0" },
@@ -93,209 +226,150 @@ async function loadInterpreter(fromSnapshot) {
     stdout: captureLoaderOutput,
     stderr: captureLoaderOutput,
     checkAPIVersion: true,
-    ...(fromSnapshot ? { _loadSnapshot: fromSnapshot } : { _makeSnapshot: true }),
-  });
-}
-
-/**
- * Connects the harness in a loaded interpreter (see spade_sandbox.connect) and wraps its handler.
- * @param {any} py
- * @returns {Interpreter}
- */
-function connectInterpreter(py) {
-  const globals = py.toPy({});
-  const connect = py.runPython("import sys\nsys.modules['spade_sandbox'].connect", { globals });
-  globals.destroy();
-  /** @type {Interpreter} */
-  const interpreter = { handle: () => "", code: null, taint: null, clean: true, destroy: () => {} };
-  const handle = connect((/** @type {string} */ reason) => {
-    interpreter.taint ??= String(reason);
-  });
-  connect.destroy();
-  interpreter.handle = (json) => handle(json);
-  interpreter.destroy = () => {
-    handle.destroy();
-    interpreter.handle = () => {
-      throw new Error("this interpreter was discarded");
-    };
+    ...extra,
   };
-  return interpreter;
 }
 
-/**
- * The first interpreter: loaded cold, the harness imported, a snapshot taken for the others.
- * @param {Record<string, string>} files Python files for /lib/spade
- * @param {Uint8Array | null} given a snapshot from an earlier child, if the parent has one
- */
-async function initialize(files, given) {
-  if (given) {
-    try {
-      // Pyodide reads the snapshot through 32-bit views: it must start on an aligned offset.
-      snapshot = given.byteOffset % 8 === 0 ? given : new Uint8Array(given);
-      current = connectInterpreter(await loadInterpreter(snapshot));
-      return { snapshotCreated: false };
-    } catch (error) {
-      captureLoaderOutput(`the cached snapshot did not load (${String(error)}); starting cold`);
-      snapshot = null;
-      current = null;
-    }
+// A game of the harness's own, played once before the child is handed out and then wiped by
+// restoring the pristine memory: a process only ever runs one environment, so without this every
+// environment would pay for V8 compiling the interpreter's WebAssembly on first use.
+const WARM_UP_GAME = `
+import json, math, random, re
+class WarmUpEnv:
+    def __init__(self):
+        self.reset()
+    def reset(self, seed=None):
+        random.seed(seed)
+        self.secret = "".join(random.sample("0123456789", 4))
+        self.turns = 0
+        return f"Guess 4 digits as \\\\boxed{{dddd}} (seed {seed})", {"seed": seed, "rules": ["a", "b"]}
+    def step(self, action):
+        self.turns += 1
+        if action == "raise":
+            raise ValueError("warm-up")
+        found = re.search(r"\\\\boxed\\{(\\d+)\\}", action)
+        guess = found.group(1) if found else ""
+        bulls = sum(1 for a, b in zip(guess, self.secret) if a == b)
+        done = bulls == 4 or self.turns >= 8
+        return f"{bulls} bulls {json.dumps({'t': self.turns})}", float(bulls == 4), done, False, {"bulls": bulls, "sqrt": math.sqrt(self.turns)}
+    def hint(self):
+        return "Use disjoint digits."
+    def solution(self):
+        return f"\\\\boxed{{{self.secret}}}"
+`;
+
+function warmUp() {
+  const ask = (/** @type {Record<string, unknown>} */ request) => handle(JSON.stringify(request));
+  ask({ op: "open", code: WARM_UP_GAME, maxObservationChars: 65536, maxPrintChars: 65536 });
+  for (const seed of [0, 42, 123]) {
+    ask({ op: "reset", seed });
+    for (let turn = 0; turn < 12; turn++) ask({ op: "step", action: `\\boxed{${1000 + turn * 37}}` });
   }
-  const py = await loadInterpreter(null);
-  py.FS.mkdirTree("/lib/spade");
-  for (const [name, source] of Object.entries(files)) py.FS.writeFile(`/lib/spade/${name}`, source);
-  py.runPython("import sys\nsys.path.insert(0, '/lib/spade')\nimport spade_sandbox\nsys.path.remove('/lib/spade')\nspade_sandbox.prepare()");
-  snapshot = py.makeMemorySnapshot();
-  current = connectInterpreter(py);
-  return { snapshotCreated: true };
+  ask({ op: "step", action: "raise" });
+  ask({ op: "hint" });
+  ask({ op: "solution" });
+  ask({ op: "close" });
+  restorePristine();
 }
 
-async function createInterpreter() {
-  if (!snapshot) throw new Error("no snapshot: the sandbox was not initialised");
-  return connectInterpreter(await loadInterpreter(snapshot));
+/** Puts the pristine interpreter memory back; throws when state outside the memory changed. */
+function restorePristine() {
+  if (!pristine) throw new Error("no pristine state");
+  const now = fingerprint();
+  if (now !== pristineFingerprint) throw new Error(`the interpreter cannot be restored (state outside its memory changed: ${now} vs ${pristineFingerprint})`);
+  const heap = wasm.HEAPU8;
+  heap.set(pristine);
+  if (heap.length > pristine.length) heap.fill(0, /** @type {Uint8Array} */ (pristine).length);
 }
 
-/** @type {boolean} */
-let garbagePending = false;
-
-/** Drops the current interpreter; its memory is reclaimed later, when the child is idle. */
-function discardCurrent() {
-  if (!current) return;
-  current.destroy();
-  current = null;
-  garbagePending = true;
-}
-
-/** @type {NodeJS.Timeout | null} */
-let spareTimer = null;
-const SPARE_IDLE_MS = 100;
-const CHECK_IDLE_MS = 5;
-/** @type {ReturnType<typeof setTimeout> | null} */
-let checkTimer = null;
-
-/**
- * Once the child has been idle for a moment: checks the current interpreter, reclaims discarded
- * ones and prepares the next fresh interpreter. Creating one blocks this thread for a few hundred
- * ms, so it must not sit between a session's close and the next open of the same code, which
- * reuses the current interpreter anyway.
- */
-function prepareSpareWhenIdle() {
-  if (spareTimer) clearTimeout(spareTimer);
-  spareTimer = null;
-  // The self-play loop opens the same code many times in a row (one session per play): a check
-  // done in the first idle moment is one the next open of that code does not wait for.
-  if (checkTimer) clearTimeout(checkTimer);
-  checkTimer = current?.clean === null ? setTimeout(() => ((checkTimer = null), checkCurrent()), CHECK_IDLE_MS) : null;
-  if ((spare || !snapshot) && !garbagePending && current?.clean !== null) return;
-  spareTimer = setTimeout(() => {
-    spareTimer = null;
-    checkCurrent();
-    if (garbagePending) {
-      garbagePending = false;
-      collectGarbage?.();
-    }
-    if (spare) return;
-    spare = createInterpreter();
-    spare.catch(() => {
-      spare = null;
-    });
-  }, SPARE_IDLE_MS);
-}
-
-/** @returns {Promise<Interpreter>} */
-async function takeFresh() {
-  const next = spare ?? createInterpreter();
-  spare = null;
-  return next;
-}
-
-/**
- * @param {{ code: string, maxObservationChars: number, maxPrintChars: number }} message
- */
-async function open(message) {
-  if (current && current.code === message.code) checkCurrent();
-  let fresh = current !== null && current.code === null;
-  // An interpreter only ever runs one code: a different code gets a fresh one.
-  if (!current || (current.code !== null && current.code !== message.code) || current.taint !== null) {
-    discardCurrent();
-    current = await takeFresh();
-    fresh = true;
+/** @param {{ code: string, maxObservationChars: number, maxPrintChars: number }} request */
+function open(request) {
+  if (typeof request.code !== "string") throw new Error("open needs the code");
+  if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
+  let resetMs = null;
+  if (dirty) {
+    const started = performance.now();
+    restorePristine();
+    resetMs = performance.now() - started;
   }
-  current.code = message.code;
-  const json = current.handle(JSON.stringify({ op: "open", code: message.code, maxObservationChars: message.maxObservationChars, maxPrintChars: message.maxPrintChars }));
-  return { json, fresh };
+  boundCode = request.code;
+  dirty = true;
+  const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars }));
+  return { json, resetMs };
 }
 
-/** @param {{ json: string }} message */
-function call(message) {
-  if (!current) throw new Error("no environment is open in this sandbox");
-  return { json: current.handle(message.json) };
-}
-
-/**
- * Ends the session. The cleanliness check is left for later (checkCurrent): most of the time the
- * next session brings different code and the interpreter is discarded without it.
- */
 function close() {
-  if (!current) return { json: JSON.stringify({ ok: true, result: { clean: false, difference: "no interpreter" }, printed: "" }), kept: false, taint: null };
-  const json = current.handle(JSON.stringify({ op: "close", check: false }));
-  const response = JSON.parse(json);
-  const taint = current.taint;
-  const kept = taint === null && response.ok === true;
-  current.clean = null;
-  if (!kept) discardCurrent();
-  return { json, kept, taint };
+  const json = handle(JSON.stringify({ op: "close" }));
+  // Kept only when the next play can be restored exactly.
+  return { json, kept: fingerprint() === pristineFingerprint };
 }
 
-/** Runs the harness's cleanliness check on the current interpreter if it is still pending; discards it when not clean. */
-function checkCurrent() {
-  if (!current || current.clean !== null || current.taint !== null) return;
-  const response = JSON.parse(current.handle(JSON.stringify({ op: "check" })));
-  current.clean = response.ok === true && response.result?.clean === true;
-  if (!current.clean) discardCurrent();
-}
-
-/** @param {any} message */
-async function dispatch(message) {
-  const id = message?.id;
+/**
+ * Answers one request. The reply is assembled as text around the harness's JSON (which Python's
+ * json.dumps writes without newlines), so the child never parses what the environment produced.
+ * @param {any} request
+ * @returns {string}
+ */
+function answer(request) {
   loaderOutput = "";
+  const id = Number.isSafeInteger(request?.id) ? request.id : 0;
   try {
-    /** @type {Record<string, unknown>} */
-    let reply;
-    switch (message?.op) {
-      case "init": {
-        const started = performance.now();
-        const { snapshotCreated } = await initialize(message.files, message.snapshot ?? null);
-        if (!hardened) {
-          hardened = true;
-          hardenRealm();
-        }
-        reply = { snapshot: snapshotCreated && message.wantSnapshot ? snapshot : null, startMs: performance.now() - started };
-        break;
+    switch (request?.op) {
+      case "open": {
+        const { json, resetMs } = open(request);
+        return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"resetMs":${resetMs === null ? "null" : resetMs.toFixed(3)},"reply":${json}}`;
       }
-      case "open":
-        reply = await open(message);
-        break;
       case "call":
-        reply = call(message);
-        break;
-      case "close":
-        reply = close();
-        break;
+        if (typeof request.json !== "string") throw new Error("call needs json");
+        return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"reply":${handle(request.json)}}`;
+      case "close": {
+        const { json, kept } = close();
+        return `{"id":${id},"ok":true,"output":"","kept":${kept},"reply":${json}}`;
+      }
       default:
-        throw new Error(`unknown request ${JSON.stringify(message?.op)}`);
+        throw new Error(`unknown request ${JSON.stringify(request?.op)}`);
     }
-    send({ id, ok: true, output: loaderOutput, ...reply });
   } catch (error) {
-    send({ id, ok: false, error: error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error) });
+    return JSON.stringify({ id, ok: false, error: error instanceof Error ? error.message : String(error) });
   }
-  prepareSpareWhenIdle();
 }
 
-let queue = Promise.resolve();
-process.on("message", (message) => {
-  if (spareTimer) clearTimeout(spareTimer);
-  spareTimer = null;
-  queue = queue.then(() => dispatch(message));
-});
-process.on("disconnect", () => endProcess(0));
-send({ ready: true });
+const chunk = Buffer.alloc(1 << 20);
+let pending = Buffer.alloc(0);
+
+/** Blocks until one request line has arrived; ends the process when the parent closes the pipe. */
+function readRequest() {
+  for (;;) {
+    const newline = pending.indexOf(10);
+    if (newline >= 0) {
+      const line = pending.subarray(0, newline).toString("utf8");
+      pending = pending.subarray(newline + 1);
+      return JSON.parse(line);
+    }
+    if (pending.length > MAX_REQUEST_BYTES) endProcess(4);
+    let count = 0;
+    try {
+      count = readSync(PROTOCOL_FD, chunk, 0, chunk.length, null);
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        continue;
+      }
+      endProcess(0);
+    }
+    if (count === 0) endProcess(0);
+    pending = pending.length === 0 ? Buffer.from(chunk.subarray(0, count)) : Buffer.concat([pending, chunk.subarray(0, count)]);
+  }
+}
+
+// Only `init` awaits (Pyodide loads asynchronously, before any environment code exists); after
+// it, the loop never yields to the event loop again.
+const first = readRequest();
+try {
+  if (first?.op !== "init") throw new Error("the first request must be init");
+  const result = await initialize(first);
+  sendFrame(JSON.stringify({ id: first.id, ok: true, output: loaderOutput, ...result }));
+} catch (error) {
+  refuseToRun(`the sandbox could not start: ${error instanceof Error ? error.message : String(error)}`);
+}
+for (;;) sendFrame(answer(readRequest()));

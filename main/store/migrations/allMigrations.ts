@@ -2,6 +2,7 @@ import type { Migration } from "./Migration.js";
 import { initialMigration } from "./001_initial.js";
 import { sampledAdapterMigration } from "./002_sampledAdapter.js";
 import { runOwnerStartMigration } from "./003_runOwnerStart.js";
+import { trainingRoundsMigration } from "./004_trainingRounds.js";
 
 /** Every migration, in version order. Append new ones; never edit a released one. */
-export const allMigrations: readonly Migration[] = [initialMigration, sampledAdapterMigration, runOwnerStartMigration];
+export const allMigrations: readonly Migration[] = [initialMigration, sampledAdapterMigration, runOwnerStartMigration, trainingRoundsMigration];

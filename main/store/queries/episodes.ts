@@ -1,8 +1,8 @@
 import type { JsonObject } from "../../../shared/environment.js";
-import type { ChatMessage } from "../../../shared/llm.js";
+import type { ChatMessage, SamplingOptions } from "../../../shared/llm.js";
 import type { ReadonlyDb, WritableDb } from "../DatabaseHandle.js";
 import { fromJson, toFlag, toJson } from "../json.js";
-import { decodeFloat32, decodeInt32, encodeFloat32, encodeInt32 } from "../numberBlobs.js";
+import { decodeFloat32, decodeFloat64, decodeInt32, encodeFloat32, encodeFloat64, encodeInt32 } from "../numberBlobs.js";
 import { decodePrompt, encodePrompt, type PreviousTurn } from "../promptMessages.js";
 import { statement } from "../statement.js";
 
@@ -53,6 +53,12 @@ export interface Turn {
   info: JsonObject | null;
   tokenIds: number[] | null;
   tokenProbs: number[] | null;
+  /** The prompt's token ids exactly as the model evaluated them (local backend); null when not recorded. */
+  promptTokenIds: number[] | null;
+  /** Each sampled token's log-prob under the distribution it was sampled from; null when not recorded. */
+  tokenLogprobs: number[] | null;
+  /** The sampling settings the call used; null when not recorded. */
+  sampling: SamplingOptions | null;
   latencyMs: number | null;
   promptTokens: number | null;
   completionTokens: number | null;
@@ -63,9 +69,11 @@ export interface Turn {
  * `RecordedTurn`. `messages` may be the full prompt of every turn (stored compactly), or null after
  * turn 0 when the prompt is the previous prompt + the previous reply + the previous observation.
  */
-export type NewTurn = Partial<Omit<Turn, "episodeId" | "idx" | "tokenIds" | "tokenProbs">> & {
+export type NewTurn = Partial<Omit<Turn, "episodeId" | "idx" | "tokenIds" | "tokenProbs" | "promptTokenIds" | "tokenLogprobs">> & {
   tokenIds?: ArrayLike<number> | null;
   tokenProbs?: ArrayLike<number> | null;
+  promptTokenIds?: ArrayLike<number> | null;
+  tokenLogprobs?: ArrayLike<number> | null;
 };
 
 export interface TurnPage {
@@ -112,6 +120,9 @@ interface TurnRow {
   info: string | null;
   token_ids: Buffer | null;
   token_probs: Buffer | null;
+  prompt_token_ids: Buffer | null;
+  token_logprobs: Buffer | null;
+  sampling: string | null;
   latency_ms: number | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
@@ -144,8 +155,9 @@ const insertEpisodeSql = `INSERT INTO episodes (run_id, environment_id, hinted, 
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
 
 const insertTurnSql = `INSERT INTO turns (episode_id, idx, messages, messages_prefix, raw_reply, reasoning, action, observation, reward,
-    terminated, truncated, info, token_ids, token_probs, latency_ms, prompt_tokens, completion_tokens)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    terminated, truncated, info, token_ids, token_probs, latency_ms, prompt_tokens, completion_tokens,
+    prompt_token_ids, token_logprobs, sampling)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * Stores an episode and all its turns in ONE transaction (a crash leaves the whole episode or
@@ -209,6 +221,9 @@ function insertOne(db: WritableDb, episode: NewEpisode, turns: readonly NewTurn[
       turn.latencyMs ?? null,
       turn.promptTokens ?? null,
       turn.completionTokens ?? null,
+      encodeInt32(turn.promptTokenIds),
+      encodeFloat64(turn.tokenLogprobs),
+      toJson(turn.sampling ?? null),
     );
     previousFull = full ?? decodePrompt(stored, previousFull, previous);
     previous = { rawReply: turn.rawReply ?? null, observation: turn.observation ?? null };
@@ -283,6 +298,9 @@ export function getTurns(db: ReadonlyDb, episodeId: number, page: TurnPage = {})
       info: fromJson<JsonObject>(row.info, "turns.info"),
       tokenIds: decodeInt32(row.token_ids, "turns.token_ids"),
       tokenProbs: decodeFloat32(row.token_probs, "turns.token_probs"),
+      promptTokenIds: decodeInt32(row.prompt_token_ids ?? null, "turns.prompt_token_ids"),
+      tokenLogprobs: decodeFloat64(row.token_logprobs ?? null, "turns.token_logprobs"),
+      sampling: fromJson<SamplingOptions>(row.sampling ?? null, "turns.sampling"),
       latencyMs: row.latency_ms,
       promptTokens: row.prompt_tokens,
       completionTokens: row.completion_tokens,

@@ -37,7 +37,8 @@ function formatValue(value: number | null, rate: boolean): string {
   return Math.abs(value) >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(3);
 }
 
-export function prepareMetricChart(metric: string, rows: ChartRow[], series: readonly ChartSeriesRef[]): PreparedMetricChart {
+/** `title` replaces the metric's own label (a chart of several related series). */
+export function prepareMetricChart(metric: string, rows: ChartRow[], series: readonly ChartSeriesRef[], title?: string): PreparedMetricChart {
   const values = rows.flatMap((row) => series.map((s) => row[s.key])).filter((v): v is number => typeof v === "number");
   // A rate outside [0, 1] means the name lied: fit the data rather than cut it off.
   const rate = isRateMetric(metric) && values.every((v) => v >= 0 && v <= 1);
@@ -49,5 +50,5 @@ export function prepareMetricChart(metric: string, rows: ChartRow[], series: rea
           return { key: s.key, label: s.label, value: number, text: formatValue(number, rate) };
         })
       : null;
-  return { title: metricLabel(metric), domain: rate ? [0, 1] : null, rate, rows, single };
+  return { title: title ?? metricLabel(metric), domain: rate ? [0, 1] : null, rate, rows, single };
 }

@@ -14,6 +14,7 @@ import { HeldOutScores } from "./HeldOutScores.js";
 import { RunCharts } from "./RunCharts.js";
 import { useState } from "react";
 import { RunControls } from "./RunControls.js";
+import { TrainingRounds } from "./TrainingRounds.js";
 
 export function RunDetailView({ runId }: { runId: number }) {
   const api = useApi();
@@ -55,6 +56,7 @@ export function RunDetailView({ runId }: { runId: number }) {
       {progress && r.status === "running" && <ProgressBar label={`iteration ${progress.iteration}${progress.phase ? ` · ${progress.phase}` : ""}`} fraction={progress.total > 0 ? progress.done / progress.total : null} />}
       {metrics.error && <ErrorBox error={metrics.error} onRetry={metrics.reload} />}
       {metrics.data && <RunCharts metrics={metrics.data} />}
+      <TrainingRounds runId={runId} version={tableVersion} />
       <HeldOutScores runId={runId} />
       <h3>Environments</h3>
       <EnvironmentTable key={tableVersion} filter={{ runId, order: "slot" }} height={360} />

@@ -1,0 +1,65 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseRunConfig } from "../../shared/runConfig.js";
+import { resourcePath } from "../paths.js";
+import { RunController } from "../selfplay/RunController.js";
+import { openDatabase } from "../store/openDatabase.js";
+import { addEnvSetMembers } from "../store/queries/envSets.js";
+import { getMetrics } from "../store/queries/metrics.js";
+import { listTrainingRounds } from "../store/queries/trainingRounds.js";
+import type { BenchSection } from "./BenchSection.js";
+import { benchModel } from "./benchModel.js";
+
+/**
+ * One iteration of a real run on stories260K (fixed pool of the story-word environment, 2 x 16
+ * one-turn plays) followed by its training round with the "gguf" trainer on CPU: training tokens
+ * per second, the round's wall time, the iteration's generation time, their ratio, and the
+ * trainer's recomputed-vs-recorded log-prob agreement.
+ */
+export const trainingBench: BenchSection = {
+  name: "training",
+  async run(log) {
+    const model = benchModel();
+    if (!model) throw new Error("no bench model: set SPADE_BENCH_MODEL or put stories260K.gguf in ../shared/models");
+    const dir = mkdtempSync(join(tmpdir(), "spade-bench-training-"));
+    const db = openDatabase(join(dir, "bench.sqlite"));
+    try {
+      const code = readFileSync(resourcePath("environments", "story_word.py"), "utf8");
+      addEnvSetMembers(db, "bench-words", [{ code, source: "bench", skill: "Storytelling" }, { code: code.replace('WORD = "the"', 'WORD = "was"'), source: "bench", skill: "Storytelling" }]);
+      const config = parseRunConfig(
+        {
+          db: join(dir, "bench.sqlite"), seed: 7, iterations: 1, envsPerIteration: 2, plays: 16, hintPlays: 0, maxTurns: 1, canary: false,
+          backend: { kind: "llama", modelPath: model, gpu: false, threads: 1, contextSize: 512, sequences: 1 },
+          corpus: null,
+          designer: { kind: "fixed", set: "bench-words" },
+          memory: { enabled: false, novelty: false },
+          agent: { temperature: 1, maxTokens: 16 },
+          training: { every: 1, trainer: "gguf", roles: ["agent"] },
+        },
+        "training bench",
+      );
+      const controller = new RunController({ db });
+      const { runId } = await controller.start(config);
+      const status = await controller.wait(runId);
+      if (status !== "completed") throw new Error(`the bench run ended ${status}`);
+      const [round] = listTrainingRounds(db, runId);
+      if (!round || round.status !== "completed") throw new Error(`the bench round ended ${round?.status ?? "missing"}: ${String(round?.metrics.reason ?? "")}`);
+      const metrics = round.metrics as { tokens?: number; seconds?: number; wallSeconds?: number; mismatch?: { maxAbsDiff?: number } };
+      const generationSeconds = Number(getMetrics(db, runId)[0]?.metrics.wallTimeMs ?? 0) / 1000;
+      const roundSeconds = (round.finishedAt! - round.startedAt) / 1000;
+      const result = {
+        tokensPerSec: (metrics.tokens ?? 0) / Math.max(metrics.seconds ?? 0, 1e-9),
+        roundSeconds,
+        generationSeconds,
+        trainingShare: roundSeconds / Math.max(generationSeconds, 1e-9),
+        logprobMaxAbsDiff: metrics.mismatch?.maxAbsDiff ?? Number.NaN,
+      };
+      log(`training: ${result.tokensPerSec.toFixed(0)} trained tok/s, round ${roundSeconds.toFixed(2)} s vs generation ${generationSeconds.toFixed(2)} s, log-prob max |diff| ${result.logprobMaxAbsDiff}`);
+      return result;
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};

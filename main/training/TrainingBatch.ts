@@ -1,0 +1,84 @@
+import type { TrainingRole } from "../../shared/trainingConfig.js";
+
+/**
+ * One line of `batch.jsonl`, the token-exact training batch every trainer reads (README "Training
+ * inside the run"): the full sequence (prompt tokens as evaluated + sampled completion tokens), the
+ * mask of trained tokens, the behaviour log-prob of each trained token, the advantage, and where it
+ * came from.
+ */
+export interface BatchLine {
+  role: TrainingRole;
+  tokens: number[];
+  /** 1 = a sampled token that is trained. */
+  mask: (0 | 1)[];
+  /** The sampled token's log-prob under the behaviour policy where mask = 1, null elsewhere (null everywhere = unknown). */
+  behaviorLogprobs: (number | null)[];
+  advantage: number;
+  ref: BatchRef;
+  /** The adapter it was sampled with (null: the base model). */
+  adapter: string | null;
+  /** The sampling transform the behaviour log-probs are under (llama.cpp's meaning); null: the plain softmax / unknown. */
+  sampling: BatchSampling | null;
+}
+
+/** The settings that shape the sampling distribution (what a trainer applies to recompute the behaviour log-probs). */
+export interface BatchSampling {
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+}
+
+export interface BatchRef {
+  runId: number;
+  environmentId: number;
+  episodeId: number | null;
+  turn: number | null;
+  attempt: number | null;
+}
+
+/** A row that could not be a batch line because its tokens were not recorded (export only, `spade export --format batch`). */
+export interface UntokenisedRow {
+  role: TrainingRole;
+  tokens: null;
+  mask: null;
+  behaviorLogprobs: null;
+  advantage: number;
+  ref: BatchRef;
+  adapter: string | null;
+  sampling: null;
+  /** Why: e.g. the OpenAI-compatible server gave no token ids. */
+  missing: string;
+}
+
+/** What was left out of a batch, by reason (the header's "left out"). */
+export interface LeftOutCounts {
+  canary: number;
+  hinted: number;
+  errored: number;
+  /** Turns or attempts whose token ids were not recorded (a backend that gives none). */
+  noTokens: number;
+  /** Designer attempts not yet scored (no designer reward stored). */
+  unscored: number;
+  /** Designer attempts that never became valid, and repair turns (only valid first generations are trained). */
+  invalidOrRepair: number;
+}
+
+/** The first line of `batch.jsonl`. */
+export interface BatchHeader {
+  format: "spade-batch";
+  version: 1;
+  roles: Record<TrainingRole, number>;
+  "left out": LeftOutCounts;
+}
+
+export interface TrainingBatch {
+  header: BatchHeader;
+  lines: BatchLine[];
+  /** Rows without tokens, kept only when asked for (export). */
+  untokenised: UntokenisedRow[];
+}
+
+export function emptyLeftOut(): LeftOutCounts {
+  return { canary: 0, hinted: 0, errored: 0, noTokens: 0, unscored: 0, invalidOrRepair: 0 };
+}

@@ -1,0 +1,249 @@
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { LoraSpec } from "../../shared/backendConfig.js";
+import type { TrainingConfig } from "../../shared/trainingConfig.js";
+import { adaptersDirFor } from "../adapters/adaptersDirFor.js";
+import { installAdapterFile } from "../adapters/installAdapterFile.js";
+import { nextAdapterName } from "../adapters/nextAdapterName.js";
+import { sha256File } from "../adapters/sha256File.js";
+import { checkModelFile } from "../llm/gguf/checkModelFile.js";
+import type { LlmBackend } from "../llm/LlmBackend.js";
+import type { LoopEvent } from "../selfplay/LoopEvent.js";
+import type { TrainingStep } from "../selfplay/TrainingStep.js";
+import type { WritableDb } from "../store/DatabaseHandle.js";
+import { getAdapter, getAdapterByName, insertAdapter, updateAdapter, type Adapter } from "../store/queries/adapters.js";
+import { findAdapterIdByPath } from "../store/queries/trainingQueries.js";
+import { finishTrainingRound, findTrainingRound, listTrainingRounds, mergeTrainingRoundMetrics, setTrainingRoundAdapter, startTrainingRound, type TrainingRound as StoredRound } from "../store/queries/trainingRounds.js";
+import { transaction } from "../store/transaction.js";
+import { deriveSeed } from "../util/seededRandom.js";
+import { buildTrainingBatch } from "./buildTrainingBatch.js";
+import type { RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
+import { writeTrainingBatch } from "./writeTrainingBatch.js";
+
+/** The promotion gate's verdict on a new adapter against the one in use. */
+export interface GateDecision {
+  promoted: boolean;
+  reason: string;
+  /** Scores and anything else worth keeping with the round. Defaults to none. */
+  details?: Record<string, unknown>;
+}
+
+export interface TrainingRoundOptions {
+  db: WritableDb;
+  runId: number;
+  /** The run seed: the trainer's seed per round derives from it. */
+  seed: number;
+  config: TrainingConfig;
+  /** The model the loop samples with: released while training, then loaded with the new adapter. */
+  backend: LlmBackend;
+  /** The base model GGUF the adapters are trained for. */
+  baseModelPath: string;
+  /** The adapters the run started with (backend.lora). Defaults to none. */
+  initialLora?: LoraSpec[];
+  /** Starts the trainer the first time a round needs it (one per run, kept across rounds). */
+  createTrainer: () => Promise<RoundTrainer>;
+  /** Checks a new adapter against the one in use (null: the base model); absent: every adapter is used. */
+  gate?: (candidate: Adapter, parent: Adapter | null) => Promise<GateDecision>;
+  /** Where each round's batch and trainer output go. Defaults to `training/run-<id>/` next to the database. */
+  workDir?: string;
+  /** Where adapter versions are kept. Defaults to `adapters/` next to the database. */
+  adaptersDir?: string;
+  /** Whether to release the model while training when training.unloadModel is unset. Defaults to false (the factory says true on a local GPU). */
+  unloadByDefault?: boolean;
+  onEvent?: (event: LoopEvent) => void;
+}
+
+/**
+ * Training inside the run (the loop's TrainingStep): after every `every`-th iteration, build the
+ * round's batch from the iterations since the last round, release the model when configured, train
+ * through the trainer, install and register the LoRA with the adapter in use as its parent, pass it
+ * through the gate, and load the model again with it. Every step is recorded before the next, so a
+ * round killed at any point is redone or taken up again on resume, and an adapter is registered
+ * once: its name is fixed by the run and round (`run-<id>-r<round>`).
+ */
+export class TrainingRound implements TrainingStep {
+  private trainer: RoundTrainer | null = null;
+  private adapterChecked = false;
+
+  constructor(private readonly options: TrainingRoundOptions) {}
+
+  async afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted"> {
+    // A resumed run samples with the adapter its last round put in use, before anything else.
+    if (!this.adapterChecked) {
+      await this.useAdapter(this.currentAdapter());
+      this.adapterChecked = true;
+    }
+    if ((iteration + 1) % this.options.config.every !== 0) return "done";
+    const { db, runId } = this.options;
+    const stored = findTrainingRound(db, runId, iteration);
+    if (stored && stored.status !== "running") return "done";
+    const round = stored ?? startTrainingRound(db, runId, iteration, this.currentAdapter()?.id ?? null);
+    return this.runRound(round, signal);
+  }
+
+  /** Stops the trainer (end of the run). */
+  async dispose(): Promise<void> {
+    const trainer = this.trainer;
+    this.trainer = null;
+    await trainer?.dispose();
+  }
+
+  /** The adapter in use: the last round's that was put in use, else the one the run started with (if registered). */
+  currentAdapter(): Adapter | null {
+    const { db, runId } = this.options;
+    const rounds = listTrainingRounds(db, runId).filter((round) => round.status === "completed" && round.adapterId !== null);
+    const last = rounds.at(-1);
+    if (last) return getAdapter(db, last.adapterId!);
+    const initial = this.options.initialLora?.[0];
+    const id = initial ? findAdapterIdByPath(db, initial.path) : null;
+    return id === null ? null : getAdapter(db, id);
+  }
+
+  private async runRound(round: StoredRound, signal?: AbortSignal): Promise<"done" | "interrupted"> {
+    const { db, runId, config } = this.options;
+    const parent = round.parentAdapterId === null ? null : getAdapter(db, round.parentAdapterId);
+    const roundDir = join(this.options.workDir ?? join(dirname(db.name), "training", `run-${runId}`), `round-${round.round}`);
+    const emit = (event: LoopEvent) => this.options.onEvent?.(event);
+    let adapter = round.adapterId === null ? null : getAdapter(db, round.adapterId);
+
+    if (adapter === null) {
+      const from = round.afterIteration + 1 - config.every;
+      const batch = buildTrainingBatch(db, {
+        runId,
+        fromIteration: Math.max(0, from),
+        toIteration: round.afterIteration,
+        roles: config.roles,
+        rewardScale: config.rewardScale,
+        includeCanary: config.includeCanary,
+        includeHinted: config.includeHinted,
+        includeErrored: config.includeErrored,
+      });
+      const batchPath = join(roundDir, "batch.jsonl");
+      writeTrainingBatch(batchPath, batch);
+      const counts = { sequences: batch.lines.length, roles: batch.header.roles, leftOut: batch.header["left out"], batch: batchPath };
+      mergeTrainingRoundMetrics(db, runId, round.round, counts);
+      emit({ type: "trainingStarted", runId, round: round.round, afterIteration: round.afterIteration, sequences: batch.lines.length });
+      if (batch.lines.length === 0) return this.finish(round, "failed", "nothing to train on: no sampled tokens were recorded in these iterations (see the left-out counts)", null);
+
+      let trained: RoundTrainResult;
+      const started = Date.now();
+      const release = this.shouldUnload();
+      try {
+        if (release) await this.options.backend.unload!();
+        try {
+          const trainer = (this.trainer ??= await this.options.createTrainer());
+          const output = join(roundDir, "output", `round-${round.round}.gguf`);
+          rmSync(dirname(output), { recursive: true, force: true });
+          mkdirSync(dirname(output), { recursive: true });
+          trained = await trainer.train(
+            {
+              round: round.round,
+              batch: batchPath,
+              baseModel: this.options.baseModelPath,
+              parentAdapter: parent?.path ?? null,
+              output,
+              hyper: { ...config.hyper, seed: deriveSeed(this.options.seed, "train", round.round) },
+            },
+            { signal, onProgress: (p) => emit({ type: "trainingProgress", runId, round: round.round, phase: "training", step: p.step, steps: p.steps, loss: p.loss }) },
+          );
+        } finally {
+          if (release) await this.options.backend.reload!();
+        }
+      } catch (error) {
+        if (signal?.aborted) {
+          // The round stays "running": it is trained again on resume. A killed trainer is not reused.
+          await this.dispose().catch(() => undefined);
+          return "interrupted";
+        }
+        return this.finish(round, "failed", `the trainer failed: ${(error as Error).message}`, null);
+      }
+      mergeTrainingRoundMetrics(db, runId, round.round, { ...trained.metrics, ...(trained.mismatch ? { mismatch: trained.mismatch } : {}), wallSeconds: (Date.now() - started) / 1000 });
+      emit({ type: "trainingProgress", runId, round: round.round, phase: "registering", step: 0, steps: 0, loss: trained.metrics.loss ?? null });
+      adapter = await this.register(round, trained, parent, roundDir);
+    }
+
+    let status: "completed" | "rejected" = "completed";
+    let reason: string | null = null;
+    if (this.options.gate && adapter.status !== "promoted" && adapter.status !== "rejected") {
+      const decision = await this.options.gate(adapter, parent);
+      updateAdapter(db, adapter.id, { status: decision.promoted ? "promoted" : "rejected" });
+      mergeTrainingRoundMetrics(db, runId, round.round, { gate: { promoted: decision.promoted, reason: decision.reason, ...decision.details } });
+      adapter = getAdapter(db, adapter.id)!;
+    }
+    if (adapter.status === "rejected") {
+      status = "rejected";
+      reason = (findTrainingRound(db, runId, round.afterIteration)?.metrics.gate as { reason?: string } | undefined)?.reason ?? "the promotion gate rejected it";
+    }
+    emit({ type: "trainingProgress", runId, round: round.round, phase: "loading", step: 0, steps: 0, loss: null });
+    await this.useAdapter(status === "completed" ? adapter : parent);
+    return this.finish(round, status, reason, adapter);
+  }
+
+  /** Installs the trainer's GGUF LoRA under its fixed name and registers it with its round, at most once. */
+  private async register(round: StoredRound, trained: RoundTrainResult, parent: Adapter | null, roundDir: string): Promise<Adapter> {
+    const { db, runId } = this.options;
+    const name = `run-${runId}-r${round.round}`;
+    const registered = getAdapterByName(db, name);
+    if (registered) {
+      setTrainingRoundAdapter(db, runId, round.round, registered.id);
+      return registered;
+    }
+    const adaptersDir = this.options.adaptersDir ?? adaptersDirFor(db.name);
+    let destPath = join(adaptersDir, `${name}.gguf`);
+    let adapterSha256: string;
+    const base = await checkModelFile(this.options.baseModelPath);
+    if (existsSync(destPath) && (await sha256File(destPath)) === (await sha256File(trained.adapterPath))) {
+      // Installed by this round before a kill, not yet registered: the same file, kept.
+      adapterSha256 = await sha256File(destPath);
+    } else {
+      // Another workspace sharing the folder has a file of that name: take a new version name.
+      if (existsSync(destPath)) destPath = join(adaptersDir, `${nextAdapterName(db, adaptersDir, name)}.gguf`);
+      adapterSha256 = await installAdapterFile(trained.adapterPath, destPath, base);
+    }
+    const baseModelSha256 = await sha256File(this.options.baseModelPath);
+    const id = transaction(db, () => {
+      const adapterId = insertAdapter(db, {
+        name: basename(destPath, ".gguf"),
+        path: destPath,
+        runId,
+        parentId: parent?.id ?? null,
+        baseModelSha256,
+        manifest: { batch: join(roundDir, "batch.jsonl"), round: round.round, afterIteration: round.afterIteration },
+        trainerCommand: trainerLabel(this.options.config),
+        metrics: { ...trained.metrics, adapterSha256 },
+        status: "ready",
+      });
+      setTrainingRoundAdapter(db, runId, round.round, adapterId);
+      return adapterId;
+    });
+    return getAdapter(db, id)!;
+  }
+
+  private finish(round: StoredRound, status: "completed" | "failed" | "rejected", reason: string | null, adapter: Adapter | null): "done" {
+    const { db, runId } = this.options;
+    finishTrainingRound(db, runId, round.round, status, reason === null ? {} : { reason });
+    const loss = findTrainingRound(db, runId, round.afterIteration)?.metrics.loss;
+    this.options.onEvent?.({ type: "trainingFinished", runId, round: round.round, status, adapter: adapter?.name ?? null, loss: typeof loss === "number" ? loss : null, reason });
+    return "done";
+  }
+
+  /** Makes the backend sample with `adapter` (null: the adapters the run started with). */
+  private async useAdapter(adapter: Adapter | null): Promise<void> {
+    const { backend } = this.options;
+    const lora = adapter ? [{ path: adapter.path }] : (this.options.initialLora ?? []);
+    const wanted = lora.length === 0 ? null : lora.map(({ path, scale = 1 }) => basename(path) + (scale === 1 ? "" : `@${scale}`)).join("+");
+    if (backend.adapter === wanted) return;
+    if (!backend.setAdapters) throw new Error(`${backend.name} cannot switch LoRA adapters, so a run on it cannot train inside the run (remove the training block)`);
+    await backend.setAdapters(lora);
+  }
+
+  private shouldUnload(): boolean {
+    const { backend, config } = this.options;
+    const unloadable = backend.unload !== undefined && backend.reload !== undefined;
+    return unloadable && (config.unloadModel ?? this.options.unloadByDefault ?? false);
+  }
+}
+
+function trainerLabel(config: TrainingConfig): string {
+  return config.trainer.kind === "command" ? config.trainer.command.join(" ") : `spade ${config.trainer.kind} trainer`;
+}

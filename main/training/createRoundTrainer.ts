@@ -1,0 +1,41 @@
+import type { TrainingConfig } from "../../shared/trainingConfig.js";
+import type { RoundTrainer } from "./RoundTrainer.js";
+import { TrainerWorker, type TrainerWorkerOptions } from "./TrainerWorker.js";
+
+export interface RoundTrainerOptions {
+  /** The trainer's log text (anything that is not a protocol line). Defaults to none. */
+  onLog?: (line: string) => void;
+  /** PyTorch CPU threads (0: PyTorch's default). Defaults to 0. */
+  threads?: number;
+  /** PyTorch device. Defaults to "auto" (CUDA when available). */
+  device?: string;
+}
+
+/**
+ * Starts the configured trainer as a persistent worker speaking the trainer line protocol: the
+ * built-in "gguf" (resources/trainers/train_gguf.py) or "hf" (train_lora.py) trainer with
+ * training.python, or a custom `{"command": [program, script, ...args]}` (the worker flags
+ * `--worker --device --dtype --threads` are appended).
+ */
+export async function createRoundTrainer(config: TrainingConfig, options: RoundTrainerOptions = {}): Promise<RoundTrainer> {
+  const trainer = config.trainer;
+  const base: TrainerWorkerOptions = { onLog: options.onLog, threads: options.threads, device: options.device };
+  let workerOptions: TrainerWorkerOptions;
+  if (trainer.kind === "command") {
+    const [program, script, ...args] = trainer.command;
+    if (!script) throw new Error(`training.trainer.command: expected [program, script, ...args], got ${JSON.stringify(trainer.command)}`);
+    workerOptions = { ...base, python: program, script, extraArgs: args, env: trainer.env, cwd: trainer.cwd ?? undefined };
+  } else {
+    workerOptions = { ...base, trainer: trainer.kind, python: config.python ?? undefined };
+  }
+  const worker = await TrainerWorker.start(workerOptions);
+  return {
+    async train(request, { signal, onProgress }) {
+      const result = await worker.train(request, { signal, onProgress: (p) => onProgress?.({ step: p.step, steps: p.steps, loss: p.loss }) });
+      const metrics = Object.fromEntries(Object.entries(result.metrics).filter((entry): entry is [string, number] => typeof entry[1] === "number"));
+      const mismatch = result.mismatch ? { meanAbsDiff: result.mismatch.meanAbsDiff, maxAbsDiff: result.mismatch.maxAbsDiff, tokens: result.mismatch.tokens } : null;
+      return { adapterPath: result.adapterPath, metrics, mismatch };
+    },
+    dispose: () => worker.dispose(),
+  };
+}
