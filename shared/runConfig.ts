@@ -42,6 +42,8 @@ export interface DesignerConfig {
   difficulties: string[];
   /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
   thinking: ThinkingMode;
+  /** The reference's f-string brace repair of the designer's code, run in the sandbox before validation. Defaults to true. */
+  repairBraces: boolean;
 }
 
 export interface MemoryConfig {
@@ -209,7 +211,7 @@ function readCorpus(where: string, value: unknown): CorpusConfig {
 }
 
 function readDesigner(where: string, value: unknown): DesignerConfig {
-  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "temperature", "maxTokens", "skills", "difficulties", "thinking"]);
+  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "temperature", "maxTokens", "skills", "difficulties", "thinking", "repairBraces"]);
   const kind = (optional(o.kind, (v) => readString(where, "designer.kind", v, { oneOf: ["llm", "fixed"] })) ?? "llm") as DesignerConfig["kind"];
   const set = optional(o.set ?? undefined, (v) => readString(where, "designer.set", v, { nonEmpty: true })) ?? null;
   if (kind === "fixed" && set === null) throw new InputError(`${where}: designer.set: required when designer.kind is "fixed" (the environment set to draw from)`);
@@ -222,6 +224,7 @@ function readDesigner(where: string, value: unknown): DesignerConfig {
     skills: optional(o.skills, (v) => readStringArray(where, "designer.skills", v)) ?? defaultSkills,
     difficulties: optional(o.difficulties, (v) => readStringArray(where, "designer.difficulties", v)) ?? ["easy", "medium", "hard"],
     thinking: readThinking(where, "designer.thinking", o.thinking),
+    repairBraces: optional(o.repairBraces, (v) => readBoolean(where, "designer.repairBraces", v)) ?? true,
   };
 }
 

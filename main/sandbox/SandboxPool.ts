@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { resourcePath } from "../paths.js";
 import { SandboxUnconfinedError, unconfinedAllowedByEnvironment, type ConfinementMode } from "./confinement/chooseConfinement.js";
 import type { EnvSession } from "./EnvSession.js";
-import { SandboxCrashedError, SandboxTimeoutError } from "./errors.js";
+import { SandboxCrashedError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
+import type { RepairResult } from "./protocol.js";
 import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessReply, SandboxEnvSession, type SessionLimits } from "./SandboxEnvSession.js";
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
@@ -80,7 +81,7 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py"];
+const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py"];
 let warnedUnconfined = false;
 /** Memory assumed per sandbox before one was measured, in MiB. */
 const ASSUMED_PROCESS_MB = 160;
@@ -251,7 +252,7 @@ export class SandboxPool {
       deadlineAt: options.deadlineAt ?? null,
     };
     const process = await this.acquire(code, limits.deadlineAt);
-    const reused = process.boundCode !== null;
+    const reused = process.sessions > 0;
     process.boundCode = code;
     process.sessions++;
     const reply = await process
@@ -282,6 +283,36 @@ export class SandboxPool {
       throw harnessErrorToException(response.error);
     }
     return session;
+  }
+
+  /**
+   * The f-string brace repair of `code` in a sandbox process (parsed only, never run), within
+   * `timeoutMs` (the wait for a process included). It takes `code`'s own idle process or a
+   * never-used one; a never-used one is then bound to the repaired code and kept idle, so the
+   * validation of that code plays in it (after a restore of the pristine interpreter) and no
+   * process is spent on the repair. Throws the sandbox's errors (timeout, crash, protocol).
+   */
+  async repairBraces(code: string, timeoutMs: number): Promise<RepairResult> {
+    if (typeof code !== "string") throw new TypeError("SandboxPool.repairBraces(code) expects the environment's Python source as a string");
+    const deadlineAt = Date.now() + timeoutMs;
+    const process = await this.acquire(code, deadlineAt);
+    const neverUsed = process.boundCode === null;
+    let result: RepairResult;
+    let kept: boolean;
+    try {
+      const reply = await process.request({ op: "repair", code }, "repair", callTimeout(timeoutMs, deadlineAt));
+      kept = reply.kept === true;
+      const response = parseHarnessReply<unknown>(reply, "repair");
+      if (!response.ok) throw harnessErrorToException(response.error);
+      result = checkedRepairResult(response.result, code);
+    } catch (error) {
+      process.kill();
+      this.release(process, false);
+      throw error;
+    }
+    if (neverUsed) process.boundCode = result.code ?? code;
+    this.release(process, kept);
+    return result;
   }
 
   /** Kills every sandbox process; pending `open()` calls fail. */
@@ -455,4 +486,24 @@ export class SandboxPool {
     if (wasLive) this.counters.processesReplaced++;
     this.topUp();
   }
+}
+
+/** Braces only, as the repair may add them. */
+function withoutBraces(text: string): string {
+  return text.replace(/[{}]/g, "");
+}
+
+/** The harness's repair answer, checked: a lying child cannot hand back other code than the input with braces added. */
+function checkedRepairResult(value: unknown, code: string): RepairResult {
+  const fail = (detail: string) => new SandboxProtocolError("repair", `the repair answer ${detail}`);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw fail("is not an object");
+  const result = value as Record<string, unknown>;
+  const keys = Object.keys(result).sort().join(",");
+  if (keys !== "code,failure,parses,rounds") throw fail(`has the fields ${keys.slice(0, 80)}`);
+  if (!(result.code === null || typeof result.code === "string")) throw fail("has a code that is not a string");
+  if (!Number.isSafeInteger(result.rounds) || (result.rounds as number) < 0 || (result.rounds as number) > 20) throw fail("has rounds that are not a whole number from 0 to 20");
+  if (typeof result.parses !== "boolean") throw fail("has no parses flag");
+  if (!(result.failure === null || (typeof result.failure === "string" && result.failure.length <= 200))) throw fail("has a failure that is not a short string");
+  if (typeof result.code === "string" && (result.code.length < code.length || withoutBraces(result.code) !== withoutBraces(code))) throw fail("changed more than braces");
+  return { code: result.code, rounds: result.rounds as number, parses: result.parses, failure: result.failure };
 }

@@ -8,7 +8,8 @@ export type ChildRequest =
   | { op: "init"; files: Record<string, string>; snapshotPath: string | null; wantSnapshot: boolean }
   | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number }
   | { op: "call"; json: string }
-  | { op: "close" };
+  | { op: "close" }
+  | { op: "repair"; code: string };
 
 /** A reply frame of the child (checked field by field by SandboxProcess before use). */
 export interface ChildReply {
@@ -19,7 +20,7 @@ export interface ChildReply {
   reply?: Record<string, unknown>;
   /** open: ms spent putting the pristine interpreter back (null for the first play). */
   resetMs?: number | null;
-  /** close: the interpreter can be restored exactly for another play of the same code. */
+  /** close, repair: the interpreter can be restored exactly for another play of the same code. */
   kept?: boolean;
   /** init: the snapshot the child made (base64), when asked for one. */
   snapshot?: string | null;
@@ -68,3 +69,15 @@ export interface CloseResult {
   closeError: string | null;
 }
 
+
+/** The harness's answer to a brace repair (checked by SandboxPool.repairBraces). */
+export interface RepairResult {
+  /** The repaired code; null when the repair changed nothing. */
+  code: string | null;
+  /** Lines rewritten. */
+  rounds: number;
+  /** The result is known to parse. */
+  parses: boolean;
+  /** The parser failed other than with a syntax error (e.g. "MemoryError" for a parser stack overflow): the code is unchanged. */
+  failure: string | null;
+}

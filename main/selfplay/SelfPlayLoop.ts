@@ -5,6 +5,7 @@ import type { Corpus } from "../corpus/Corpus.js";
 import { countWords, truncateWords } from "../corpus/truncateWords.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
+import { repairFStringBraces } from "../sandbox/repairFStringBraces.js";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { upsertDocument } from "../store/queries/documents.js";
@@ -174,7 +175,8 @@ export class SelfPlayLoop {
         if (this.deps.signal?.aborted) return "interrupted";
         throw error;
       }
-      const code = extractPythonCode(reply.text);
+      const extracted = extractPythonCode(reply.text);
+      const code = extracted !== null && this.config.designer.repairBraces ? await repairFStringBraces(this.deps.pool, extracted) : extracted;
       this.emit({ type: "slotPhase", runId: this.runId, iteration, slot, slots: this.config.envsPerIteration, phase: "validating" });
       const validation = code === null ? noCodeReport() : await validateEnvironment(this.deps.pool, code, { timeoutMs: this.config.sandbox.validationTimeoutMs });
       const id = transaction(db, () => {

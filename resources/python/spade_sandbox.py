@@ -47,12 +47,13 @@ for _name in PRELOADED:
     __import__(_name)
 
 import spade_env  # noqa: E402
+import spade_repair  # noqa: E402
 
 ENV_MODULE = "spade_environment"
 ENV_FILE = "environment.py"
 BLOCKED_IMPORTS = frozenset({
     "js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "ctypes", "_ctypes",
-    "spade_sandbox", "_testcapi", "_testinternalcapi", "_xxsubinterpreters", "_interpreters",
+    "spade_sandbox", "spade_repair", "_testcapi", "_testinternalcapi", "_xxsubinterpreters", "_interpreters",
     "_interpqueues", "_interpchannels", "concurrent.interpreters",
 })
 REFUSED_EVENTS = frozenset({
@@ -393,7 +394,22 @@ def prepare():
         gc_collect(0)
         return {"clean": None, "difference": None, "closeError": error}
 
-    operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close}
+    repair_braces = spade_repair.repair
+
+    def op_repair(request):
+        """The reference's f-string brace repair of the code: only parses it, never runs it. A
+        parser failure other than a syntax error (a stack overflow on deep nesting...) leaves the
+        code unchanged and is named in ``failure``."""
+        code = request["code"]
+        if type_(code) is not str:
+            raise ContractError("repair: the code must be a str")
+        try:
+            repaired, rounds, parses = repair_braces(code)
+        except Exception as exc:
+            return {"code": None, "rounds": 0, "parses": False, "failure": type_(exc).__name__}
+        return {"code": None if repaired == code else repaired, "rounds": rounds, "parses": parses, "failure": None}
+
+    operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close, "repair": op_repair}
 
     def error_response(kind, exc, op):
         # The message comes from the exception's own __str__ (environment code, so still under
@@ -463,7 +479,7 @@ def prepare():
             operation = operations.get(op)
             if operation is None:
                 raise ContractError(f"unknown sandbox operation {op!r}")
-            if op not in ("open", "close") and "env" not in session:
+            if op not in ("open", "close", "repair") and "env" not in session:
                 raise ContractError(f"{op}() called before the environment was created")
             response = {"ok": True, "result": operation(request)}
         except ContractError as exc:

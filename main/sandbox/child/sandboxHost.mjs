@@ -298,6 +298,26 @@ function open(request) {
   return { json, resetMs };
 }
 
+/**
+ * The f-string brace repair of `request.code`: parsed only, never run. The interpreter is first
+ * put back to its pristine state when anything ran in it, and is left marked for a restore before
+ * its next play. A never-used child is bound to the code the repair produced (its validation
+ * plays here next); a bound child only repairs its own code.
+ * @param {{ code: string }} request
+ */
+function repair(request) {
+  if (typeof request.code !== "string") throw new Error("repair needs the code");
+  if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
+  if (dirty) restorePristine();
+  dirty = true;
+  const json = handle(JSON.stringify({ op: "repair", code: request.code }));
+  if (boundCode === null) {
+    const answer = JSON.parse(json);
+    boundCode = answer?.ok === true && typeof answer.result?.code === "string" ? answer.result.code : request.code;
+  }
+  return { json, kept: fingerprint() === pristineFingerprint };
+}
+
 function close() {
   const json = handle(JSON.stringify({ op: "close" }));
   // Kept only when the next play can be restored exactly.
@@ -324,6 +344,10 @@ function answer(request) {
         return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"reply":${handle(request.json)}}`;
       case "close": {
         const { json, kept } = close();
+        return `{"id":${id},"ok":true,"output":"","kept":${kept},"reply":${json}}`;
+      }
+      case "repair": {
+        const { json, kept } = repair(request);
         return `{"id":${id},"ok":true,"output":"","kept":${kept},"reply":${json}}`;
       }
       default:
