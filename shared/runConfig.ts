@@ -3,26 +3,54 @@ import type { ThinkingMode } from "./llm.js";
 import { parseTrainingConfig, type TrainingConfig } from "./trainingConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { optional, readBoolean, readInteger, readNumber, readObject, readString, readStringArray } from "./validation/fields.js";
+import { recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
+import { recipeGameSkills } from "./skills.js";
 
-/** The designer reward variants (SPADE-NOTES "Designer reward"). */
+export { recipeNames, type RecipeName } from "./runRecipes.js";
+
+/**
+ * The designer reward variants. `blend`, `regret`, `solveRate` and `learningPotential` are the
+ * reference's; `variance` is the reference's learning potential with its variance add-on;
+ * `azr` and `rzero` are this project's additions (from those peers' papers).
+ */
 export const rewardKinds = ["blend", "regret", "solveRate", "learningPotential", "variance", "azr", "rzero"] as const;
 export type RewardKind = (typeof rewardKinds)[number];
 
 export interface RewardConfig {
-  /** Defaults to "blend": 0.4 * clip(regret / 0.15, 0, 1) + 0.6 * plateau(winRate). */
+  /** Defaults to "blend": 0.4 * clip(regret / 0.15, 0, 1) + 0.6 * plateau(mean return), negatives masked. */
   kind: RewardKind;
   /** Regret that earns the full regret term. Defaults to 0.15. */
   regretScale: number;
-  /** Weight of the regret term in the blend. Defaults to 0.4 (the plateau gets the rest). */
+  /** Weight of the regret term in the blend. Defaults to 0.4. */
   regretWeight: number;
-  /** Win-rate plateau where the solve-rate term is 1. Defaults to [0.4, 0.6]. */
+  /** Weight of the plateau term in the blend. Defaults to 1 - regretWeight (0.6). */
+  plateauWeight: number;
+  /** Plateau where the solve-rate term is 1. Defaults to [0.4, 0.6]. */
   plateau: [number, number];
   /** Width of the linear ramp on either side of the plateau. Defaults to 0.25. */
   ramp: number;
-  /** Designer reward when a play hit the step deadline. Defaults to -0.5. */
+  /** Designer reward of a game whose play hit the step deadline (the reference's `regret_based` variant). Defaults to -0.5. */
   timeoutPenalty: number;
+  /** Deviation: the timeout penalty also replaces the blend (the reference's blend has no timeout term). Defaults to false. */
+  timeoutInBlend: boolean;
   /** Designer reward of an attempt that never became valid. Defaults to 0. */
   invalidReward: number;
+  /** Rollouts after a regeneration at which its designer reward is computed (the reference's proposer delay). Defaults to the recipe's (4 games, 8 tool use). */
+  proposerDelay: number;
+  /** Skill-centred designer rewards are multiplied by this for the designer's advantage. Defaults to the recipe's (32 games, 50 tool use). */
+  scale: number;
+  /** Fast EMA constant of the learning-potential tracker. Defaults to 0.98. */
+  lpFastGamma: number;
+  /** Slow EMA constant (the baseline). Defaults to 0.85. */
+  lpSlowGamma: number;
+  /** Blend weight of the micro learning potential (slope of the per-rollout mean return over the window). Defaults to 0. */
+  microLpWeight: number;
+  /** Defaults to 0.1. */
+  microLpScale: number;
+  /** Blend weight of the frontier penalty (mean return - 0.5)^2. Defaults to 0. */
+  frontierWeight: number;
+  /** Defaults to 0.08. */
+  frontierScale: number;
 }
 
 export interface DesignerConfig {
@@ -30,16 +58,24 @@ export interface DesignerConfig {
   kind: "llm" | "fixed";
   /** The environment set a fixed designer draws from. Required with kind "fixed". */
   set: string | null;
-  /** Designer calls per environment, repairs included. Defaults to 3. */
+  /** Designer calls per slot, each an independent sample (or a repair turn with `repair`). Defaults to 5. */
   attempts: number;
-  /** Defaults to 1.0. */
+  /** Deviation: a failed attempt is followed by a repair turn with the validator's error instead of an independent re-sample. Defaults to false. */
+  repair: boolean;
+  /** Defaults to the recipe's (0.6). */
   temperature: number;
-  /** Defaults to 4096. */
+  /** Defaults to the recipe's (16384). */
   maxTokens: number;
-  /** Skills drawn per environment. Defaults to SPADE's cognitive skills. */
+  /** The configured skills, rotated `skillsPerRegen` at a time. Defaults to the recipe's six. */
   skills: string[];
-  /** Difficulties drawn per environment. Defaults to ["easy", "medium", "hard"]. */
+  /** The difficulty every game is asked for. Defaults to "medium". */
+  difficulty: string;
+  /** Deviation: draw each slot's difficulty from `difficulties` at random. Defaults to false (true when only `difficulties` is given). */
+  randomDifficulty: boolean;
+  /** Difficulties drawn with `randomDifficulty`. Defaults to ["easy", "medium", "hard"]. */
   difficulties: string[];
+  /** Tool-use environments (`ToolUseBaseEnv`, tool calls). Defaults to the recipe's (false games, true tool use). */
+  toolUse: boolean;
   /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
   thinking: ThinkingMode;
   /** The reference's f-string brace repair of the designer's code, run in the sandbox before validation. Defaults to true. */
@@ -53,7 +89,7 @@ export interface MemoryConfig {
   capacity: number;
   /** Reference environments shown per designer call. Defaults to 2. */
   references: number;
-  /** Novelty check before an environment enters memory. Defaults to true. */
+  /** Deviation: a novelty check keeps near-duplicates out of memory (the reference has none). Defaults to false. */
   novelty: boolean;
   /** Code similarity (0..1) at or above which an environment is a near-duplicate. Defaults to 0.85. */
   codeSimilarity: number;
@@ -63,17 +99,34 @@ export interface MemoryConfig {
 
 export interface CorpusConfig {
   path: string;
-  /** Defaults to 6000 words. */
+  /** Defaults to the recipe's (6000 words games, 4000 tool use). */
   maxWords: number;
 }
 
 export interface AgentConfig {
   /** Defaults to 0.6. */
   temperature: number;
-  /** Defaults to 512. */
+  /** Defaults to 0.95. */
+  topP: number;
+  /** Defaults to 20. */
+  topK: number;
+  /** Defaults to 8192. */
   maxTokens: number;
   /** Keep only the last N exchanges in the agent's prompt. Defaults to all. */
   historyTurns: number | null;
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  thinking: ThinkingMode;
+}
+
+export interface HintConfig {
+  /** Defaults to 0.3. */
+  temperature: number;
+  /** Defaults to the recipe's (4096 games, 2048 tool use). */
+  maxTokens: number;
+  /** Deviation: a written hint that spells out the solution is asked for again, then redacted. Defaults to false. */
+  leakCheck: boolean;
+  /** Deviation: an environment's own `hint()` is used instead of the hint writer (it passes the leak check). Defaults to false. */
+  useEnvHint: boolean;
   /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
   thinking: ThinkingMode;
 }
@@ -83,31 +136,45 @@ export interface SandboxConfig {
   stepTimeoutMs: number;
   /** Defaults to 60000 ms. */
   validationTimeoutMs: number;
+  /** Sandbox processes kept for the run; null sizes the pool from the backend's concurrency and free memory. Defaults to null. */
+  processes: number | null;
   /** Run generated code even where no OS confinement (bubblewrap, sandbox-exec) is available: reduced isolation. Defaults to false (the SPADE_SANDBOX_ALLOW_UNCONFINED=1 environment variable also allows it). */
   allowUnconfined: boolean;
 }
 
 export interface RunConfig {
+  /** The reference recipe whose values are the defaults. Defaults to "spade-games". */
+  recipe: RecipeName;
   /** The workspace database. Relative to the config file. */
   db: string;
   name: string | null;
+  /** Defaults to 42. */
   seed: number;
+  /** Rollouts (an iteration is one rollout of the reference). Defaults to 400. */
   iterations: number;
+  /** Games per regeneration batch (slots). Defaults to 24. */
   envsPerIteration: number;
+  /** Unhinted plays of every game in every rollout, the canary included. Defaults to 16. */
   plays: number;
+  /** Hinted plays of every game, once, in the rollout that generated it. Defaults to 16. */
   hintPlays: number;
+  /** Defaults to 25. */
   maxTurns: number;
+  /** Games are generated every this many rollouts and replayed in between. Defaults to the recipe's (4 games, 8 tool use). */
+  regenerationInterval: number;
+  /** Skills rotated in per regeneration; null = all. Defaults to the recipe's (3 games, all for tool use). */
+  skillsPerRegen: number | null;
   /** The model: a local GGUF through node-llama-cpp, or an OpenAI-compatible server. */
   backend: BackendConfig;
   /** null: no grounding document (ablation "no corpus"). */
   corpus: CorpusConfig | null;
-  /** One canary play before the batch. Defaults to true. */
+  /** The first unhinted play of each game in each rollout runs alone; a time-out skips the rest. Defaults to true. */
   canary: boolean;
   designer: DesignerConfig;
   reward: RewardConfig;
   memory: MemoryConfig;
   agent: AgentConfig;
-  hint: { temperature: number; maxTokens: number; thinking: ThinkingMode };
+  hint: HintConfig;
   sandbox: SandboxConfig;
   /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
   trainer?: TrainerConfig;
@@ -154,32 +221,33 @@ export interface TrainerConfig {
   eval: TrainerEvalConfig | null;
 }
 
-export const defaultSkills = [
-  "Mathematical Reasoning",
-  "Logical Deduction",
-  "Planning",
-  "Spatial Reasoning",
-  "Algorithmic Thinking",
-  "Causal Reasoning",
-];
+/** The games recipe's skills (kept for callers of the old name). */
+export const defaultSkills: readonly string[] = recipeGameSkills;
 
 /** A run's name is a label: at most this many characters. */
 export const maxRunNameLength = 200;
 
-const topKeys = ["db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer", "training"];
+const topKeys = ["recipe", "db", "name", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "regenerationInterval", "skillsPerRegen", "backend", "corpus", "canary", "designer", "reward", "memory", "agent", "hint", "sandbox", "trainer", "training"];
 
 /**
  * Reads a run config (the JSON of `spade run --config`). Unknown keys and wrong types are refused
- * with a message naming the key; `where` names the file. Paths stay as written: the caller resolves
- * them against the config file's folder. A parsed config reads back as itself (runs store theirs).
+ * with a message naming the key; `where` names the file. Keys left out take the recipe's value
+ * (`recipe`, default "spade-games"). Paths stay as written: the caller resolves them against the
+ * config file's folder. A parsed config reads back as itself (runs store theirs).
  */
 export function parseRunConfig(value: unknown, where: string): RunConfig {
   const c = readObject(where, "", value, topKeys);
-  for (const key of ["db", "seed", "iterations", "envsPerIteration", "plays", "hintPlays", "maxTurns", "backend", "corpus"]) {
+  for (const key of ["db", "backend", "corpus"]) {
     if (!(key in c)) throw new InputError(`${where}: ${key}: required key is missing`);
   }
-  const int = (key: string, min: number) => readInteger(where, key, c[key], min);
+  const recipe = (optional(c.recipe, (v) => readString(where, "recipe", v, { oneOf: recipeNames })) ?? "spade-games") as RecipeName;
+  const d = recipeDefaults(recipe);
+  const int = (key: "seed" | "iterations" | "envsPerIteration" | "plays" | "hintPlays" | "maxTurns" | "regenerationInterval", min: number) =>
+    optional(c[key], (v) => readInteger(where, key, v, min)) ?? d[key];
+  const designer = readDesigner(where, c.designer, d);
+  const skillsPerRegen = c.skillsPerRegen === undefined ? d.skillsPerRegen : c.skillsPerRegen === null ? null : readInteger(where, "skillsPerRegen", c.skillsPerRegen, 1, designer.skills.length);
   return {
+    recipe,
     db: readString(where, "db", c.db, { nonEmpty: true }),
     name: optional(c.name ?? undefined, (v) => readString(where, "name", v, { maxLength: maxRunNameLength })) ?? null,
     seed: int("seed", 0),
@@ -188,48 +256,62 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     plays: int("plays", 1),
     hintPlays: int("hintPlays", 0),
     maxTurns: int("maxTurns", 1),
+    regenerationInterval: int("regenerationInterval", 1),
+    skillsPerRegen: skillsPerRegen === null ? null : Math.min(skillsPerRegen, designer.skills.length),
     backend: parseBackendConfig(c.backend, where),
-    corpus: c.corpus === null ? null : readCorpus(where, c.corpus),
+    corpus: c.corpus === null ? null : readCorpus(where, c.corpus, d),
     canary: optional(c.canary, (v) => readBoolean(where, "canary", v)) ?? true,
-    designer: readDesigner(where, c.designer),
-    reward: readReward(where, c.reward),
+    designer,
+    reward: readReward(where, c.reward, d),
     memory: readMemory(where, c.memory),
-    agent: readAgent(where, c.agent),
-    hint: readHint(where, c.hint),
+    agent: readAgent(where, c.agent, d),
+    hint: readHint(where, c.hint, d),
     sandbox: readSandbox(where, c.sandbox),
     ...(c.trainer === undefined ? {} : { trainer: readTrainer(where, c.trainer) }),
     ...(c.training === undefined ? {} : { training: parseTrainingConfig(where, c.training) }),
   };
 }
 
-function readCorpus(where: string, value: unknown): CorpusConfig {
+function readCorpus(where: string, value: unknown, d: RecipeDefaults): CorpusConfig {
   const o = readObject(where, "corpus", value, ["path", "maxWords"]);
   return {
     path: readString(where, "corpus.path", o.path, { nonEmpty: true }),
-    maxWords: optional(o.maxWords, (v) => readInteger(where, "corpus.maxWords", v, 1)) ?? 6000,
+    maxWords: optional(o.maxWords, (v) => readInteger(where, "corpus.maxWords", v, 1)) ?? d.corpusMaxWords,
   };
 }
 
-function readDesigner(where: string, value: unknown): DesignerConfig {
-  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "temperature", "maxTokens", "skills", "difficulties", "thinking", "repairBraces"]);
+function readDesigner(where: string, value: unknown, d: RecipeDefaults): DesignerConfig {
+  const o = readObject(where, "designer", value ?? {}, ["kind", "set", "attempts", "repair", "temperature", "maxTokens", "skills", "difficulty", "randomDifficulty", "difficulties", "toolUse", "thinking", "repairBraces"]);
   const kind = (optional(o.kind, (v) => readString(where, "designer.kind", v, { oneOf: ["llm", "fixed"] })) ?? "llm") as DesignerConfig["kind"];
   const set = optional(o.set ?? undefined, (v) => readString(where, "designer.set", v, { nonEmpty: true })) ?? null;
   if (kind === "fixed" && set === null) throw new InputError(`${where}: designer.set: required when designer.kind is "fixed" (the environment set to draw from)`);
+  const skills = optional(o.skills, (v) => readStringArray(where, "designer.skills", v)) ?? d.designer.skills;
+  if (skills.length === 0) throw new InputError(`${where}: designer.skills: expected at least one skill, got []`);
+  const difficulties = optional(o.difficulties, (v) => readStringArray(where, "designer.difficulties", v)) ?? ["easy", "medium", "hard"];
+  if (difficulties.length === 0) throw new InputError(`${where}: designer.difficulties: expected at least one difficulty, got []`);
   return {
     kind,
     set,
-    attempts: optional(o.attempts, (v) => readInteger(where, "designer.attempts", v, 1, 20)) ?? 3,
-    temperature: optional(o.temperature, (v) => readNumber(where, "designer.temperature", v, 0, 5)) ?? 1.0,
-    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "designer.maxTokens", v, 1)) ?? 4096,
-    skills: optional(o.skills, (v) => readStringArray(where, "designer.skills", v)) ?? defaultSkills,
-    difficulties: optional(o.difficulties, (v) => readStringArray(where, "designer.difficulties", v)) ?? ["easy", "medium", "hard"],
+    attempts: optional(o.attempts, (v) => readInteger(where, "designer.attempts", v, 1, 20)) ?? d.designer.attempts,
+    repair: optional(o.repair, (v) => readBoolean(where, "designer.repair", v)) ?? false,
+    temperature: optional(o.temperature, (v) => readNumber(where, "designer.temperature", v, 0, 5)) ?? d.designer.temperature,
+    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "designer.maxTokens", v, 1)) ?? d.designer.maxTokens,
+    skills,
+    difficulty: optional(o.difficulty, (v) => readString(where, "designer.difficulty", v, { nonEmpty: true })) ?? d.designer.difficulty,
+    // A config written before `randomDifficulty` existed drew from its `difficulties`: keep that.
+    randomDifficulty: optional(o.randomDifficulty, (v) => readBoolean(where, "designer.randomDifficulty", v)) ?? o.difficulties !== undefined,
+    difficulties,
+    toolUse: optional(o.toolUse, (v) => readBoolean(where, "designer.toolUse", v)) ?? d.designer.toolUse,
     thinking: readThinking(where, "designer.thinking", o.thinking),
     repairBraces: optional(o.repairBraces, (v) => readBoolean(where, "designer.repairBraces", v)) ?? true,
   };
 }
 
-function readReward(where: string, value: unknown): RewardConfig {
-  const o = readObject(where, "reward", value ?? {}, ["kind", "regretScale", "regretWeight", "plateau", "ramp", "timeoutPenalty", "invalidReward"]);
+function readReward(where: string, value: unknown, d: RecipeDefaults): RewardConfig {
+  const o = readObject(where, "reward", value ?? {}, [
+    "kind", "regretScale", "regretWeight", "plateauWeight", "plateau", "ramp", "timeoutPenalty", "timeoutInBlend", "invalidReward",
+    "proposerDelay", "scale", "lpFastGamma", "lpSlowGamma", "microLpWeight", "microLpScale", "frontierWeight", "frontierScale",
+  ]);
   let plateau: [number, number] = [0.4, 0.6];
   if (o.plateau !== undefined) {
     if (!Array.isArray(o.plateau) || o.plateau.length !== 2) throw new InputError(`${where}: reward.plateau: expected [low, high], got ${JSON.stringify(o.plateau)}`);
@@ -237,14 +319,29 @@ function readReward(where: string, value: unknown): RewardConfig {
     const high = readNumber(where, "reward.plateau[1]", o.plateau[1], low, 1);
     plateau = [low, high];
   }
+  const num = (key: string, min: number, max: number, fallback: number) => optional(o[key], (v) => readNumber(where, `reward.${key}`, v, min, max)) ?? fallback;
+  const regretWeight = num("regretWeight", 0, 1, 0.4);
+  const lpFastGamma = num("lpFastGamma", 0, 1, 0.98);
+  const lpSlowGamma = num("lpSlowGamma", 0, 1, 0.85);
+  if (!(lpFastGamma > lpSlowGamma)) throw new InputError(`${where}: reward.lpFastGamma: expected a number above reward.lpSlowGamma (${lpSlowGamma}), got ${lpFastGamma}`);
   return {
     kind: (optional(o.kind, (v) => readString(where, "reward.kind", v, { oneOf: rewardKinds })) ?? "blend") as RewardKind,
-    regretScale: optional(o.regretScale, (v) => readNumber(where, "reward.regretScale", v, 1e-9)) ?? 0.15,
-    regretWeight: optional(o.regretWeight, (v) => readNumber(where, "reward.regretWeight", v, 0, 1)) ?? 0.4,
+    regretScale: num("regretScale", 1e-9, Infinity, 0.15),
+    regretWeight,
+    plateauWeight: num("plateauWeight", 0, 10, 1 - regretWeight),
     plateau,
-    ramp: optional(o.ramp, (v) => readNumber(where, "reward.ramp", v, 0, 1)) ?? 0.25,
-    timeoutPenalty: optional(o.timeoutPenalty, (v) => readNumber(where, "reward.timeoutPenalty", v, -10, 10)) ?? -0.5,
-    invalidReward: optional(o.invalidReward, (v) => readNumber(where, "reward.invalidReward", v, -10, 10)) ?? 0,
+    ramp: num("ramp", 0, 1, 0.25),
+    timeoutPenalty: num("timeoutPenalty", -10, 10, -0.5),
+    timeoutInBlend: optional(o.timeoutInBlend, (v) => readBoolean(where, "reward.timeoutInBlend", v)) ?? false,
+    invalidReward: num("invalidReward", -10, 10, 0),
+    proposerDelay: optional(o.proposerDelay, (v) => readInteger(where, "reward.proposerDelay", v, 0, 1000)) ?? d.reward.proposerDelay,
+    scale: num("scale", 0, 1e6, d.reward.scale),
+    lpFastGamma,
+    lpSlowGamma,
+    microLpWeight: num("microLpWeight", 0, 10, 0),
+    microLpScale: num("microLpScale", 1e-9, Infinity, 0.1),
+    frontierWeight: num("frontierWeight", 0, 10, 0),
+    frontierScale: num("frontierScale", 1e-9, Infinity, 0.08),
   };
 }
 
@@ -254,27 +351,31 @@ function readMemory(where: string, value: unknown): MemoryConfig {
     enabled: optional(o.enabled, (v) => readBoolean(where, "memory.enabled", v)) ?? true,
     capacity: optional(o.capacity, (v) => readInteger(where, "memory.capacity", v, 1)) ?? 200,
     references: optional(o.references, (v) => readInteger(where, "memory.references", v, 0, 10)) ?? 2,
-    novelty: optional(o.novelty, (v) => readBoolean(where, "memory.novelty", v)) ?? true,
+    novelty: optional(o.novelty, (v) => readBoolean(where, "memory.novelty", v)) ?? false,
     codeSimilarity: optional(o.codeSimilarity, (v) => readNumber(where, "memory.codeSimilarity", v, 0, 1)) ?? 0.85,
     observationSimilarity: optional(o.observationSimilarity, (v) => readNumber(where, "memory.observationSimilarity", v, 0, 1)) ?? 0.9,
   };
 }
 
-function readAgent(where: string, value: unknown): AgentConfig {
-  const o = readObject(where, "agent", value ?? {}, ["temperature", "maxTokens", "historyTurns", "thinking"]);
+function readAgent(where: string, value: unknown, d: RecipeDefaults): AgentConfig {
+  const o = readObject(where, "agent", value ?? {}, ["temperature", "topP", "topK", "maxTokens", "historyTurns", "thinking"]);
   return {
-    temperature: optional(o.temperature, (v) => readNumber(where, "agent.temperature", v, 0, 5)) ?? 0.6,
-    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "agent.maxTokens", v, 1)) ?? 512,
+    temperature: optional(o.temperature, (v) => readNumber(where, "agent.temperature", v, 0, 5)) ?? d.agent.temperature,
+    topP: optional(o.topP, (v) => readNumber(where, "agent.topP", v, 0, 1)) ?? d.agent.topP,
+    topK: optional(o.topK, (v) => readInteger(where, "agent.topK", v, 0)) ?? d.agent.topK,
+    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "agent.maxTokens", v, 1)) ?? d.agent.maxTokens,
     historyTurns: optional(o.historyTurns ?? undefined, (v) => readInteger(where, "agent.historyTurns", v, 1)) ?? null,
     thinking: readThinking(where, "agent.thinking", o.thinking),
   };
 }
 
-function readHint(where: string, value: unknown): RunConfig["hint"] {
-  const o = readObject(where, "hint", value ?? {}, ["temperature", "maxTokens", "thinking"]);
+function readHint(where: string, value: unknown, d: RecipeDefaults): HintConfig {
+  const o = readObject(where, "hint", value ?? {}, ["temperature", "maxTokens", "leakCheck", "useEnvHint", "thinking"]);
   return {
-    temperature: optional(o.temperature, (v) => readNumber(where, "hint.temperature", v, 0, 5)) ?? 0.3,
-    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "hint.maxTokens", v, 1)) ?? 256,
+    temperature: optional(o.temperature, (v) => readNumber(where, "hint.temperature", v, 0, 5)) ?? d.hint.temperature,
+    maxTokens: optional(o.maxTokens, (v) => readInteger(where, "hint.maxTokens", v, 1)) ?? d.hint.maxTokens,
+    leakCheck: optional(o.leakCheck, (v) => readBoolean(where, "hint.leakCheck", v)) ?? false,
+    useEnvHint: optional(o.useEnvHint, (v) => readBoolean(where, "hint.useEnvHint", v)) ?? false,
     thinking: readThinking(where, "hint.thinking", o.thinking),
   };
 }
@@ -284,10 +385,11 @@ function readThinking(where: string, key: string, value: unknown): ThinkingMode 
 }
 
 function readSandbox(where: string, value: unknown): SandboxConfig {
-  const o = readObject(where, "sandbox", value ?? {}, ["stepTimeoutMs", "validationTimeoutMs", "allowUnconfined"]);
+  const o = readObject(where, "sandbox", value ?? {}, ["stepTimeoutMs", "validationTimeoutMs", "processes", "allowUnconfined"]);
   return {
     stepTimeoutMs: optional(o.stepTimeoutMs, (v) => readInteger(where, "sandbox.stepTimeoutMs", v, 1)) ?? 30_000,
     validationTimeoutMs: optional(o.validationTimeoutMs, (v) => readInteger(where, "sandbox.validationTimeoutMs", v, 1)) ?? 60_000,
+    processes: optional(o.processes ?? undefined, (v) => readInteger(where, "sandbox.processes", v, 1, 1024)) ?? null,
     allowUnconfined: optional(o.allowUnconfined, (v) => readBoolean(where, "sandbox.allowUnconfined", v)) ?? false,
   };
 }

@@ -1,4 +1,7 @@
-/** One section of `spade bench --json`: a name and a measurement that returns flat values (numbers, and a few labels such as the sandbox confinement). */
+/** A measured value: a number (or a label, or null), or a list or object of them (e.g. one entry per concurrency level). */
+export type BenchValue = number | string | null | readonly BenchValue[] | { readonly [key: string]: BenchValue };
+
+/** One section of `spade bench --json`: a name and a measurement that returns its numbers. */
 export interface BenchSection {
   name: string;
   /**
@@ -7,7 +10,7 @@ export interface BenchSection {
    */
   prepare?(log: (line: string) => void): Promise<void>;
   /** Measures and returns the section's object, e.g. `{ stepsPerSec: 41000, ... }`. */
-  run(log: (line: string) => void): Promise<Record<string, number | string | null>>;
+  run(log: (line: string) => void): Promise<Record<string, BenchValue>>;
 }
 
 /** What `spade bench --json` prints for a section that did not run. */
@@ -16,5 +19,5 @@ export interface SkippedSection {
   reason: string;
 }
 
-export type BenchResult = Record<string, Record<string, number | string | null> | SkippedSection>;
+export type BenchResult = Record<string, Record<string, BenchValue> | SkippedSection>;
 

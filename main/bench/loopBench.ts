@@ -15,8 +15,9 @@ const envsPerIteration = 5;
 
 /**
  * The engine's own cost per environment, with a model that answers instantly: designer reply
- * parsing, validation in the sandbox, novelty check, hint, a canary + 8 + 8 plays of 5 turns,
- * statistics, memory and SQLite storage, on a real workspace file.
+ * parsing, validation in the sandbox, hint, 8 plays (a canary among them) + 8 hinted plays of 5 turns,
+ * statistics, memory and SQLite storage, on a real workspace file. Every iteration regenerates
+ * (regenerationInterval 1) so each one designs `envsPerIteration` environments.
  */
 export const loopBench: BenchSection = {
   name: "loop",
@@ -33,7 +34,7 @@ export const loopBench: BenchSection = {
     try {
       const config = parseRunConfig(
         {
-          db: join(dir, "bench.sqlite"), seed: 1, iterations, envsPerIteration, plays: 8, hintPlays: 8, maxTurns: 5,
+          db: join(dir, "bench.sqlite"), seed: 1, iterations, envsPerIteration, plays: 8, hintPlays: 8, maxTurns: 5, regenerationInterval: 1,
           backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null,
         },
         "loop bench",

@@ -1,5 +1,6 @@
 import type { BenchSection } from "./BenchSection.js";
 import { exportBench } from "../training/exportBench.js";
+import { concurrencyBench } from "./concurrencyBench.js";
 import { loopBench } from "./loopBench.js";
 import { prepareUiBench } from "./prepareUiBench.js";
 import { rawTokensBench } from "./rawTokensBench.js";
@@ -10,4 +11,4 @@ import { trainingBench } from "./trainingBench.js";
 import { uiBench } from "./uiBench.js";
 
 /** The benchmark sections, in output order. */
-export const benchSections: BenchSection[] = [sandboxBench, rolloutBench, storeBench, loopBench, { ...uiBench, prepare: prepareUiBench }, rawTokensBench, exportBench, trainingBench];
+export const benchSections: BenchSection[] = [sandboxBench, rolloutBench, storeBench, loopBench, concurrencyBench, { ...uiBench, prepare: prepareUiBench }, rawTokensBench, exportBench, trainingBench];

@@ -27,6 +27,9 @@ export class RunProgress {
         );
         break;
       }
+      case "note":
+        this.line(`iteration ${event.iteration + 1}: ${event.text}`);
+        break;
       case "trainingStarted":
         this.draw(`training round ${event.round + 1} after iteration ${event.afterIteration + 1}: ${event.sequences} sequences`);
         break;

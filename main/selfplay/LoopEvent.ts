@@ -6,6 +6,8 @@ export type LoopEvent =
   | { type: "episodeFinished"; runId: number; environmentId: number; hinted: boolean; playIndex: number; return: number; error: string | null }
   | { type: "environmentScored"; runId: number; environmentId: number; winRate: number | null; regret: number | null; designerReward: number }
   | { type: "iterationCompleted"; runId: number; iteration: number; metrics: Record<string, number> }
+  /** Something the loop changed to keep going, e.g. a grounding document trimmed to fit the context. */
+  | { type: "note"; runId: number; iteration: number; kind: string; text: string }
   | TrainingEvent;
 
 /** A training round's phases: building the batch, training (with the trainer's steps and loss), registering and loading the adapter. */

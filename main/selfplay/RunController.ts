@@ -3,13 +3,22 @@ import { parseRunConfig } from "../../shared/runConfig.js";
 import { openCorpus } from "../corpus/openCorpus.js";
 import { createBackend } from "../llm/createBackend.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
-import { SandboxPool } from "../sandbox/SandboxPool.js";
+import { SandboxPool, type SandboxPoolOptions } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { acquireRunLockPatiently, createRun, getRun, heartbeatRunLock, releaseRunLock, updateRunStatus, type RunStatus } from "../store/queries/runs.js";
 import { createTrainingRound, type TrainingRoundParts } from "../training/createTrainingRound.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import type { TrainingStep } from "./TrainingStep.js";
 import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
+
+/**
+ * The sandbox pool for a run: sized for one play per request the backend serves at once (plus one
+ * for validation); `sandbox.processes` caps the processes alive at once, else the pool caps itself
+ * by free memory. Processes start as plays need them, a few ahead.
+ */
+export function sandboxPoolSizing(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): Pick<SandboxPoolOptions, "concurrency" | "capacity"> {
+  return { concurrency: backend.parallelism + 1, ...(config.sandbox.processes === null ? {} : { capacity: config.sandbox.processes }) };
+}
 
 export type RunControllerEvent =
   | LoopEvent
@@ -136,7 +145,7 @@ export class RunController {
         this.emit({ type: "notice", runId, message: `corpus ${corpus.path}: ${count} line${count === 1 ? " is" : "s are"} not a document and left out (${examples.join("; ")}${count > examples.length ? "; ..." : ""})` });
       }
       const model = (backend = await (this.options.createBackend ?? ((c) => createBackend(c.backend)))(config));
-      const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
+      const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...sandboxPoolSizing(c, model), ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
       const onEvent = (event: LoopEvent) => this.emit(event);
       training = (this.options.createTraining ?? createTrainingRound)(config, { db, runId, backend: model, onEvent });
       const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent, training: training ?? undefined });

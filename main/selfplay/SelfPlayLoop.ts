@@ -2,37 +2,41 @@ import type { ValidationReport } from "../../shared/environment.js";
 import type { ChatMessage } from "../../shared/llm.js";
 import type { RunConfig } from "../../shared/runConfig.js";
 import type { Corpus } from "../corpus/Corpus.js";
-import { countWords, truncateWords } from "../corpus/truncateWords.js";
+import { countWords, truncateDocument } from "../corpus/truncateWords.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
+import { PromptTooLongError } from "../llm/PromptTooLongError.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
 import { repairFStringBraces } from "../sandbox/repairFStringBraces.js";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { upsertDocument } from "../store/queries/documents.js";
-import { getEnvStats, upsertEnvStats } from "../store/queries/envStats.js";
+import { upsertEnvStats } from "../store/queries/envStats.js";
 import { listEnvSetMembers } from "../store/queries/envSets.js";
 import { findAttempt, getEnvironment, insertEnvironment, setEnvironmentNovelty, type Environment } from "../store/queries/environments.js";
-import { findEpisode, insertEpisodeWithTurns, listEpisodes } from "../store/queries/episodes.js";
+import { findEpisode, insertEpisodeWithTurns } from "../store/queries/episodes.js";
 import { getHint, insertHint } from "../store/queries/hints.js";
 import { completeIteration, startIteration } from "../store/queries/iterations.js";
-import { addToMemory, evictOldestUnpinned, listMemory } from "../store/queries/memory.js";
+import { listMemory } from "../store/queries/memory.js";
 import { putMetrics } from "../store/queries/metrics.js";
 import { sampledTokensOf, setSampledTokens } from "../store/queries/sampledTokens.js";
 import { getRun, setIterationsCompleted } from "../store/queries/runs.js";
+import { putRunNote, setEpisodeRollout } from "../store/queries/schedule.js";
 import { transaction } from "../store/transaction.js";
 import { deriveSeed, seededRandom } from "../util/seededRandom.js";
 import { validateEnvironment } from "../validator/validateEnvironment.js";
 import { designerMessages, repairMessages } from "./designerPrompt.js";
-import { designerReward } from "./designerReward.js";
-import { computeEnvStatistics } from "./envStatistics.js";
+import { drawFixedPool } from "./drawFixedPool.js";
 import { extractPythonCode } from "./extractCode.js";
+import { fitDesignerPrompt } from "./fitDesignerPrompt.js";
 import { iterationMetrics } from "./iterationMetrics.js";
 import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
+import { batchScoredAt, isRegeneration, regenerationOf, slotSkill, unhintedPlayIndex } from "./rolloutSchedule.js";
+import { scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
-import { skillHistory } from "./skillHistory.js";
 import type { TrainingStep } from "./TrainingStep.js";
-import { writeHint } from "./writeHint.js";
+import { WorkGraph, type WorkUnit } from "./WorkGraph.js";
+import { screenHint, writeHint } from "./writeHint.js";
 
 export interface SelfPlayDeps {
   db: WritableDb;
@@ -45,6 +49,8 @@ export interface SelfPlayDeps {
   onEvent?: (event: LoopEvent) => void;
   /** Training inside the run: asked after every completed iteration. Absent: the run only collects experience. */
   training?: TrainingStep;
+  /** Plays in flight at once. Defaults to the backend's parallelism. */
+  playConcurrency?: number;
 }
 
 interface EnvironmentProbe {
@@ -53,17 +59,38 @@ interface EnvironmentProbe {
   solution: string;
 }
 
+/** What one slot of an iteration knows as its units finish. */
+interface SlotState {
+  slot: number;
+  /** The slot's valid environment, once designed (or found stored). */
+  env: Environment | null;
+  /** The last stored attempt (a repair turn continues from it). */
+  last: Environment | null;
+  hint: string | null;
+  canaryTimedOut: boolean;
+}
+
+/** The memory of a batch, read once when the batch starts: every designer call of the batch sees the same. */
+interface MemorySnapshot {
+  candidates: MemoryCandidate[];
+}
+
+type UnitKind = "design" | "hint" | "play";
+
 /** The seed used to compare first observations in the novelty check. */
 const NOVELTY_PROBE_SEED = 0;
 
 /**
- * The SPADE loop for one stored run. Every unit of work (designer attempt, hint, episode, scoring)
- * is looked up before it is done and stored when it is done, and every draw is seeded from the
- * run seed and the unit's coordinates; so a run killed at any moment resumes where it stopped,
- * stores nothing twice, and ends with the statistics an uninterrupted run would have.
+ * The SPADE loop for one stored run, on the reference's schedule: an iteration is one rollout;
+ * every `regenerationInterval` rollouts a batch of games is designed (all slots at once) and the
+ * rollouts in between replay it; the designer's reward for a batch is computed after the proposer
+ * delay. The work of an iteration is a graph of units (designer attempts, hints, plays) run as
+ * their inputs are ready; every unit is looked up before it is done and stored when it is done,
+ * and every draw is seeded from the run seed and the unit's coordinates (never from timing), so a
+ * run stores the same results at any concurrency and resumes where it stopped after a kill.
  */
 export class SelfPlayLoop {
-  private readonly probeCache = new Map<number, EnvironmentProbe>();
+  private readonly probeCache = new Map<number, Promise<EnvironmentProbe>>();
 
   constructor(
     private readonly runId: number,
@@ -82,18 +109,8 @@ export class SelfPlayLoop {
       if (this.deps.signal?.aborted) return "interrupted";
       const started = startIteration(db, this.runId, iteration);
       this.emit({ type: "iterationStarted", runId: this.runId, iteration, iterations: this.config.iterations });
-      for (let slot = 0; slot < this.config.envsPerIteration; slot++) {
-        if (this.deps.signal?.aborted) return "interrupted";
-        const finished = await this.processSlot(iteration, slot);
-        if (!finished) return "interrupted";
-      }
-      const metrics = iterationMetrics(db, this.runId, iteration, Date.now() - started.startedAt);
-      transaction(db, () => {
-        putMetrics(db, this.runId, iteration, metrics);
-        completeIteration(db, this.runId, iteration);
-        setIterationsCompleted(db, this.runId, iteration + 1);
-      });
-      this.emit({ type: "iterationCompleted", runId: this.runId, iteration, metrics: numericOnly(metrics) });
+      if (!(await this.runIteration(iteration))) return "interrupted";
+      this.completeIteration(iteration, started.startedAt);
       if (!(await this.train(iteration))) return "interrupted";
     }
     return "completed";
@@ -105,162 +122,266 @@ export class SelfPlayLoop {
     return (await this.deps.training.afterIteration(iteration, this.deps.signal)) === "done";
   }
 
-  /** One environment slot: design (with repairs), then hint, plays and scoring. False when interrupted. */
-  private async processSlot(iteration: number, slot: number): Promise<boolean> {
-    const env = this.config.designer.kind === "fixed" ? await this.drawFixed(iteration, slot) : await this.design(iteration, slot);
-    if (env === "interrupted") return false;
-    if (!env.valid || getEnvStats(this.deps.db, env.id)) return true;
-    return this.playAndScore(iteration, slot, env);
+  /** Statistics, the delayed designer reward of a batch whose delay has passed, memory and metrics: one transaction. */
+  private completeIteration(iteration: number, startedAt: number): void {
+    const { db } = this.deps;
+    const scored = batchScoredAt(iteration, this.config);
+    const outcome = transaction(db, () => {
+      const result = scored === null ? null : scoreRegeneration(db, this.runId, scored, this.config, (env) => env.novelty !== "duplicate");
+      if (scored === null) storeInterimStats(db, this.runId, iteration, this.config);
+      const metrics = {
+        ...iterationMetrics(db, this.runId, iteration, Date.now() - startedAt),
+        regeneration: isRegeneration(iteration, this.config) ? 1 : 0,
+        designerRewardsScored: result === null ? null : result.scores.filter((score) => score.designerReward !== null).length,
+        designerMaskedRate: result === null || result.scores.length === 0 ? null : result.scores.filter((score) => score.masked).length / result.scores.length,
+        learningPotentialGap: result?.learningPotentialGap ?? null,
+      };
+      putMetrics(db, this.runId, iteration, metrics);
+      completeIteration(db, this.runId, iteration);
+      setIterationsCompleted(db, this.runId, iteration + 1);
+      return { result, metrics };
+    });
+    for (const score of outcome.result?.scores ?? []) {
+      this.emit({ type: "environmentScored", runId: this.runId, environmentId: score.environmentId, winRate: score.winRate, regret: score.regret, designerReward: score.designerReward ?? 0 });
+    }
+    this.emit({ type: "iterationCompleted", runId: this.runId, iteration, metrics: numericOnly(outcome.metrics) });
   }
 
-  private skillAndDifficulty(iteration: number, slot: number): { skill: string; difficulty: string } {
-    const random = seededRandom(this.config.seed, "skill", iteration, slot);
-    const { skills, difficulties } = this.config.designer;
-    return { skill: skills[Math.floor(random() * skills.length)]!, difficulty: difficulties[Math.floor(random() * difficulties.length)]! };
+  /** Builds the iteration's work graph and runs it. False when interrupted. */
+  private async runIteration(iteration: number): Promise<boolean> {
+    const regeneration = regenerationOf(iteration, this.config);
+    const generating = regeneration === iteration;
+    const memory = generating ? this.memorySnapshot() : null;
+    const graph = new WorkGraph<UnitKind>();
+    const attempts = this.config.designer.kind === "fixed" ? 1 : this.config.designer.attempts;
+    for (let slot = 0; slot < this.config.envsPerIteration; slot++) {
+      const state: SlotState = { slot, env: null, last: null, hint: null, canaryTimedOut: false };
+      const designed = `design:${slot}:${attempts - 1}`;
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        const after = attempt === 0 ? [] : [`design:${slot}:${attempt - 1}`];
+        graph.add(this.unit(`design:${slot}:${attempt}`, "design", after, () => (generating ? this.designAttempt(iteration, state, attempt, memory!) : this.findGame(regeneration, state, attempt))));
+      }
+      graph.add(this.unit(`hint:${slot}`, "hint", [designed], () => (generating ? this.prepareHint(iteration, state, memory!) : Promise.resolve())));
+      const canary = `canary:${slot}`;
+      graph.add(this.unit(canary, "play", [designed], () => this.playCanary(iteration, regeneration, state)));
+      const first = this.config.canary ? 1 : 0;
+      for (let index = first; index < this.config.plays; index++) {
+        graph.add(this.unit(`play:${slot}:${index}`, "play", [canary], () => this.play(iteration, regeneration, state, false, index)));
+      }
+      if (generating) {
+        for (let index = 0; index < this.config.hintPlays; index++) {
+          graph.add(this.unit(`hinted:${slot}:${index}`, "play", [canary, `hint:${slot}`], () => this.play(iteration, regeneration, state, true, index)));
+        }
+      }
+    }
+    try {
+      await graph.run({ limits: { play: Math.max(1, this.deps.playConcurrency ?? this.deps.backend.parallelism) }, signal: this.deps.signal });
+    } catch (error) {
+      if (this.deps.signal?.aborted) return false;
+      throw error;
+    }
+    return !this.deps.signal?.aborted;
   }
 
-  private async groundingDocument(iteration: number, slot: number): Promise<{ id: string; text: string } | null> {
-    const { corpus } = this.deps;
-    if (!corpus || !this.config.corpus) return null;
-    const document = await corpus.sample(seededRandom(this.config.seed, "document", iteration, slot));
-    const text = truncateWords(document.text, this.config.corpus.maxWords);
-    upsertDocument(this.deps.db, { id: document.id, corpus: this.config.corpus.path, title: document.title, text, words: countWords(text) });
-    return { id: document.id, text };
+  private unit(id: string, kind: UnitKind, after: string[], run: () => Promise<void>): WorkUnit<UnitKind> {
+    return { id, kind, after, run: () => (this.deps.signal?.aborted ? Promise.resolve() : run()) };
   }
 
-  private memorySelection(iteration: number, slot: number, skill: string) {
-    if (!this.config.memory.enabled) return null;
-    const candidates: MemoryCandidate[] = listMemory(this.deps.db, this.runId, { inMemoryOnly: true }).map((entry) => ({
+  private memorySnapshot(): MemorySnapshot {
+    const { db } = this.deps;
+    const entries = listMemory(db, this.runId, { inMemoryOnly: true });
+    const candidates = entries.map((entry) => ({
       environmentId: entry.environmentId,
       skill: entry.skill,
-      className: getEnvironment(this.deps.db, entry.environmentId)?.className ?? null,
+      className: getEnvironment(db, entry.environmentId)?.className ?? null,
       codeExcerpt: entry.codeExcerpt ?? "",
       winRate: entry.winRate ?? 0,
       regret: entry.regret ?? 0,
     }));
-    return selectMemoryReferences(candidates, skill, this.config.memory.references, seededRandom(this.config.seed, "memory", iteration, slot));
+    return { candidates };
   }
 
-  /** Designer attempts with repair turns; every attempt is stored, valid or not. */
-  private async design(iteration: number, slot: number): Promise<Environment | "interrupted"> {
+  /** A replayed batch: the slot's game is its valid attempt from the regeneration. */
+  private async findGame(regeneration: number, state: SlotState, attempt: number): Promise<void> {
+    if (attempt > 0) return;
+    state.env = validAttempt(this.deps.db, this.runId, regeneration, state.slot, this.config.designer.kind === "fixed" ? 1 : this.config.designer.attempts);
+  }
+
+  private skillAndDifficulty(iteration: number, slot: number): { skill: string; difficulty: string } {
+    const skill = slotSkill(iteration, slot, this.config);
+    const { randomDifficulty, difficulties, difficulty } = this.config.designer;
+    if (!randomDifficulty) return { skill, difficulty };
+    return { skill, difficulty: difficulties[Math.floor(seededRandom(this.config.seed, "difficulty", iteration, slot)() * difficulties.length)]! };
+  }
+
+  /** A fresh grounding document for every attempt. */
+  private async groundingDocument(iteration: number, slot: number, attempt: number): Promise<{ id: string; title: string | null; text: string } | null> {
+    const { corpus } = this.deps;
+    if (!corpus || !this.config.corpus) return null;
+    const document = await corpus.sample(seededRandom(this.config.seed, "document", iteration, slot, attempt));
+    return { id: document.id, title: document.title ?? null, text: truncateDocument(document.text, this.config.corpus.maxWords) };
+  }
+
+  /** One designer attempt of a slot: an independent sample (or a repair turn), validated and stored, valid or not. */
+  private async designAttempt(iteration: number, state: SlotState, attempt: number, memory: MemorySnapshot): Promise<void> {
+    if (state.env) return;
+    if (this.config.designer.kind === "fixed") return this.drawFixed(iteration, state);
     const { db, backend } = this.deps;
-    const { skill, difficulty } = this.skillAndDifficulty(iteration, slot);
-    let document: { id: string; text: string } | null | undefined;
-    let messages: ChatMessage[] | null = null;
-    let previous: Environment | null = null;
-    for (let attempt = 0; attempt < this.config.designer.attempts; attempt++) {
-      const stored = findAttempt(db, this.runId, iteration, slot, attempt);
-      if (stored) {
-        previous = stored;
-        messages = stored.prompt;
-        if (stored.valid) return stored;
-        continue;
-      }
-      if (this.deps.signal?.aborted) return "interrupted";
-      if (previous === null) {
-        document = await this.groundingDocument(iteration, slot);
-        messages = designerMessages({ document: document?.text ?? null, memory: this.memorySelection(iteration, slot, skill), skill, difficulty });
-      } else {
-        messages = repairMessages(previous.prompt ?? [], previous.rawReply ?? "", previous.validationError ?? "invalid");
-      }
-      this.emit({ type: "slotPhase", runId: this.runId, iteration, slot, slots: this.config.envsPerIteration, phase: "designing", detail: `attempt ${attempt + 1}` });
-      let reply;
-      try {
-        reply = await backend.chat({
-          messages,
-          sampling: { temperature: this.config.designer.temperature, maxTokens: this.config.designer.maxTokens, seed: deriveSeed(this.config.seed, "designer", iteration, slot, attempt) },
-          signal: this.deps.signal,
-        });
-      } catch (error) {
-        if (this.deps.signal?.aborted) return "interrupted";
-        throw error;
-      }
-      const extracted = extractPythonCode(reply.text);
-      const code = extracted !== null && this.config.designer.repairBraces ? await repairFStringBraces(this.deps.pool, extracted) : extracted;
-      this.emit({ type: "slotPhase", runId: this.runId, iteration, slot, slots: this.config.envsPerIteration, phase: "validating" });
-      const validation = code === null ? noCodeReport() : await validateEnvironment(this.deps.pool, code, { timeoutMs: this.config.sandbox.validationTimeoutMs });
-      const id = transaction(db, () => {
-        const envId = insertEnvironment(db, {
-          runId: this.runId,
-          iteration,
-          slot,
-          attempt,
-          parentId: previous?.id ?? null,
-          source: attempt === 0 ? "designer" : "repair",
-          documentId: document?.id ?? previous?.documentId ?? null,
-          skill,
-          difficulty,
-          prompt: messages,
-          rawReply: reply.text,
-          code,
-          className: validation.className,
-          valid: validation.valid,
-          validation,
-          validationError: validation.error,
-          tokens: reply.promptTokens + reply.completionTokens,
-          adapter: backend.adapter,
-        });
-        setSampledTokens(db, "environments", envId, sampledTokensOf(reply));
-        if (!validation.valid) {
-          upsertEnvStats(db, { environmentId: envId, plays: 0, hintPlays: 0, designerReward: this.config.reward.invalidReward, rewardKind: this.config.reward.kind });
-        }
-        return envId;
-      });
-      previous = getEnvironment(db, id)!;
-      this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot, environmentId: id, valid: validation.valid, className: validation.className });
-      if (validation.valid) return previous;
+    const stored = findAttempt(db, this.runId, iteration, state.slot, attempt);
+    if (stored) {
+      state.last = stored;
+      if (stored.valid) state.env = stored;
+      return;
     }
-    return previous!;
-  }
-
-  /** The fixed-pool baseline: no designer calls; an environment drawn from the set. */
-  private async drawFixed(iteration: number, slot: number): Promise<Environment> {
-    const { db } = this.deps;
-    const stored = findAttempt(db, this.runId, iteration, slot, 0);
-    if (stored) return stored;
-    const members = listEnvSetMembers(db, this.config.designer.set!);
-    if (members.length === 0) throw new Error(`environment set "${this.config.designer.set}" is empty or does not exist`);
-    const member = members[Math.floor(seededRandom(this.config.seed, "fixed", iteration, slot)() * members.length)]!;
-    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs });
+    const { skill, difficulty } = this.skillAndDifficulty(iteration, state.slot);
+    const repairing = this.config.designer.repair && state.last !== null;
+    const previous = state.last;
+    let document: { id: string; title: string | null; text: string } | null = null;
+    let messages: ChatMessage[];
+    if (repairing) {
+      messages = repairMessages(previous!.prompt ?? [], previous!.rawReply ?? "", previous!.validationError ?? "invalid");
+    } else {
+      document = await this.groundingDocument(iteration, state.slot, attempt);
+      const references = this.config.memory.enabled
+        ? selectMemoryReferences(memory.candidates, skill, this.config.memory.references, seededRandom(this.config.seed, "memory", iteration, state.slot, attempt))
+        : null;
+      const setting = this.config.designer.toolUse ? "toolUse" : "games";
+      const build = (text: string | null) =>
+        designerMessages({ document: text, memory: references, skill, difficulty, setting, maxTurns: this.config.maxTurns, random: seededRandom(this.config.seed, "designer prompt", iteration, state.slot, attempt) });
+      const fitted = await fitDesignerPrompt(backend, build, document?.text ?? null, this.config.designer.maxTokens);
+      messages = fitted.messages;
+      if (document && fitted.trimmed) {
+        document = { ...document, text: fitted.document ?? "" };
+        const text = `grounding document trimmed from ${fitted.trimmed.fromWords} to ${fitted.trimmed.toWords} words so the designer prompt fits ${fitted.trimmed.budgetTokens} tokens (backend.contextSize ${backend.contextSize} less room for the reply)`;
+        putRunNote(db, this.runId, iteration, "document trimmed", text);
+        this.emit({ type: "note", runId: this.runId, iteration, kind: "document trimmed", text });
+      }
+      if (document) upsertDocument(db, { id: document.id, corpus: this.config.corpus!.path, title: document.title, text: document.text, words: countWords(document.text) });
+    }
+    this.phase(iteration, state.slot, "designing", `attempt ${attempt + 1}`);
+    let replyText = "";
+    let tokens = 0;
+    let sampled: ReturnType<typeof sampledTokensOf> | null = null;
+    let validation: ValidationReport;
+    let code: string | null = null;
+    try {
+      const reply = await backend.chat({
+        messages,
+        sampling: { temperature: this.config.designer.temperature, maxTokens: this.config.designer.maxTokens, seed: deriveSeed(this.config.seed, "designer", iteration, state.slot, attempt) },
+        signal: this.deps.signal,
+        thinking: this.config.designer.thinking,
+      });
+      replyText = reply.text;
+      tokens = reply.promptTokens + reply.completionTokens;
+      sampled = sampledTokensOf(reply);
+      code = extractPythonCode(reply.text);
+      this.phase(iteration, state.slot, "validating");
+      const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs });
+      validation = code === null ? noCodeReport() : await validate(code);
+      // The reference's f-string brace repair changes only code with a syntax error: run it (in the
+      // sandbox) only then, and keep the repaired code if it differs.
+      if (code !== null && this.config.designer.repairBraces && !validation.valid && /syntax/i.test(validation.error ?? "")) {
+        const repaired = await repairFStringBraces(this.deps.pool, code);
+        if (repaired !== code) {
+          code = repaired;
+          validation = await validate(code);
+        }
+      }
+    } catch (error) {
+      if (this.deps.signal?.aborted) return;
+      const tooLong = asPromptTooLong(error);
+      if (!tooLong) throw error;
+      validation = failedReport("prompt_fits", tooLong.message);
+    }
+    if (this.deps.signal?.aborted) return;
     const id = transaction(db, () => {
       const envId = insertEnvironment(db, {
-        runId: this.runId, iteration, slot, attempt: 0, source: "fixed", skill: member.skill, code: member.code,
+        runId: this.runId,
+        iteration,
+        slot: state.slot,
+        attempt,
+        parentId: repairing ? previous!.id : null,
+        source: repairing ? "repair" : "designer",
+        documentId: document?.id ?? (repairing ? previous!.documentId : null),
+        skill,
+        difficulty,
+        prompt: messages,
+        rawReply: replyText,
+        code,
+        className: validation.className,
+        valid: validation.valid,
+        validation,
+        validationError: validation.error,
+        tokens,
+        adapter: backend.adapter,
+      });
+      if (sampled) setSampledTokens(db, "environments", envId, sampled);
+      if (!validation.valid) {
+        upsertEnvStats(db, { environmentId: envId, plays: 0, hintPlays: 0, designerReward: this.config.reward.invalidReward, rewardKind: this.config.reward.kind });
+      }
+      return envId;
+    });
+    state.last = getEnvironment(db, id)!;
+    if (validation.valid) state.env = state.last;
+    this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot: state.slot, environmentId: id, valid: validation.valid, className: validation.className });
+  }
+
+  /** The fixed-pool baseline: no designer calls; the rollout's games dealt from the set without replacement. */
+  private async drawFixed(iteration: number, state: SlotState): Promise<void> {
+    const { db } = this.deps;
+    const stored = findAttempt(db, this.runId, iteration, state.slot, 0);
+    if (stored) {
+      state.last = stored;
+      if (stored.valid) state.env = stored;
+      return;
+    }
+    const members = listEnvSetMembers(db, this.config.designer.set!);
+    if (members.length === 0) throw new Error(`environment set "${this.config.designer.set}" is empty or does not exist`);
+    const member = members[drawFixedPool(this.config.seed, members.length, this.config.envsPerIteration, iteration)[state.slot]!]!;
+    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs });
+    if (this.deps.signal?.aborted) return;
+    const id = transaction(db, () => {
+      const envId = insertEnvironment(db, {
+        runId: this.runId, iteration, slot: state.slot, attempt: 0, source: "fixed", skill: member.skill, code: member.code,
         className: validation.className, valid: validation.valid, validation, validationError: validation.error,
       });
       if (member.hint !== null) insertHint(db, { environmentId: envId, source: "import", text: member.hint });
       if (!validation.valid) upsertEnvStats(db, { environmentId: envId, plays: 0, hintPlays: 0, designerReward: null, rewardKind: this.config.reward.kind });
       return envId;
     });
-    this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot, environmentId: id, valid: validation.valid, className: validation.className });
-    return getEnvironment(db, id)!;
+    state.last = getEnvironment(db, id)!;
+    if (validation.valid) state.env = state.last;
+    this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot: state.slot, environmentId: id, valid: validation.valid, className: validation.className });
   }
 
   /**
    * One session per environment answers what the loop asks before playing: the first observation
    * for the novelty probe seed, the environment's own hint, and its reference solution.
    */
-  private async probe(envId: number, code: string): Promise<EnvironmentProbe> {
-    const cached = this.probeCache.get(envId);
-    if (cached !== undefined) return cached;
-    const session = await this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
-    try {
-      const { observation } = await session.reset(NOVELTY_PROBE_SEED);
-      const probe = { observation, hint: await session.hint(), solution: await session.solution() };
-      this.probeCache.set(envId, probe);
-      return probe;
-    } finally {
-      await session.close();
+  private probe(envId: number, code: string): Promise<EnvironmentProbe> {
+    let cached = this.probeCache.get(envId);
+    if (!cached) {
+      cached = (async () => {
+        const session = await this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+        try {
+          const { observation } = await session.reset(NOVELTY_PROBE_SEED);
+          return { observation, hint: await session.hint(), solution: await session.solution() };
+        } finally {
+          await session.close();
+        }
+      })();
+      this.probeCache.set(envId, cached);
     }
+    return cached;
   }
 
-  /** Near-duplicate check against the run's memory (the reference has none). */
-  private async checkNovelty(env: Environment): Promise<boolean> {
+  /** Deviation `memory.novelty`: a near-duplicate check against memory as it stood when the batch started. */
+  private async checkNovelty(env: Environment, memory: MemorySnapshot): Promise<void> {
     const { db } = this.deps;
-    if (env.novelty !== null) return env.novelty === "novel";
-    if (!this.config.memory.novelty) return true;
+    if (env.novelty !== null || !this.config.memory.novelty) return;
     const references: NoveltyReference[] = [];
-    for (const entry of listMemory(db, this.runId, { inMemoryOnly: true })) {
-      const stored = getEnvironment(db, entry.environmentId);
+    for (const candidate of memory.candidates) {
+      const stored = getEnvironment(db, candidate.environmentId);
       if (!stored?.code || stored.id === env.id) continue;
       const observation = await this.probe(stored.id, stored.code).then((probe) => probe.observation, () => "");
       references.push({ environmentId: stored.id, code: stored.code, observation });
@@ -268,88 +389,104 @@ export class SelfPlayLoop {
     const observation = await this.probe(env.id, env.code!).then((probe) => probe.observation, () => "");
     const verdict = judgeNovelty({ code: env.code!, observation }, references, this.config.memory);
     setEnvironmentNovelty(db, env.id, verdict.novel ? "novel" : "duplicate", verdict.duplicateOf);
-    return verdict.novel;
+    env.novelty = verdict.novel ? "novel" : "duplicate";
   }
 
-  private async hintFor(env: Environment): Promise<string> {
+  /** The novelty check (when on) and the hint for the slot's hinted plays, stored once. */
+  private async prepareHint(iteration: number, state: SlotState, memory: MemorySnapshot): Promise<void> {
+    const env = state.env;
+    if (!env) return;
+    await this.checkNovelty(env, memory);
+    if (this.config.hintPlays === 0) return;
+    this.phase(iteration, state.slot, "hinting");
+    state.hint = await this.hintFor(env);
+  }
+
+  private async hintFor(env: Environment): Promise<string | null> {
     const { db, backend } = this.deps;
     const stored = getHint(db, env.id);
     if (stored) return stored.text;
     const { hint: own, solution } = await this.probe(env.id, env.code!);
-    if (own !== null && own.trim() !== "") {
-      insertHint(db, { environmentId: env.id, source: "env", text: own.trim() });
-      return own.trim();
+    // Deviation `hint.useEnvHint`: the environment's own hint, through the same leak check as a
+    // written one (an environment must not buy regret by revealing its answer). A fixed pool has no
+    // designer side at all, so its environments' own hints come first there.
+    if ((this.config.hint.useEnvHint || this.config.designer.kind === "fixed") && own !== null && own.trim() !== "") {
+      const screened = screenHint(own.trim(), solution);
+      insertHint(db, { environmentId: env.id, source: "env", text: screened.text });
+      return screened.text;
     }
-    const written = await writeHint(backend, env.code!, solution, {
-      temperature: this.config.hint.temperature,
-      maxTokens: this.config.hint.maxTokens,
-      seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0),
-    });
-    insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply });
-    return written.text;
+    try {
+      const sampling = { temperature: this.config.hint.temperature, maxTokens: this.config.hint.maxTokens, seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0) };
+      const written = await writeHint(backend, env.code!, solution, sampling, { setting: this.config.designer.toolUse ? "toolUse" : "games", leakCheck: this.config.hint.leakCheck });
+      if (this.deps.signal?.aborted) return null;
+      insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply });
+      return written.text;
+    } catch (error) {
+      const tooLong = asPromptTooLong(error);
+      if (this.deps.signal?.aborted || !tooLong) throw error;
+      const text = `no hint for environment ${env.id}: ${tooLong.message}; its hinted plays are skipped`;
+      putRunNote(db, this.runId, env.iteration ?? 0, `hint skipped ${env.id}`, text);
+      this.emit({ type: "note", runId: this.runId, iteration: env.iteration ?? 0, kind: "hint skipped", text });
+      return null;
+    }
   }
 
-  private playSpecs(iteration: number, slot: number): PlaySpec[] {
-    const seed = (hinted: boolean, playIndex: number, canary: boolean) => deriveSeed(this.config.seed, "play", iteration, slot, playIndex, hinted ? 1 : 0, canary ? 1 : 0);
-    const specs: PlaySpec[] = [];
-    if (this.config.canary) specs.push({ hinted: false, playIndex: 0, canary: true, seed: seed(false, 0, true) });
-    for (let i = 0; i < this.config.plays; i++) specs.push({ hinted: false, playIndex: i, canary: false, seed: seed(false, i, false) });
-    for (let i = 0; i < this.config.hintPlays; i++) specs.push({ hinted: true, playIndex: i, canary: false, seed: seed(true, i, false) });
-    return specs;
+  private spec(regeneration: number, slot: number, hinted: boolean, playIndex: number, canary: boolean): PlaySpec {
+    return { hinted, playIndex, canary, seed: deriveSeed(this.config.seed, "play", regeneration, slot, playIndex, hinted ? 1 : 0, canary ? 1 : 0) };
   }
 
-  private async playAndScore(iteration: number, slot: number, env: Environment): Promise<boolean> {
+  /** The canary: the rollout's first unhinted play, alone; a time-out skips the rest of the game's plays this rollout. */
+  private async playCanary(iteration: number, regeneration: number, state: SlotState): Promise<void> {
+    if (!state.env || !this.config.canary) return;
+    const spec = this.spec(regeneration, state.slot, false, unhintedPlayIndex(iteration, 0, this.config), true);
+    state.canaryTimedOut = (await this.playOne(iteration, state, spec, null))?.timedOut ?? false;
+  }
+
+  private async play(iteration: number, regeneration: number, state: SlotState, hinted: boolean, index: number): Promise<void> {
+    if (!state.env || state.canaryTimedOut || (hinted && state.hint === null)) return;
+    const playIndex = hinted ? index : unhintedPlayIndex(iteration, index, this.config);
+    await this.playOne(iteration, state, this.spec(regeneration, state.slot, hinted, playIndex, false), hinted ? state.hint : null);
+  }
+
+  /** Plays (or finds stored) one episode and stores it with its rollout. */
+  private async playOne(iteration: number, state: SlotState, spec: PlaySpec, hint: string | null): Promise<{ timedOut: boolean } | null> {
     const { db } = this.deps;
-    const phase = (name: "hinting" | "playing" | "scoring") =>
-      this.emit({ type: "slotPhase", runId: this.runId, iteration, slot, slots: this.config.envsPerIteration, phase: name });
-    const novel = await this.checkNovelty(env);
-    phase("hinting");
-    const hint = this.config.hintPlays > 0 ? await this.hintFor(env) : null;
-    const specs = this.playSpecs(iteration, slot);
-    const storedCanary = specs[0]?.canary ? findEpisode(db, env.id, false, 0, true) : null;
-    const todo = specs.filter((spec) => !findEpisode(db, env.id, spec.hinted, spec.playIndex, spec.canary));
-    if (!storedCanary?.timedOut && todo.length > 0) {
-      phase("playing");
-      try {
-        await runPlays({
-          open: () => this.deps.pool.open(env.code!, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs }),
-          backend: this.deps.backend,
-          specs: todo,
-          hint,
-          maxTurns: this.config.maxTurns,
-          sampling: { temperature: this.config.agent.temperature, maxTokens: this.config.agent.maxTokens },
-          historyTurns: this.config.agent.historyTurns ?? undefined,
-          signal: this.deps.signal,
-          onEpisode: (episode) => {
-            if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
-            const { turns, ...fields } = episode;
-            insertEpisodeWithTurns(db, { ...fields, runId: this.runId, environmentId: env.id }, turns);
-            this.emit({ type: "episodeFinished", runId: this.runId, environmentId: env.id, hinted: episode.hinted, playIndex: episode.playIndex, return: episode.return, error: episode.error });
-          },
-        });
-      } catch (error) {
-        if (this.deps.signal?.aborted) return false;
-        throw error;
-      }
-      if (this.deps.signal?.aborted) return false;
+    const env = state.env!;
+    const stored = findEpisode(db, env.id, spec.hinted, spec.playIndex, spec.canary);
+    if (stored) return stored;
+    this.phase(iteration, state.slot, "playing");
+    const result: { timedOut: boolean }[] = [];
+    try {
+      await runPlays({
+        open: () => this.deps.pool.open(env.code!, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs }),
+        backend: this.deps.backend,
+        specs: [spec],
+        hint,
+        maxTurns: this.config.maxTurns,
+        sampling: { temperature: this.config.agent.temperature, topP: this.config.agent.topP, topK: this.config.agent.topK, maxTokens: this.config.agent.maxTokens },
+        historyTurns: this.config.agent.historyTurns ?? undefined,
+        protocol: { thinking: this.config.agent.thinking },
+        signal: this.deps.signal,
+        onEpisode: (episode) => {
+          if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
+          const { turns, ...fields } = episode;
+          transaction(db, () => {
+            const id = insertEpisodeWithTurns(db, { ...fields, runId: this.runId, environmentId: env.id }, turns);
+            setEpisodeRollout(db, id, iteration);
+          });
+          result.push({ timedOut: episode.timedOut });
+          this.emit({ type: "episodeFinished", runId: this.runId, environmentId: env.id, hinted: episode.hinted, playIndex: episode.playIndex, return: episode.return, error: episode.error });
+        },
+      });
+    } catch (error) {
+      if (this.deps.signal?.aborted) return null;
+      throw error;
     }
-    phase("scoring");
-    const episodes = listEpisodes(db, env.id);
-    const counted = episodes.filter((episode) => !episode.canary);
-    const timeouts = episodes.filter((episode) => episode.timedOut).length;
-    const stats = computeEnvStatistics(counted);
-    // Only the learning-potential reward looks back at the skill's history (a scan of the run's environments).
-    const history = this.config.reward.kind === "learningPotential" ? skillHistory(db, this.runId, env) : undefined;
-    const reward = designerReward({ stats, timedOut: timeouts > 0, skillHistory: history }, this.config.reward);
-    transaction(db, () => {
-      upsertEnvStats(db, { environmentId: env.id, ...stats, designerReward: reward, rewardKind: this.config.reward.kind, stepTimeouts: timeouts });
-      if (novel && timeouts === 0 && stats.winRate !== null) {
-        addToMemory(db, { environmentId: env.id, runId: this.runId, skill: env.skill, code: env.code, winRate: stats.winRate, regret: stats.regret ?? 0, iteration });
-        evictOldestUnpinned(db, this.runId, this.config.memory.capacity);
-      }
-    });
-    this.emit({ type: "environmentScored", runId: this.runId, environmentId: env.id, winRate: stats.winRate, regret: stats.regret, designerReward: reward });
-    return true;
+    return result[0] ?? null;
+  }
+
+  private phase(iteration: number, slot: number, phase: "designing" | "validating" | "hinting" | "playing" | "scoring", detail?: string): void {
+    this.emit({ type: "slotPhase", runId: this.runId, iteration, slot, slots: this.config.envsPerIteration, phase, ...(detail === undefined ? {} : { detail }) });
   }
 
   private emit(event: LoopEvent): void {
@@ -357,9 +494,23 @@ export class SelfPlayLoop {
   }
 }
 
+/**
+ * The shared PromptTooLongError for an error that says a prompt did not fit, whichever backend
+ * class threw it (matched by name and its token counts), else null.
+ */
+function asPromptTooLong(error: unknown): PromptTooLongError | null {
+  if (error instanceof PromptTooLongError) return error;
+  const e = error as { name?: unknown; promptTokens?: unknown; contextSize?: unknown } | null;
+  if (e?.name === "PromptTooLongError" && typeof e.promptTokens === "number" && typeof e.contextSize === "number") return new PromptTooLongError(e.promptTokens, e.contextSize);
+  return null;
+}
+
+function failedReport(check: string, detail: string): ValidationReport {
+  return { valid: false, className: null, checks: [{ name: check, ok: false, detail }], error: detail, durationMs: 0 };
+}
+
 function noCodeReport(): ValidationReport {
-  const detail = "the designer's reply has no ```python code block";
-  return { valid: false, className: null, checks: [{ name: "code_block", ok: false, detail }], error: detail, durationMs: 0 };
+  return failedReport("code_block", "the designer's reply has no ```python code block");
 }
 
 function numericOnly(record: Record<string, unknown>): Record<string, number> {

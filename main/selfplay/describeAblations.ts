@@ -1,13 +1,41 @@
 import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
+import { recipeDefaults } from "../../shared/runRecipes.js";
 
-/** What a run's config switches off or changes relative to the SPADE recipe, in words for reports and the UI. */
-export function describeAblations(config: Pick<RunConfig, "designer" | "corpus" | "memory" | "reward">): string[] {
+type AblationFields = Pick<RunConfig, "designer" | "corpus" | "memory" | "reward"> & Partial<Pick<RunConfig, "recipe" | "hint">>;
+
+/** Reward variants that are not in the reference, labelled as such. */
+const projectRewardKinds: Partial<Record<RunConfig["reward"]["kind"], string>> = {
+  azr: "azr (this project's addition)",
+  rzero: "rzero (this project's addition)",
+  variance: "learning potential + variance add-on",
+};
+
+/**
+ * What a run's config switches off or changes relative to its SPADE recipe, in words for reports,
+ * `spade compare` and the UI's badges: the ablations, then every deviation from the reference that
+ * changes the science (each a named key that is off in the recipes).
+ */
+export function describeAblations(config: AblationFields): string[] {
   const ablations: string[] = [];
   if (config.designer.kind === "fixed") ablations.push(`fixed environment pool "${config.designer.set}"`);
   if (config.corpus === null) ablations.push("no corpus");
   if (!config.memory.enabled) ablations.push("no memory");
-  if (config.reward.kind !== "blend") ablations.push(`reward: ${config.reward.kind}`);
-  return ablations;
+  if (config.reward.kind !== "blend") ablations.push(`reward: ${projectRewardKinds[config.reward.kind] ?? config.reward.kind}`);
+  return [...ablations, ...describeDeviations(config)];
+}
+
+/** The deviations from the reference recipe a config turns on, one badge each. */
+export function describeDeviations(config: AblationFields): string[] {
+  const deviations: string[] = [];
+  const recipe = recipeDefaults(config.recipe ?? "spade-games");
+  if (config.designer.repair) deviations.push("deviation: repair turns");
+  if (config.memory.novelty) deviations.push("deviation: novelty gate on memory");
+  if (config.hint?.leakCheck) deviations.push("deviation: hint leak check");
+  if (config.hint?.useEnvHint) deviations.push("deviation: environment's own hint()");
+  if (config.reward.timeoutInBlend) deviations.push("deviation: timeout penalty in blend");
+  if (config.designer.randomDifficulty) deviations.push("deviation: random difficulty");
+  if (config.designer.kind === "llm" && JSON.stringify(config.designer.skills) !== JSON.stringify(recipe.designer.skills)) deviations.push("deviation: our skill list");
+  return deviations;
 }
 
 /** The ablations of a stored run config; a config this version cannot read names none. */

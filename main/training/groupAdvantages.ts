@@ -1,24 +1,28 @@
 /** A group's returns normalised GRPO-style. */
 export interface GroupAdvantages {
   mean: number;
-  /** Sample standard deviation (n - 1), as TRL and verl compute it. */
+  /** Population standard deviation (divide by n), as the reference's GRPO normalisation computes it. */
   std: number;
-  /** (return - mean) / std, in the order of the returns. */
+  /** (return - mean) / std, in the order of the returns; all 0 for a zero-variance group. */
   advantages: number[];
+  /** Every return is the same (or there is one): the group is kept, its advantages are 0. */
+  zeroVariance: boolean;
 }
 
 /**
- * GRPO advantages of one group: (return - mean) / std. Null when the group carries no learning
- * signal: fewer than two plays, or every play returned the same (zero variance).
+ * GRPO advantages of one group, as the reference computes them: (return - mean) / population std.
+ * A zero-variance group (all returns equal, or a single play) is kept with advantage 0, as in the
+ * reference; export formats that need a signal drop it themselves (see `zeroVariance`). Null only
+ * for an empty group.
  */
 export function groupAdvantages(returns: readonly number[]): GroupAdvantages | null {
-  if (returns.length < 2) return null;
+  if (returns.length === 0) return null;
   const mean = returns.reduce((sum, value) => sum + value, 0) / returns.length;
-  const variance = returns.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (returns.length - 1);
+  const variance = returns.reduce((sum, value) => sum + (value - mean) ** 2, 0) / returns.length;
   const std = Math.sqrt(variance);
   // Returns that differ only by float noise are a zero-variance group, not a huge advantage.
-  if (!(std > 1e-9)) return null;
-  return { mean, std, advantages: returns.map((value) => (value - mean) / std) };
+  if (!(std > 1e-9)) return { mean, std: 0, advantages: returns.map(() => 0), zeroVariance: true };
+  return { mean, std, advantages: returns.map((value) => (value - mean) / std), zeroVariance: false };
 }
 
 /** Designer advantages: each reward minus the mean reward of its skill (no std division, as in the reference). */

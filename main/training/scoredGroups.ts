@@ -25,9 +25,9 @@ export function scoredGroups(groups: readonly StoredPlayGroup[], options: PlaySe
   for (const group of groups) {
     const plays = selectPlays(group, options, counts);
     const normalised = groupAdvantages(plays.map((play) => play.episode.return));
-    if (normalised) scored.push({ group, plays, normalised });
-    else if (plays.length < 2) counts.droppedTooSmall++;
-    else counts.droppedZeroVariance++;
+    if (plays.length < 2) counts.droppedTooSmall++;
+    else if (!normalised || normalised.zeroVariance) counts.droppedZeroVariance++;
+    else scored.push({ group, plays, normalised });
   }
   return { scored, counts };
 }

@@ -43,7 +43,7 @@ describe.skipIf(!existsSync(cli) || !existsSync(model))("the first run, end to e
     expect(JSON.parse(imported.stdout)).toMatchObject({ imported: files.length });
 
     const config = JSON.parse(readFileSync(example, "utf8")) as Record<string, unknown> & { backend: Record<string, unknown> };
-    const quick = { ...config, iterations: 1, envsPerIteration: 2, plays: 1, hintPlays: 1, maxTurns: 2, agent: { maxTokens: 12 }, hint: { maxTokens: 12 }, backend: { ...config.backend, modelPath: model, threads: 1, gpu: false } };
+    const quick = { ...config, iterations: 1, envsPerIteration: 2, plays: 2, hintPlays: 1, maxTurns: 2, agent: { maxTokens: 12 }, hint: { maxTokens: 12 }, backend: { ...config.backend, modelPath: model, threads: 1, gpu: false } };
     writeFileSync(join(dir, "first-run.json"), JSON.stringify(quick));
     const run = spade(["run", "--config", join(dir, "first-run.json")]);
     expect(run.status, run.stderr).toBe(0);

@@ -1,5 +1,6 @@
 // `spade run` as a real child process against a scripted OpenAI-compatible server on loopback:
-// kill -9 in the middle, then --resume, must end with the statistics of an uninterrupted run.
+// kill -9 in the middle of a batch at concurrency 16 (every slot designed and played at once),
+// then --resume, must end with the stored results of an uninterrupted run.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,7 +34,7 @@ function writeConfig(name: string): string {
   const path = join(dir, `${name}.json`);
   writeFileSync(path, JSON.stringify({
     db: `${name}.sqlite`, seed: 11, iterations: 2, envsPerIteration: 3, plays: 4, hintPlays: 4, maxTurns: 3,
-    backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false },
+    backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false, maxConcurrency: 16 },
     corpus: { path: "corpus.jsonl" },
   }));
   return path;
@@ -68,9 +69,10 @@ async function report(db: string): Promise<RunReport> {
   return JSON.parse(stdout) as RunReport;
 }
 
-/** What must not depend on being interrupted: everything but row ids. */
+/** What must not depend on being interrupted or on completion order: everything but row ids, in coordinate order. */
 function outcome(result: RunReport) {
-  return result.runs[0]!.environments.map(({ id: _id, episodes, ...env }) => ({
+  const sorted = [...result.runs[0]!.environments].sort((a, b) => a.iteration - b.iteration || a.slot - b.slot || a.attempt - b.attempt);
+  return sorted.map(({ id: _id, episodes, ...env }) => ({
     ...env,
     episodes: episodes.map(({ id: _episodeId, ...episode }) => episode).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
   }));
@@ -103,7 +105,9 @@ describe("spade run: kill -9 and --resume", () => {
     expect(resumed.runs[0]!.status).toBe("completed");
     expect(outcome(resumed)).toEqual(outcome(expected));
     for (const env of resumed.runs[0]!.environments.filter((e) => e.valid)) {
-      expect(env.episodes).toHaveLength(1 + 4 + 4); // canary + plays + hinted plays, none twice
+      // Rollout 0 generated the batch, rollout 1 replayed it: 4 unhinted plays each (the canary one of them) + 4 hinted once, none twice.
+      expect(env.episodes).toHaveLength(4 + 4 + 4);
+      expect(env.episodes.filter((e) => e.canary)).toHaveLength(2);
     }
   }, 240_000);
 

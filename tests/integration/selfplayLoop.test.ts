@@ -1,24 +1,31 @@
-// The self-play loop end to end in-process: real sandbox, real SQLite file, scripted model.
-import { mkdtempSync, writeFileSync } from "node:fs";
+// The self-play loop end to end in-process: real sandbox, real SQLite file, scripted model, on the
+// reference recipe's schedule (rollouts, regenerations, replays, delayed designer reward).
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
+import { recipeGameSkills as gameSkills } from "../../shared/skills.js";
+import type { ChatMessage } from "../../shared/llm.js";
 import { openCorpus } from "../../main/corpus/openCorpus.js";
+import type { ChatRequest } from "../../main/llm/LlmBackend.js";
+import { PromptTooLongError } from "../../main/llm/PromptTooLongError.js";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
-import { learningPotential } from "../../main/selfplay/designerReward.js";
+import { plateauScore } from "../../main/selfplay/designerReward.js";
+import type { LoopEvent } from "../../main/selfplay/LoopEvent.js";
 import { SelfPlayLoop } from "../../main/selfplay/SelfPlayLoop.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { createEnvSet, addEnvSetMembers } from "../../main/store/queries/envSets.js";
 import { getEnvStats } from "../../main/store/queries/envStats.js";
-import { listEnvironments } from "../../main/store/queries/environments.js";
-import { listEpisodes } from "../../main/store/queries/episodes.js";
+import { getEnvironment, listEnvironments } from "../../main/store/queries/environments.js";
 import { getHint } from "../../main/store/queries/hints.js";
 import { listMemory } from "../../main/store/queries/memory.js";
 import { getMetrics } from "../../main/store/queries/metrics.js";
 import { createRun, getRun } from "../../main/store/queries/runs.js";
+import { getDesignerAdvantage, listRunNotes, listScheduledPlays } from "../../main/store/queries/schedule.js";
 import { ScriptedBackend, requestRole } from "../../main/bench/ScriptedBackend.js";
-import { envCode, scriptedHint, selfPlayReply, unhintedWins } from "../support/selfPlayScript.js";
+import { envCode, scriptedHint, selfPlayReply } from "../support/selfPlayScript.js";
 
 let dir: string;
 let pool: SandboxPool;
@@ -39,7 +46,13 @@ function corpusOf(name: string, docs: string[]): string {
 
 type Db = ReturnType<typeof openDatabase>;
 
-async function runLoop(name: string, { setup, ...overrides }: Record<string, unknown> & { setup?: (db: Db) => void }, docs: string[] | null) {
+interface LoopOptions {
+  setup?: (db: Db) => void;
+  backend?: ScriptedBackend;
+  onEvent?: (event: LoopEvent, db: Db) => void;
+}
+
+async function runLoop(name: string, overrides: Record<string, unknown>, docs: string[] | null, options: LoopOptions = {}) {
   const config: RunConfig = parseRunConfig(
     {
       db: join(dir, `${name}.sqlite`), seed: 7, iterations: 1, envsPerIteration: 1, plays: 4, hintPlays: 4, maxTurns: 3,
@@ -49,109 +62,128 @@ async function runLoop(name: string, { setup, ...overrides }: Record<string, unk
   );
   const db = openDatabase(config.db);
   const run = createRun(db, { config, seed: config.seed });
-  const backend = new ScriptedBackend(selfPlayReply, 2);
+  const backend = options.backend ?? new ScriptedBackend(selfPlayReply, 2);
   const corpus = config.corpus ? await openCorpus(config.corpus.path) : null;
-  setup?.(db);
-  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus }).run();
+  options.setup?.(db);
+  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus, onEvent: (event) => options.onEvent?.(event, db) }).run();
   return { db, runId: run.id, config, backend, outcome };
 }
 
-describe("the self-play loop", () => {
-  it("designs, hints, plays and scores an environment with SPADE's statistics and blend reward", async () => {
-    const { db, runId, config, outcome } = await runLoop("magic", { envsPerIteration: 2 }, ["DOC:magic about doors"]);
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+describe("the self-play loop on the reference schedule", () => {
+  it("designs a batch once, replays it every rollout, hints once, and scores it after the proposer delay", async () => {
+    const rewardsSeen: (number | null)[] = [];
+    const { db, runId, config, backend, outcome } = await runLoop("schedule", { iterations: 3, envsPerIteration: 2 }, ["DOC:magic about doors"], {
+      onEvent: (event, db) => {
+        if (event.type === "iterationCompleted") rewardsSeen.push(getEnvStats(db, listEnvironments(db, { runId: event.runId })[0]!.id)!.designerReward);
+      },
+    });
     expect(outcome).toBe("completed");
+    // One regeneration (rollout 0): two designer calls, one hint call per game, no designing in rollouts 1 and 2.
+    expect(backend.calls.filter((call) => requestRole(call) === "designer")).toHaveLength(2);
+    expect(backend.calls.filter((call) => requestRole(call) === "hint")).toHaveLength(2);
     const envs = listEnvironments(db, { runId, orderBy: "id" });
-    expect(envs).toHaveLength(2);
-    const first = envs[0]!;
-    expect(first).toMatchObject({ valid: true, className: "MagicWordEnv", source: "designer", novelty: "novel" });
-    expect(getHint(db, first.id)).toMatchObject({ source: "env", text: "Doors like polite, short words." });
+    expect(envs.map((env) => [env.iteration, env.slot, env.skill, env.difficulty])).toEqual([[0, 0, gameSkills[0], "medium"], [0, 1, gameSkills[1], "medium"]]);
+    // The delay (4, capped by the run's 3 rollouts) passes at the end of rollout 2: no reward before.
+    expect(rewardsSeen.slice(0, 2)).toEqual([null, null]);
+    expect(rewardsSeen[2]).not.toBeNull();
 
-    const episodes = listEpisodes(db, first.id);
-    expect(episodes.filter((e) => e.canary)).toHaveLength(1);
-    const unhinted = episodes.filter((e) => !e.canary && !e.hinted);
-    const hinted = episodes.filter((e) => e.hinted);
-    expect(unhinted).toHaveLength(4);
-    expect(hinted).toHaveLength(4);
-    for (const episode of hinted) expect(episode.firstObservation).toContain("\n\nHINT: Doors like polite, short words.");
-    for (const episode of unhinted) expect(episode.firstObservation).not.toContain("HINT:");
-    const wins = unhinted.filter((e) => unhintedWins(e.firstObservation ?? "")).length;
-    for (const episode of unhinted) expect(episode.return).toBe(unhintedWins(episode.firstObservation ?? "") ? 1 : 0);
+    for (const env of envs) {
+      expect(getHint(db, env.id)).toMatchObject({ source: "writer", text: scriptedHint }); // the env's own hint() is a deviation, off
+      const plays = listScheduledPlays(db, env.id);
+      const unhinted = plays.filter((p) => !p.hinted);
+      const hinted = plays.filter((p) => p.hinted);
+      // Each rollout: 4 unhinted plays, the canary being one of them; hinted plays only in rollout 0.
+      for (const rollout of [0, 1, 2]) {
+        const these = unhinted.filter((p) => p.rollout === rollout);
+        expect(these).toHaveLength(4);
+        expect(these.filter((p) => p.canary)).toHaveLength(1);
+      }
+      expect(hinted.map((p) => p.rollout)).toEqual([0, 0, 0, 0]);
 
-    const stats = getEnvStats(db, first.id)!;
-    expect(stats.winRate).toBe(wins / 4);
-    expect(stats.hintWinRate).toBe(1);
-    expect(stats.regret).toBeCloseTo(1 - wins / 4);
-    const plateau = wins / 4 >= 0.4 && wins / 4 <= 0.6 ? 1 : Math.max(0, 1 - Math.min(Math.abs(wins / 4 - 0.4), Math.abs(wins / 4 - 0.6)) / 0.25);
-    expect(stats.designerReward).toBeCloseTo(0.4 * Math.min(1, (1 - wins / 4) / 0.15) + 0.6 * plateau);
-    expect(config.reward.kind).toBe("blend");
-
-    // The second slot wrote the same game again: a near-duplicate, kept out of memory.
-    expect(envs[1]).toMatchObject({ valid: true, novelty: "duplicate", duplicateOf: first.id });
-    expect(listMemory(db, runId, { inMemoryOnly: true }).map((m) => m.environmentId)).toEqual([first.id]);
-
-    const metrics = getMetrics(db, runId)[0]!.metrics;
-    expect(metrics.validityRate).toBe(1);
-    expect(metrics.noveltyRate).toBe(0.5);
-    expect(getRun(db, runId)!.iterationsCompleted).toBe(1);
+      // The designer reward by hand: matched-timing regret (rollout 0's unhinted mean), plateau on the window's mean return.
+      const stats = getEnvStats(db, env.id)!;
+      const first = mean(unhinted.filter((p) => p.rollout === 0).map((p) => p.return));
+      const windowMean = mean(unhinted.map((p) => p.return));
+      const regret = mean(hinted.map((p) => p.return)) - first;
+      const blend = 0.4 * Math.min(1, Math.max(0, regret / 0.15)) + 0.6 * plateauScore(windowMean, [0.4, 0.6], 0.25);
+      expect(stats.designerReward).toBeCloseTo(blend, 9);
+      expect(stats.plays).toBe(12);
+      expect(stats.meanReturn).toBeCloseTo(windowMean, 9);
+      expect(stats.winRate).toBeCloseTo(unhinted.filter((p) => p.return > 0).length / 12, 9);
+      expect(stats.regret).toBeCloseTo(Math.max(0, regret), 9);
+    }
+    // Different skills: each game is alone in its skill, so its centred advantage is 0 (x 32).
+    for (const env of envs) expect(getDesignerAdvantage(db, env.id)).toMatchObject({ advantage: 0, masked: false });
+    // Memory: both games (no novelty gate in the recipe), with the window's win rate and signed regret.
+    const memory = listMemory(db, runId, { inMemoryOnly: true });
+    expect(memory.map((m) => m.environmentId).sort()).toEqual(envs.map((e) => e.id).sort());
+    expect(memory[0]!.winRate).toBe(getEnvStats(db, memory[0]!.environmentId)!.winRate);
+    expect(getMetrics(db, runId).map((m) => m.metrics.regeneration)).toEqual([1, 0, 0]);
+    expect(getRun(db, runId)!.iterationsCompleted).toBe(config.iterations);
   });
 
-  it("stores an invalid attempt and repairs it with the validator's error", async () => {
-    const { db, runId, backend } = await runLoop("repair", {}, ["DOC:broken text"]);
-    const envs = listEnvironments(db, { runId, orderBy: "id" });
-    expect(envs.map((e) => [e.attempt, e.source, e.valid])).toEqual([[0, "designer", false], [1, "repair", true]]);
+  it("re-samples an invalid attempt independently with a fresh document; repair turns are a deviation", async () => {
+    const flaky = () => {
+      let designerCalls = 0;
+      return new ScriptedBackend((request) => {
+        if (requestRole(request) === "designer" && designerCalls++ === 0) return "```python\n" + envCode.broken + "```\n";
+        return selfPlayReply(request);
+      }, 1);
+    };
+    const { db, runId, backend } = await runLoop("resample", {}, ["DOC:magic one", "DOC:magic two", "DOC:magic three"], { backend: flaky() });
+    const envs = listEnvironments(db, { runId, orderBy: "id" }).map((e) => getEnvironment(db, e.id)!);
+    expect(envs.map((e) => [e.attempt, e.source, e.valid, e.parentId])).toEqual([[0, "designer", false, null], [1, "designer", true, null]]);
     expect(envs[0]!.validationError).toMatch(/syntax/i);
-    expect(envs[1]!.parentId).toBe(envs[0]!.id);
-    const repair = backend.calls.find((call) => requestRole(call) === "repair")!;
-    expect(repair.messages.at(-1)!.content).toContain(envs[0]!.validationError!);
+    const designerPrompts = backend.calls.filter((call) => requestRole(call) === "designer");
+    expect(designerPrompts).toHaveLength(2);
+    for (const call of designerPrompts) expect(call.messages.some((m) => m.role === "assistant")).toBe(false); // no repair turn
     expect(getEnvStats(db, envs[0]!.id)).toMatchObject({ plays: 0, designerReward: 0 });
+
+    const repaired = await runLoop("repair", { designer: { repair: true } }, ["DOC:magic doors"], { backend: flaky() });
+    const attempts = listEnvironments(repaired.db, { runId: repaired.runId, orderBy: "id" });
+    expect(attempts.map((e) => [e.attempt, e.source, e.valid])).toEqual([[0, "designer", false], [1, "repair", true]]);
+    const repair = repaired.backend.calls.find((call) => requestRole(call) === "repair")!;
+    expect(repair.messages.at(-1)!.content).toContain(attempts[0]!.validationError!);
   });
 
-  it("asks the hint writer when the environment has no hint()", async () => {
-    const { db, runId } = await runLoop("riddle", {}, ["DOC:riddle numbers"]);
-    const env = listEnvironments(db, { runId })[0]!;
-    expect(getHint(db, env.id)).toMatchObject({ source: "writer", text: scriptedHint });
-    const stats = getEnvStats(db, env.id)!;
-    expect(stats.hintMeanReturn).toBe(0.5);
-    expect(stats.hintWinRate).toBe(1);
+  it("repairs f-string braces in a reply whose code does not parse, as the reference does", async () => {
+    // An f-string line of its own with an action placeholder in single braces: a syntax error.
+    const unbalanced = envCode.magic.replace("        self.turn = 0\n        return", "        self.turn = 0\n        self.format = f\"Answer as \\\\boxed{<word>}\"\n        return");
+    expect(unbalanced).not.toBe(envCode.magic);
+    const backend = new ScriptedBackend((request) => (requestRole(request) === "designer" ? "```python\n" + unbalanced + "```\n" : selfPlayReply(request)), 2);
+    const { db, runId } = await runLoop("braces", {}, ["DOC:magic"], { backend });
+    const env = getEnvironment(db, listEnvironments(db, { runId })[0]!.id)!;
+    expect([env.valid, env.validationError]).toEqual([true, null]);
+    expect(env.code).toContain("\\\\boxed{{<word>}}");
   });
 
-  it("a hanging step() costs the designer -0.5 and the run goes on", async () => {
+  it("the environment's own hint() is used only with the deviation key", async () => {
+    const { db, runId } = await runLoop("own-hint", { hint: { useEnvHint: true } }, ["DOC:magic"]);
+    expect(getHint(db, listEnvironments(db, { runId })[0]!.id)).toMatchObject({ source: "env", text: "Doors like polite, short words." });
+    const riddle = await runLoop("riddle", { hint: { useEnvHint: true } }, ["DOC:riddle numbers"]);
+    const env = listEnvironments(riddle.db, { runId: riddle.runId })[0]!;
+    expect(getHint(riddle.db, env.id)).toMatchObject({ source: "writer", text: scriptedHint });
+    expect(getEnvStats(riddle.db, env.id)).toMatchObject({ hintMeanReturn: 0.5, hintWinRate: 1 });
+  });
+
+  it("a hanging step() is caught by the canary; the blend has no timeout term unless the deviation asks", async () => {
     const { db, runId, outcome } = await runLoop("hang", { envsPerIteration: 2, sandbox: { stepTimeoutMs: 1000 } }, ["DOC:hang"]);
     expect(outcome).toBe("completed");
     const envs = listEnvironments(db, { runId, orderBy: "id" });
-    expect(envs).toHaveLength(2);
     for (const env of envs) {
-      expect(getEnvStats(db, env.id)).toMatchObject({ designerReward: -0.5, stepTimeouts: 1 });
-      const episodes = listEpisodes(db, env.id);
-      expect(episodes).toHaveLength(1); // the canary caught it: no further plays
-      expect(episodes[0]!.error).toMatch(/timeout/);
+      const plays = listScheduledPlays(db, env.id);
+      expect(plays).toHaveLength(1); // the canary caught it: no further plays
+      expect(plays[0]!.error).toMatch(/timeout/);
+      expect(getEnvStats(db, env.id)).toMatchObject({ stepTimeouts: 1, designerReward: 0 });
     }
-  });
-
-  it.each([
-    ["regret", (w: number) => Math.min(1, (1 - w) / 0.15)],
-    ["solveRate", (w: number) => (w >= 0.4 && w <= 0.6 ? 1 : Math.max(0, 1 - Math.min(Math.abs(w - 0.4), Math.abs(w - 0.6)) / 0.25))],
-    ["azr", (w: number) => (w > 0 ? 1 - w : 0)],
-    ["rzero", (w: number) => Math.min(w, 1 - w)],
-    ["variance", (w: number) => Math.exp(-((w * (1 - w) - 0.25) ** 2) / 0.02)],
-  ])("scores with the %s reward when configured", async (kind, expected) => {
-    const { db, runId } = await runLoop(`reward-${kind}`, { reward: { kind }, hintPlays: 2 }, ["DOC:magic"]);
-    const env = listEnvironments(db, { runId })[0]!;
-    const stats = getEnvStats(db, env.id)!;
-    expect(stats.rewardKind).toBe(kind);
-    expect(stats.designerReward).toBeCloseTo(expected(stats.winRate!));
-  });
-
-  it("the learning-potential reward follows the skill's win rates across environments", async () => {
-    const { db, runId } = await runLoop("reward-lp", { envsPerIteration: 2, hintPlays: 2, reward: { kind: "learningPotential" }, designer: { skills: ["Planning"] }, memory: { novelty: false } }, ["DOC:magic"]);
-    const [first, second] = listEnvironments(db, { runId, orderBy: "id" }).map((env) => getEnvStats(db, env.id)!);
-    expect(first!.designerReward).toBe(0); // one observation: no fast/slow gap yet
-    expect(first!.winRate).not.toBe(second!.winRate); // the seeds give different win rates, so the history matters
-    expect(second!.designerReward).toBeCloseTo(learningPotential([first!.winRate!, second!.winRate!]));
+    const penalised = await runLoop("hang-penalty", { sandbox: { stepTimeoutMs: 1000 }, reward: { timeoutInBlend: true } }, ["DOC:hang"]);
+    expect(getEnvStats(penalised.db, listEnvironments(penalised.db, { runId: penalised.runId })[0]!.id)!.designerReward).toBe(-0.5);
   });
 
   it("without corpus or memory the designer prompt has no document and no references", async () => {
-    const { backend } = await runLoop("ablate", { iterations: 2, memory: { enabled: false } }, null);
+    const { backend } = await runLoop("ablate", { iterations: 2, regenerationInterval: 1, memory: { enabled: false } }, null);
     const prompts = backend.calls.filter((call) => requestRole(call) === "designer").map((call) => call.messages[0]!.content);
     expect(prompts).toHaveLength(2);
     for (const prompt of prompts) {
@@ -160,16 +192,92 @@ describe("the self-play loop", () => {
     }
   });
 
-  it("a fixed environment pool makes no designer calls", async () => {
+  it("a fixed environment pool makes no designer calls and deals games without replacement", async () => {
     const setup = (db: Db) => {
       createEnvSet(db, "pool");
-      addEnvSetMembers(db, "pool", [{ code: envCode.magic, source: "test", hint: "Say it nicely." }]);
+      addEnvSetMembers(db, "pool", [
+        { code: envCode.magic, source: "test", hint: "Say it nicely." },
+        { code: envCode.riddle, source: "test", hint: "Half is fine." },
+        { code: envCode.copy, source: "test", hint: "Say it nicely." },
+      ]);
     };
-    const { db, runId, backend } = await runLoop("fixed", { designer: { kind: "fixed", set: "pool" }, setup }, null);
+    const { db, runId, backend } = await runLoop("fixed", { iterations: 2, envsPerIteration: 2, plays: 2, hintPlays: 1, designer: { kind: "fixed", set: "pool" } }, null, { setup });
     expect(backend.calls.filter((call) => requestRole(call) !== "agent")).toHaveLength(0);
-    const env = listEnvironments(db, { runId })[0]!;
-    expect(env.source).toBe("fixed");
-    expect(getHint(db, env.id)?.text).toBe("Say it nicely.");
-    expect(getEnvStats(db, env.id)!.hintWinRate).toBe(1);
+    // Slots of a rollout are drawn at once: order by coordinates, not by row id.
+    const envs = listEnvironments(db, { runId, orderBy: "id" }).map((e) => getEnvironment(db, e.id)!).sort((a, b) => a.iteration! - b.iteration! || a.slot! - b.slot!);
+    expect(envs.map((e) => [e.iteration, e.source])).toEqual([[0, "fixed"], [0, "fixed"], [1, "fixed"], [1, "fixed"]]);
+    expect(new Set(envs.slice(0, 3).map((e) => e.code)).size).toBe(3); // the whole pool before any repeat
+    expect(getHint(db, envs[0]!.id)?.source).toBe("import");
+    expect(getEnvStats(db, envs[0]!.id)!.designerReward).toBeNull();
+  });
+
+  it("the tool-use recipe runs end to end: tool-use designer prompt, tool environments designed, hinted and played", async () => {
+    const warehouse = readFileSync(fileURLToPath(new URL("../../resources/environments/warehouse_tools.py", import.meta.url)), "utf8");
+    const backend = new ScriptedBackend((request) => {
+      const role = requestRole(request);
+      if (role === "designer" || role === "repair") return "```python\n" + warehouse + "```\n";
+      if (role === "hint") return "Find the accounts first, then add their balances.";
+      return "<answer>0</answer>";
+    }, 2);
+    const { db, runId, config, outcome } = await runLoop("tool-use", { recipe: "spade-tool-use", envsPerIteration: 2, plays: 2, hintPlays: 1 }, ["A warehouse keeps stock of parts."], { backend });
+    expect(outcome).toBe("completed");
+    expect(config).toMatchObject({ regenerationInterval: 8, designer: { toolUse: true } });
+    const envs = listEnvironments(db, { runId, orderBy: "id" }).sort((a, b) => a.slot! - b.slot!);
+    expect(envs.map((env) => [env.valid, env.skill, env.validationError])).toEqual([[true, config.designer.skills[0], null], [true, config.designer.skills[1], null]]);
+    const designerPrompt = backend.calls.find((call) => requestRole(call) === "designer")!;
+    expect(designerPrompt.messages.map((m) => m.role)).toEqual(["user"]); // the reference sends no system prompt for tool use
+    expect(designerPrompt.messages[0]!.content).toContain("A warehouse keeps stock of parts.");
+    for (const env of envs) {
+      const plays = listScheduledPlays(db, env.id);
+      expect(plays.filter((p) => !p.hinted)).toHaveLength(2);
+      expect(plays.filter((p) => p.hinted)).toHaveLength(1);
+      expect(plays.every((p) => p.error === null)).toBe(true);
+      expect(getEnvStats(db, env.id)!.designerReward).not.toBeNull(); // one rollout: the window ends with the run
+    }
+  });
+
+  it("context is never a crash: the document is trimmed to fit, a prompt that cannot fit is an invalid attempt or an errored play", async () => {
+    // A backend that counts 4 characters a token and refuses what does not fit, like the real ones.
+    const tokens = (messages: ChatMessage[]) => Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 4);
+    const sized = (contextSize: number) => {
+      const backend = new ScriptedBackend(selfPlayReply, 2) as ScriptedBackend & { contextSize: number; countTokens(m: ChatMessage[]): Promise<number> };
+      const chat = backend.chat.bind(backend);
+      backend.contextSize = contextSize;
+      backend.countTokens = async (messages) => tokens(messages);
+      backend.chat = async (request: ChatRequest) => {
+        if (tokens(request.messages) > contextSize) throw new PromptTooLongError(tokens(request.messages), contextSize);
+        return chat(request);
+      };
+      return backend;
+    };
+    const longDoc = "DOC:magic " + Array.from({ length: 3000 }, (_, i) => `word${i}`).join(" ");
+    const probe = sized(1_000_000);
+    await runLoop("fits-probe", { designer: { maxTokens: 100 } }, ["DOC:magic"], { backend: probe });
+    const basePrompt = tokens(probe.calls.find((call) => requestRole(call) === "designer")!.messages);
+    const events: LoopEvent[] = [];
+    const trimmed = await runLoop("fits", { designer: { maxTokens: 100 } }, [longDoc], { backend: sized(basePrompt + 400), onEvent: (event) => events.push(event) });
+    expect(trimmed.outcome).toBe("completed");
+    const env = getEnvironment(trimmed.db, listEnvironments(trimmed.db, { runId: trimmed.runId })[0]!.id)!;
+    expect(env.valid).toBe(true);
+    expect(tokens(env.prompt!)).toBeLessThanOrEqual(basePrompt + 300);
+    expect(listRunNotes(trimmed.db, trimmed.runId)[0]!.text).toMatch(/grounding document trimmed from 3001 to \d+ words .*backend\.contextSize/);
+    expect(events.some((event) => event.type === "note" && event.kind === "document trimmed")).toBe(true);
+
+    const tiny = await runLoop("too-small", { designer: { attempts: 2 } }, ["DOC:magic"], { backend: sized(20) });
+    expect(tiny.outcome).toBe("completed");
+    const attempts = listEnvironments(tiny.db, { runId: tiny.runId, orderBy: "id" });
+    expect(attempts).toHaveLength(2);
+    for (const attempt of attempts) expect(attempt).toMatchObject({ valid: false, validationError: expect.stringMatching(/^prompt too long \(\d+ > 20 tokens\): raise backend\.contextSize/) });
+
+    // A play whose prompt does not fit is an errored play, and the run goes on.
+    const agentTooLong = new ScriptedBackend((request) => {
+      if (requestRole(request) === "agent") throw new PromptTooLongError(5000, 4096);
+      return selfPlayReply(request);
+    }, 2);
+    const errored = await runLoop("play-too-long", {}, ["DOC:magic"], { backend: agentTooLong });
+    expect(errored.outcome).toBe("completed");
+    const plays = listScheduledPlays(errored.db, listEnvironments(errored.db, { runId: errored.runId })[0]!.id);
+    expect(plays.length).toBeGreaterThan(0);
+    for (const play of plays) expect(play.error).toMatch(/prompt too long \(5000 > 4096 tokens\)/);
   });
 });

@@ -31,18 +31,19 @@ beforeAll(() => {
 });
 
 describe("advantages", () => {
-  it("z-scores a group with the sample standard deviation", () => {
-    // mean 0.5; sample variance (4 * 0.25) / 3 = 1/3; advantages ±0.5 / sqrt(1/3) = ±0.8660
+  it("z-scores a group with the population standard deviation (as the reference)", () => {
+    // mean 0.5; population variance (4 * 0.25) / 4 = 0.25; advantages ±0.5 / 0.5 = ±1
     const result = groupAdvantages([1, 0, 0, 1])!;
     expect(result.mean).toBe(0.5);
-    expect(result.std).toBeCloseTo(Math.sqrt(1 / 3), 12);
-    expect(result.advantages.map((a) => a.toFixed(4))).toEqual(["0.8660", "-0.8660", "-0.8660", "0.8660"]);
+    expect(result.std).toBeCloseTo(0.5, 12);
+    expect(result.advantages.map((a) => a.toFixed(4))).toEqual(["1.0000", "-1.0000", "-1.0000", "1.0000"]);
   });
 
-  it("gives no advantages to a zero-variance or single-play group", () => {
-    expect(groupAdvantages([1, 1, 1])).toBeNull();
-    expect(groupAdvantages([0.5])).toBeNull();
-    expect(groupAdvantages([0.3, 0.1 + 0.2])).toBeNull();
+  it("keeps a zero-variance or single-play group with advantage 0", () => {
+    expect(groupAdvantages([1, 1, 1])).toEqual({ mean: 1, std: 0, advantages: [0, 0, 0], zeroVariance: true });
+    expect(groupAdvantages([0.5])).toMatchObject({ advantages: [0], zeroVariance: true });
+    expect(groupAdvantages([0.3, 0.1 + 0.2])).toMatchObject({ advantages: [0, 0], zeroVariance: true });
+    expect(groupAdvantages([])).toBeNull();
   });
 
   it("centres designer rewards per skill without dividing by the std", () => {
@@ -61,10 +62,10 @@ describe("export formats", () => {
     const [line] = lines;
     expect(line).toMatchObject({ environmentId: ids.envA, className: "AEnv", skill: "Planning", mean: 0.5 });
     expect(line!.plays.map((p) => [p.playIndex, p.hinted, p.return, +p.advantage.toFixed(4)])).toEqual([
-      [0, false, 1, 0.866],
-      [1, false, 0, -0.866],
-      [2, false, 0, -0.866],
-      [3, false, 1, 0.866],
+      [0, false, 1, 1],
+      [1, false, 0, -1],
+      [2, false, 0, -1],
+      [3, false, 1, 1],
     ]);
     const play = line!.plays[0]!;
     expect(play.messages).toEqual([
@@ -81,11 +82,11 @@ describe("export formats", () => {
   it("grpo: hinted plays join their group when asked", () => {
     const { lines, counts } = buildGrpoGroups(groups, { includeHinted: true });
     expect(counts.excludedHinted).toBe(0);
-    // returns 1,0,0,1,1,1: mean 2/3, sample variance (4/9 + 8/9) / 5 = 4/15
+    // returns 1,0,0,1,1,1: mean 2/3, population variance (4/9 + 8/9) / 6 = 2/9
     const plays = lines[0]!.plays;
     expect(plays).toHaveLength(6);
-    expect(lines[0]!.std).toBeCloseTo(Math.sqrt(4 / 15), 12);
-    expect(plays.filter((p) => p.hinted).map((p) => +p.advantage.toFixed(4))).toEqual([0.6455, 0.6455]);
+    expect(lines[0]!.std).toBeCloseTo(Math.sqrt(2 / 9), 12);
+    expect(plays.filter((p) => p.hinted).map((p) => +p.advantage.toFixed(4))).toEqual([0.7071, 0.7071]);
     expect(plays[0]!.messages[1]!.content).not.toContain("HINT");
     expect(plays.find((p) => p.hinted)!.messages[1]!.content).toContain("HINT: try 1");
   });

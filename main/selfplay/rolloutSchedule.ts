@@ -1,0 +1,68 @@
+import type { RunConfig } from "../../shared/runConfig.js";
+
+type ScheduleFields = Pick<RunConfig, "iterations" | "regenerationInterval" | "skillsPerRegen" | "plays"> & {
+  designer: Pick<RunConfig["designer"], "kind" | "skills">;
+  reward: Pick<RunConfig["reward"], "proposerDelay">;
+};
+
+// The reference's rollout schedule (an iteration here = one rollout there): games are generated in
+// a batch every `regenerationInterval` rollouts and replayed by every rollout in between; the
+// designer's reward for a batch is computed once the proposer delay has passed.
+
+/** Rollouts between regenerations. A fixed pool draws new games every rollout, as the reference's static pool does. */
+export function regenerationInterval(config: ScheduleFields): number {
+  return config.designer.kind === "fixed" ? 1 : config.regenerationInterval;
+}
+
+/** The rollout that generated the games `iteration` plays. */
+export function regenerationOf(iteration: number, config: ScheduleFields): number {
+  const interval = regenerationInterval(config);
+  return Math.floor(iteration / interval) * interval;
+}
+
+export function isRegeneration(iteration: number, config: ScheduleFields): boolean {
+  return regenerationOf(iteration, config) === iteration;
+}
+
+/**
+ * The skills of a regeneration: a window of `skillsPerRegen` of the configured skills that moves on
+ * by that many each regeneration (round robin); all of them when `skillsPerRegen` is null.
+ */
+export function activeSkills(regeneration: number, config: ScheduleFields): string[] {
+  const skills = config.designer.skills;
+  const count = config.skillsPerRegen;
+  if (count === null || count >= skills.length) return [...skills];
+  const epoch = Math.floor(regeneration / regenerationInterval(config));
+  const start = (epoch * count) % skills.length;
+  return Array.from({ length: count }, (_, j) => skills[(start + j) % skills.length]!);
+}
+
+/** Slot `slot` of a batch targets the active skills in turn. */
+export function slotSkill(regeneration: number, slot: number, config: ScheduleFields): string {
+  const skills = activeSkills(regeneration, config);
+  return skills[slot % skills.length]!;
+}
+
+/**
+ * Rollouts of a batch whose unhinted plays count towards its designer reward: the proposer delay
+ * (at least one rollout), never past the next regeneration or the end of the run.
+ */
+export function rewardWindow(regeneration: number, config: ScheduleFields): number {
+  return Math.max(1, Math.min(config.reward.proposerDelay, regenerationInterval(config), config.iterations - regeneration));
+}
+
+/** The rollout at whose end the batch generated at `regeneration` is scored. */
+export function rewardDueAt(regeneration: number, config: ScheduleFields): number {
+  return regeneration + rewardWindow(regeneration, config) - 1;
+}
+
+/** The batch scored at the end of `iteration`, if any. */
+export function batchScoredAt(iteration: number, config: ScheduleFields): number | null {
+  const regeneration = regenerationOf(iteration, config);
+  return rewardDueAt(regeneration, config) === iteration ? regeneration : null;
+}
+
+/** Unhinted plays of a game are numbered across its rollouts: rollout offset x plays + index. */
+export function unhintedPlayIndex(iteration: number, index: number, config: ScheduleFields): number {
+  return (iteration - regenerationOf(iteration, config)) * config.plays + index;
+}

@@ -1,0 +1,143 @@
+// Scheduling by dependency (issue 15): every slot of a batch is designed at once, each slot plays as
+// soon as its own game is ready, and the stored results do not depend on concurrency or timing.
+// Real sandbox and SQLite; a scripted model whose answers depend only on the request and whose
+// latencies are chosen so that completion order differs from issue order.
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseRunConfig } from "../../shared/runConfig.js";
+import { recipeGameSkills as gameSkills } from "../../shared/skills.js";
+import { openCorpus } from "../../main/corpus/openCorpus.js";
+import type { ChatRequest } from "../../main/llm/LlmBackend.js";
+import { Semaphore } from "../../main/llm/Semaphore.js";
+import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
+import { buildRunReport } from "../../main/selfplay/buildRunReport.js";
+import type { LoopEvent } from "../../main/selfplay/LoopEvent.js";
+import { SelfPlayLoop } from "../../main/selfplay/SelfPlayLoop.js";
+import { openDatabase } from "../../main/store/openDatabase.js";
+import { getEnvironment, listEnvironments } from "../../main/store/queries/environments.js";
+import { listMemory } from "../../main/store/queries/memory.js";
+import { createRun } from "../../main/store/queries/runs.js";
+import { getDesignerAdvantage } from "../../main/store/queries/schedule.js";
+import { ScriptedBackend, requestRole } from "../../main/bench/ScriptedBackend.js";
+import { selfPlayReply } from "../support/selfPlayScript.js";
+
+let dir: string;
+let pool: SandboxPool;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "spade-concurrency-"));
+  pool = await SandboxPool.create({ size: 4 });
+  writeFileSync(join(dir, "corpus.jsonl"), ["DOC:magic doors", "DOC:riddle numbers", "DOC:broken parts", "DOC:copy of doors"].map((text) => JSON.stringify({ text })).join("\n") + "\n");
+});
+afterAll(async () => {
+  await pool?.dispose();
+});
+
+/** A latency from the request's content: the same request always waits as long, different ones differ. */
+function latencyOf(request: ChatRequest): number {
+  const hash = createHash("sha256").update(JSON.stringify(request.messages)).digest();
+  return hash[0]! % 25;
+}
+
+/** Holds the designer call of one skill until `gate` opens (or 60 s pass, which fails the test that uses it). */
+interface HeldDesigner {
+  skill: string;
+  gate: Promise<void>;
+}
+
+/** Serves at most `parallelism` requests at once, like a server with that many slots; more wait in line. */
+class LatencyBackend extends ScriptedBackend {
+  inFlight = 0;
+  peakInFlight = 0;
+  constructor(parallelism: number, held: HeldDesigner | null = null) {
+    const slots = new Semaphore(parallelism);
+    super(async (request) => {
+      await slots.acquire();
+      this.inFlight++;
+      this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+      if (held && requestRole(request) === "designer" && request.messages.some((message) => message.content.includes(held.skill))) {
+        await Promise.race([held.gate, new Promise((resolve) => setTimeout(resolve, 60_000))]);
+      }
+      await new Promise((resolve) => setTimeout(resolve, latencyOf(request)));
+      this.inFlight--;
+      slots.release();
+      return selfPlayReply(request);
+    }, parallelism);
+  }
+}
+
+async function runAt(name: string, parallelism: number, held: HeldDesigner | null = null, onEvent?: (event: LoopEvent) => void) {
+  const config = parseRunConfig(
+    {
+      db: join(dir, `${name}.sqlite`), seed: 5, iterations: 2, envsPerIteration: 3, plays: 3, hintPlays: 2, maxTurns: 2,
+      regenerationInterval: 1, reward: { proposerDelay: 1 }, designer: { attempts: 2 },
+      backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: { path: join(dir, "corpus.jsonl") },
+    },
+    `${name}.json`,
+  );
+  const db = openDatabase(config.db);
+  const run = createRun(db, { config, seed: config.seed });
+  const backend = new LatencyBackend(parallelism, held);
+  const events: { at: number; event: LoopEvent }[] = [];
+  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus: await openCorpus(config.corpus!.path), onEvent: (event) => {
+    events.push({ at: performance.now(), event });
+    onEvent?.(event);
+  } }).run();
+  return { db, runId: run.id, backend, events, outcome };
+}
+
+/** Everything stored that must not depend on concurrency: the report minus row ids and timings, prompts, memory, advantages. */
+function stored(db: ReturnType<typeof openDatabase>, runId: number) {
+  const report = buildRunReport(db, runId).runs[0]!;
+  const key = (env: { iteration: number; slot: number; attempt: number }) => `${env.iteration}/${env.slot}/${env.attempt}`;
+  const byId = new Map(listEnvironments(db, { runId, orderBy: "id" }).map((env) => [env.id, key({ iteration: env.iteration ?? 0, slot: env.slot ?? 0, attempt: env.attempt ?? 0 })]));
+  const environments = [...report.environments]
+    .sort((a, b) => key(a).localeCompare(key(b)))
+    .map(({ id, episodes, ...env }) => ({
+      ...env,
+      prompt: getEnvironment(db, id)!.prompt,
+      advantage: getDesignerAdvantage(db, id),
+      episodes: episodes.map(({ id: _id, ...episode }) => episode).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    }))
+    .map((env) => ({ ...env, advantage: env.advantage && { ...env.advantage, environmentId: byId.get(env.advantage.environmentId) } }));
+  const memory = listMemory(db, runId).map(({ environmentId, addedAt: _a, evictedAt: _e, ...entry }) => ({ ...entry, environment: byId.get(environmentId) })).sort((a, b) => a.environment!.localeCompare(b.environment!));
+  return { status: report.status, iterationsCompleted: report.iterationsCompleted, environments, memory };
+}
+
+describe("the loop's scheduler", () => {
+  it("stores identical results at concurrency 1, 4 and 16", async () => {
+    const one = await runAt("c1", 1);
+    const four = await runAt("c4", 4);
+    const sixteen = await runAt("c16", 16);
+    for (const run of [one, four, sixteen]) expect(run.outcome).toBe("completed");
+    expect(one.backend.peakInFlight).toBe(1);
+    expect(sixteen.backend.peakInFlight).toBeGreaterThanOrEqual(3); // bounded by the 4 sandboxes here
+    const expected = stored(one.db, one.runId);
+    expect(expected.environments.length).toBeGreaterThanOrEqual(6);
+    expect(expected.memory.length).toBeGreaterThan(0); // later batches were designed with memory references
+    expect(stored(four.db, four.runId)).toEqual(expected);
+    expect(stored(sixteen.db, sixteen.runId)).toEqual(expected);
+  }, 240_000);
+
+  it("a slot plays as soon as its own game is valid, while another slot's designer call is still out", async () => {
+    // Slot 0's designer call (the rotation's first skill) is issued first and answered only once
+    // another slot has finished a play: a loop that worked slot by slot would wait 60 s and fail.
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const otherSlots = new Set<number>();
+    const { events, outcome } = await runAt("order", 16, { skill: gameSkills[0]!, gate }, (event) => {
+      if (event.type === "environmentAdded" && event.iteration === 0 && event.slot !== 0 && event.valid) otherSlots.add(event.environmentId);
+      if (event.type === "episodeFinished" && otherSlots.has(event.environmentId)) open();
+    });
+    expect(outcome).toBe("completed");
+    const firstIteration = events.filter(({ event }) => !("iteration" in event) || event.iteration === 0);
+    const slot0Added = firstIteration.find(({ event }) => event.type === "environmentAdded" && event.slot === 0)!;
+    const otherPlayed = firstIteration.find(({ event }) => event.type === "episodeFinished" && otherSlots.has(event.environmentId))!;
+    // Issued first, finished after another slot's play: completion order differs from issue order.
+    expect(otherPlayed.at).toBeLessThan(slot0Added.at);
+    expect(slot0Added.at - firstIteration[0]!.at).toBeLessThan(60_000);
+  }, 180_000);
+});
