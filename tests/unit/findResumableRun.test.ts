@@ -44,7 +44,8 @@ describe("classifyResumeChanges", () => {
     const given = config({ seed: 9, iterations: 5, envsPerIteration: 4, designer: { maxTokens: 128, skills: ["Planning"] }, reward: { kind: "regret" }, sandbox: { stepTimeoutMs: 1000 } }, { modelPath: "/other.gguf", contextSize: 2048 });
     const changes = classifyResumeChanges(stored, given);
     expect(changes.safe.map((c) => c.key)).toEqual(["backend.contextSize", "backend.modelPath", "designer.maxTokens", "iterations", "sandbox.stepTimeoutMs"]);
-    expect(changes.refused.map((c) => c.key)).toEqual(["designer.skills", "envsPerIteration", "reward.kind", "seed"]);
+    // skillsPerRegen follows the number of skills (at most one skill here): a schedule key, refused too.
+    expect(changes.refused.map((c) => c.key)).toEqual(["designer.skills", "envsPerIteration", "reward.kind", "seed", "skillsPerRegen"]);
     expect(describeResumeChange(changes.safe[0]!)).toBe("backend.contextSize (unset → 2048)");
   });
 
