@@ -1,4 +1,5 @@
 // `spade report --json`: a CLI contract other tools rely on. Extend only compatibly.
+import type { RunDiagnosis } from "./api/runTypes.js";
 import type { EnvStatistics } from "./envStatistics.js";
 
 export interface ReportEpisode {
@@ -28,6 +29,8 @@ export interface ReportEnvironment extends EnvStatistics {
   slot: number;
   attempt: number;
   skill: string | null;
+  /** Extension: the first lines of the designer's raw reply, for invalid attempts (null otherwise). */
+  replyHead?: string | null;
   /** The adapter the designer attempt was sampled with (as for episodes). */
   adapterId: string | number | null;
 }
@@ -52,6 +55,8 @@ export interface ReportRun {
   name: string;
   error: string | null;
   ablations: string[];
+  /** Extension: why no attempt is valid, when none is (see the run page's banner). */
+  diagnosis?: RunDiagnosis | null;
   /** Extension: the run's training rounds, in order (empty when it does not train). */
   trainingRounds: ReportTrainingRound[];
 }

@@ -12,6 +12,7 @@ import { compareRuns } from "../experiments/compareRuns.js";
 import { appRoot } from "../paths.js";
 import { storedRunAblations } from "../selfplay/describeAblations.js";
 import { checkRunConfigFiles } from "../selfplay/checkRunConfigFiles.js";
+import { diagnoseRun } from "../selfplay/diagnoseRun.js";
 import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
 import * as store from "../store/index.js";
 import { countDocuments, environmentCountsByRun, removeFromMemory } from "../store/queries/uiQueries.js";
@@ -21,6 +22,7 @@ import { listModelFiles } from "./listModelFiles.js";
 import { ModelDownloads } from "./ModelDownloads.js";
 import { ModelInsightsReader } from "./ModelInsightsReader.js";
 import { NotFoundError } from "./NotFoundError.js";
+import { openEnvSetMember } from "./openEnvSetMember.js";
 import { PlaySessions } from "./PlaySessions.js";
 import { toComparisonView } from "./toComparisonView.js";
 import { toRunTrainingView } from "./toRunTrainingView.js";
@@ -49,6 +51,7 @@ export interface WorkbenchOptions {
 const orderMap: Record<NonNullable<EnvironmentFilter["order"]>, { orderBy: store.EnvironmentOrder; descending: boolean }> = {
   oldest: { orderBy: "id", descending: false },
   newest: { orderBy: "id", descending: true },
+  slot: { orderBy: "slot", descending: false },
   regret: { orderBy: "regret", descending: true },
   winRate: { orderBy: "winRate", descending: true },
   designerReward: { orderBy: "designerReward", descending: true },
@@ -190,7 +193,8 @@ export class Workbench {
       getRun: async ({ runId }) => {
         const run = store.getRun(db, runId);
         if (!run) throw new NotFoundError(`no run ${runId}`);
-        return views.toRunDetail(this.#runSummary(run), run);
+        const summary = this.#runSummary(run);
+        return { ...views.toRunDetail(summary, run), diagnosis: summary.validEnvironments === 0 ? diagnoseRun(db, run) : null };
       },
       getRunMetrics: async ({ runId }) => {
         if (!store.getRun(db, runId)) throw new NotFoundError(`no run ${runId}`);
@@ -218,6 +222,8 @@ export class Workbench {
           skill: env.skill,
           difficulty: env.difficulty,
           code: env.code ?? "",
+          prompt: env.prompt,
+          rawReply: env.rawReply,
           validation: env.validation,
           hint: hint ? { source: hint.source === "env" ? "env" : "writer", text: hint.text } : null,
           stats: stats ? views.toEnvironmentStats(stats) : null,
@@ -319,6 +325,7 @@ export class Workbench {
         if (!set) throw new NotFoundError(`no environment set ${JSON.stringify(name)}`);
         return { name: set.name, members: set.members, createdAt: set.createdAt, items: store.listEnvSetMembers(db, name).map(views.toEnvSetMemberView) };
       },
+      openEnvSetMember: async ({ set, codeSha256 }) => ({ envId: openEnvSetMember(db, set, codeSha256) }),
       startRun: async ({ config }) => {
         const control = this.#requireRunControl();
         const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "startRun config");

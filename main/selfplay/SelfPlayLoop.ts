@@ -417,9 +417,14 @@ export class SelfPlayLoop {
     }
     try {
       const sampling = { temperature: this.config.hint.temperature, maxTokens: this.config.hint.maxTokens, seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0) };
-      const written = await writeHint(backend, env.code!, solution, sampling, { setting: this.config.designer.toolUse ? "toolUse" : "games", leakCheck: this.config.hint.leakCheck });
+      const adapter = backend.adapter;
+      const written = await writeHint(backend, env.code!, solution, sampling, { setting: this.config.designer.toolUse ? "toolUse" : "games", leakCheck: this.config.hint.leakCheck, thinking: this.config.hint.thinking });
       if (this.deps.signal?.aborted) return null;
-      insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply });
+      transaction(db, () => {
+        const hintId = insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply, adapter });
+        const sampled = sampledTokensOf(written.result);
+        if (sampled) setSampledTokens(db, "hints", hintId, sampled);
+      });
       return written.text;
     } catch (error) {
       const tooLong = asPromptTooLong(error);

@@ -7,7 +7,9 @@ import { getHint } from "../store/queries/hints.js";
 import { getRun, listRuns, type Run } from "../store/queries/runs.js";
 import { listAdapters } from "../store/queries/adapters.js";
 import { listTrainingRounds } from "../store/queries/trainingRounds.js";
+import { getRawReply } from "../store/queries/uiQueries.js";
 import { storedRunAblations } from "./describeAblations.js";
+import { diagnoseRun } from "./diagnoseRun.js";
 
 /** The `spade report` object: every designer attempt of each run, valid or not, with its plays. */
 export function buildRunReport(db: ReadonlyDb, runId?: number): RunReport {
@@ -48,6 +50,7 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
       attempt: env.attempt ?? 0,
       skill: env.skill,
       adapterId: adapterId(env.adapter),
+      replyHead: env.valid ? null : replyHead(getRawReply(db, env.id)),
     };
   });
   const trainingRounds = listTrainingRounds(db, run.id).map((round) => ({
@@ -58,7 +61,23 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
     parentAdapterId: round.parentAdapterId,
     metrics: round.metrics,
   }));
-  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations, trainingRounds };
+  const diagnosis = environments.some((env) => env.valid) ? null : diagnoseRun(db, run);
+  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations, trainingRounds, diagnosis };
+}
+
+/** Lines of an invalid attempt's reply shown by `spade report`: enough to see what the model wrote. */
+const REPLY_HEAD_LINES = 3;
+const REPLY_HEAD_CHARS = 300;
+
+/** The reply's first non-empty lines, cut to a few hundred characters; "(no reply)" for an empty one (the model was not called); null when none is stored. */
+export function replyHead(reply: string | null): string | null {
+  if (reply === null) return null;
+  const lines = reply.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "");
+  if (lines.length === 0) return "(no reply)";
+  let head = lines.slice(0, REPLY_HEAD_LINES).join("\n");
+  if (head.length > REPLY_HEAD_CHARS) head = `${head.slice(0, REPLY_HEAD_CHARS)}…`;
+  else if (lines.length > REPLY_HEAD_LINES) head += "\n…";
+  return head;
 }
 
 /** Recorded adapter names (`<file>[@scale]`) -> registry ids where the file is registered; the name otherwise. */

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../../shared/llm.js";
+import type { ChatMessage, ChatResult, ThinkingMode } from "../../shared/llm.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { loadPrompt, renderTemplate } from "../util/renderTemplate.js";
 import type { DesignerSetting } from "./designerPrompt.js";
@@ -9,6 +9,8 @@ export interface WrittenHint {
   rawReply: string;
   /** True when a reply spelled out the solution and the kept text was redacted. */
   leaked: boolean;
+  /** The kept reply's call: its token ids, log-probs and sampling, where the backend gives them. */
+  result: ChatResult;
 }
 
 export interface HintSampling {
@@ -33,6 +35,8 @@ export interface WriteHintOptions {
    * solution is asked for once more, then redacted. Defaults to false.
    */
   leakCheck?: boolean;
+  /** Thinking control for the hint writer's call (`hint.thinking`). Defaults to "off" (the launchers' `enable_thinking: false`). */
+  thinking?: ThinkingMode;
 }
 
 /** Keeps the first three sentences and at most 600 characters (the workbench style). */
@@ -107,11 +111,12 @@ export async function writeHint(backend: LlmBackend, code: string, solution: str
   const attempts = options.leakCheck ? 2 : 1;
   let rawReply = "";
   let text = "";
+  let result: ChatResult | null = null;
   for (let attempt = 0; attempt < attempts; attempt++) {
-    const reply = await backend.chat({ messages: prompt, sampling: { ...sampling, seed: sampling.seed + attempt } });
-    rawReply = reply.text;
-    text = tidy(reply.text);
-    if (!options.leakCheck || !hintLeaksSolution(text, solution)) return { text, prompt, rawReply, leaked: false };
+    result = await backend.chat({ messages: prompt, sampling: { ...sampling, seed: sampling.seed + attempt }, thinking: options.thinking ?? "off" });
+    rawReply = result.text;
+    text = tidy(result.text);
+    if (!options.leakCheck || !hintLeaksSolution(text, solution)) return { text, prompt, rawReply, leaked: false, result };
   }
-  return { ...screenHint(text, solution), prompt, rawReply };
+  return { ...screenHint(text, solution), prompt, rawReply, result: result! };
 }

@@ -19,7 +19,7 @@ const EnvDetailView = lazy(() => import("./features/environments/components/EnvD
 function View({ route }: { route: Route }) {
   switch (route.name) {
     case "runs":
-      return <RunsView />;
+      return <RunsView key={`${route.cloneFrom ?? ""}:${route.fixedSet ?? ""}`} cloneFrom={route.cloneFrom ?? null} fixedSet={route.fixedSet ?? null} />;
     case "run":
       return <RunDetailView key={route.runId} runId={route.runId} />;
     case "envs":

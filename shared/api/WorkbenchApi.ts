@@ -60,6 +60,11 @@ export interface WorkbenchMethods {
   listEvalResults: { input: { adapterId?: number }; output: EvalResultView[] };
   listEnvSets: { input: Empty; output: EnvSetSummary[] };
   getEnvSet: { input: { name: string }; output: EnvSetDetail };
+  /**
+   * An environment of a set as a stored environment (created on first use for imported members,
+   * source "import"), so it opens in the editor, validates and plays like any other.
+   */
+  openEnvSetMember: { input: { set: string; codeSha256: string }; output: { envId: number } };
   startRun: { input: { config: Record<string, unknown> }; output: { runId: number } };
   pauseRun: { input: { runId: number }; output: { runId: number } };
   resumeRun: { input: { runId: number }; output: { runId: number } };

@@ -1,10 +1,12 @@
 // What the workbench shows about environments (one row per designer attempt or edited version).
 import type { ValidationReport } from "../environment.js";
+import type { ChatMessage } from "../llm.js";
 import type { EnvStatistics } from "../envStatistics.js";
 import type { EpisodeSummary } from "./episodeTypes.js";
 
 export type EnvironmentSource = "designer" | "repair" | "edit" | "import" | "fixed";
-export type EnvironmentOrder = "newest" | "oldest" | "regret" | "winRate" | "designerReward";
+/** "slot": by iteration, slot and attempt, so a slot's repairs follow its first attempt. */
+export type EnvironmentOrder = "newest" | "oldest" | "slot" | "regret" | "winRate" | "designerReward";
 
 /** Filters and paging for the environment list. */
 export interface EnvironmentFilter {
@@ -72,6 +74,10 @@ export interface EnvironmentDetail extends EnvironmentListItem {
   skill: string | null;
   difficulty: string | null;
   code: string;
+  /** The designer's prompt messages (null for edits and imports). */
+  prompt: ChatMessage[] | null;
+  /** The designer's raw reply, before the code was extracted (null for edits and imports). */
+  rawReply: string | null;
   validation: ValidationReport | null;
   hint: HintView | null;
   stats: EnvironmentStats | null;

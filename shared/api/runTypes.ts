@@ -24,6 +24,8 @@ export interface RunSummary {
 export interface RunDetail extends RunSummary {
   /** The run's stored config, as given to `spade run`. */
   config: Record<string, unknown>;
+  /** Set when at least one iteration is done (or the run ended) and no attempt is valid. */
+  diagnosis?: RunDiagnosis | null;
 }
 
 /** One iteration's metrics: scalar values by name, and JSON-valued series (histograms) by name. */
@@ -36,4 +38,18 @@ export interface IterationMetrics {
 export interface RunMetrics {
   runId: number;
   iterations: IterationMetrics[];
+}
+
+/** What most of a run's failed attempts have in common. */
+export type RunDiagnosisKind = "noCode" | "promptTooLong" | "timeout" | "sameCheck" | "mixed";
+
+/** Why no attempt of a run became a valid environment: shown as a banner on the run page. */
+export interface RunDiagnosis {
+  kind: RunDiagnosisKind;
+  /** Attempts with this reason. */
+  count: number;
+  /** Attempts looked at. */
+  total: number;
+  /** One sentence a user can act on, e.g. "6 of 6 replies contained no Python code: ...". */
+  message: string;
 }

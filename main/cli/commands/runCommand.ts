@@ -1,4 +1,5 @@
 import { dirname, resolve } from "node:path";
+import { describeResumeChange } from "../../../shared/configDiff.js";
 import { parseRunConfig } from "../../../shared/runConfig.js";
 import { InputError } from "../../../shared/validation/InputError.js";
 import { resolveAdapterRef } from "../../adapters/resolveAdapterRef.js";
@@ -19,11 +20,12 @@ import { UsageError } from "../UsageError.js";
 
 export const runCommand: Command = {
   name: "run",
-  usage: "run --config <file.json> [--resume] [--adapter <id|name|path>]",
-  summary: "run SPADE self-play; --resume continues the unfinished run with this config; --adapter plays with a LoRA (with --resume: from there on)",
+  usage: "run --config <file.json> [--resume [--force-config]] [--adapter <id|name|path>]",
+  summary: "run SPADE self-play; --resume continues the unfinished run with this config (--force-config: with new values of the keys safe to change); --adapter plays with a LoRA (with --resume: from there on)",
   async run(argv) {
-    const { values } = parseCommandArgs("run", argv, { config: { type: "string", valueName: "file.json", help: "Run config (see resources/examples/first-run.json). (required)" }, resume: { type: "boolean", help: "Continue the unfinished run of this config instead of starting a new one." }, adapter: { type: "string", valueName: "id|name|path", help: "Play with this LoRA adapter (with --resume: from there on).", defaultText: "the config's backend.lora" } }, false);
+    const { values } = parseCommandArgs("run", argv, { config: { type: "string", valueName: "file.json", help: "Run config (see resources/examples/first-run.json). (required)" }, resume: { type: "boolean", help: "Continue the unfinished run of this config instead of starting a new one; a config that differs from the stored one is refused, naming the keys." }, "force-config": { type: "boolean", help: "With --resume: go on with the new values of keys safe to change (backend.*, iterations, token budgets, time-outs); others stay refused." }, adapter: { type: "string", valueName: "id|name|path", help: "Play with this LoRA adapter (with --resume: from there on).", defaultText: "the config's backend.lora" } }, false);
     if (!values.config) throw new UsageError("spade run: --config <file.json> is required");
+    if (values["force-config"] && !values.resume) throw new UsageError("spade run: --force-config only goes with --resume");
     const configPath = resolve(values.config);
     let config;
     try {
@@ -54,9 +56,18 @@ export const runCommand: Command = {
     controller.on((event) => progress.handle(event));
     let runId: number;
     if (values.resume) {
-      const run = findResumableRun(db, config);
-      if (!run) throw new UsageError(`spade run --resume: ${config.db} has no unfinished run with this config (seed ${config.seed})`);
-      if (JSON.stringify(run.config) !== JSON.stringify(config)) updateRunConfig(db, run.id, config); // a new adapter from here on
+      const found = findResumableRun(db, config);
+      if (!found) {
+        db.close();
+        throw new UsageError(`spade run --resume: ${config.db} has no unfinished run with this config (seed ${config.seed}) nor any other to resume`);
+      }
+      const { run, changes } = found;
+      if (changes.refused.length > 0 || (changes.safe.length > 0 && !values["force-config"])) {
+        db.close();
+        throw new UsageError(resumeRefusal(run.id, changes.safe.map(describeResumeChange), changes.refused.map(describeResumeChange)));
+      }
+      if (JSON.stringify(run.config) !== JSON.stringify(config)) updateRunConfig(db, run.id, config); // a new adapter or forced keys from here on
+      if (changes.safe.length > 0) process.stderr.write(`run ${run.id} goes on with new values of ${changes.safe.map(describeResumeChange).join(", ")}\n`);
       runId = (await controller.resume(run.id)).runId;
       process.stderr.write(`resuming run ${runId} at iteration ${run.iterationsCompleted + 1}\n`);
     } else {
@@ -75,3 +86,17 @@ export const runCommand: Command = {
     return status === "paused" ? 130 : 1;
   },
 };
+
+/** Why `--resume` does not go on, naming the differing keys and what to do. */
+function resumeRefusal(runId: number, safe: string[], refused: string[]): string {
+  const lines = [`spade run --resume: the config differs from the one stored with unfinished run ${runId}`];
+  if (refused.length > 0) {
+    lines.push(`  cannot change on a run with stored results: ${refused.join(", ")}`);
+    if (safe.length > 0) lines.push(`  could change with --resume --force-config: ${safe.join(", ")}`);
+    lines.push("  put the stored values back to resume, or start a new run (without --resume)");
+  } else {
+    lines.push(`  safe to change: ${safe.join(", ")}`);
+    lines.push("  rerun with --resume --force-config to continue the run with these values");
+  }
+  return lines.join("\n");
+}

@@ -66,7 +66,8 @@ export interface EnvironmentSummary extends Omit<Environment, "prompt" | "rawRep
   banned: boolean;
 }
 
-export type EnvironmentOrder = "id" | "iteration" | "regret" | "winRate" | "designerReward" | "createdAt";
+/** "slot": by iteration, slot and attempt (a slot's repairs right after its first attempt). */
+export type EnvironmentOrder = "id" | "iteration" | "slot" | "regret" | "winRate" | "designerReward" | "createdAt";
 
 /** Filters for `listEnvironments` / `countEnvironments`. Unset fields do not filter. */
 export interface EnvironmentFilter {
@@ -243,6 +244,7 @@ export function listChildEnvironments(db: ReadonlyDb, parentId: number): Environ
 const orderColumns: Record<EnvironmentOrder, string> = {
   id: "e.id",
   iteration: "e.iteration",
+  slot: "e.iteration",
   regret: "s.regret",
   winRate: "s.win_rate",
   designerReward: "s.designer_reward",
@@ -255,7 +257,8 @@ export function listEnvironments(db: ReadonlyDb, filter: EnvironmentFilter = {})
   const column = orderColumns[filter.orderBy ?? "id"];
   if (!column) throw new TypeError(`listEnvironments: unknown orderBy "${filter.orderBy}"; expected ${Object.keys(orderColumns).join(", ")}`);
   const direction = filter.descending ? "DESC" : "ASC";
-  const order = `${column} IS NULL, ${column} ${direction}, e.id ${direction}`;
+  const within = filter.orderBy === "slot" ? `e.slot ${direction}, e.attempt ${direction}, ` : "";
+  const order = `${column} IS NULL, ${column} ${direction}, ${within}e.id ${direction}`;
   return listEnvironmentsWhere(db, where, params, order, filter.limit ?? 100, filter.offset ?? 0);
 }
 

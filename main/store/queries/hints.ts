@@ -14,10 +14,12 @@ export interface Hint {
   /** The hint writer's prompt (writer hints only). */
   prompt: ChatMessage[] | null;
   rawReply: string | null;
+  /** The adapter the hint writer was sampled with (writer hints; null: the base model). */
+  adapter: string | null;
   createdAt: number;
 }
 
-export type NewHint = Pick<Hint, "environmentId" | "source" | "text"> & Partial<Pick<Hint, "prompt" | "rawReply">>;
+export type NewHint = Pick<Hint, "environmentId" | "source" | "text"> & Partial<Pick<Hint, "prompt" | "rawReply" | "adapter">>;
 
 interface HintRow {
   id: number;
@@ -26,6 +28,7 @@ interface HintRow {
   text: string;
   prompt: string | null;
   raw_reply: string | null;
+  adapter: string | null;
   created_at: number;
 }
 
@@ -36,11 +39,11 @@ interface HintRow {
 export function insertHint(db: WritableDb, hint: NewHint): number {
   const row = statement(
     db,
-    `INSERT INTO hints (environment_id, source, text, prompt, raw_reply, created_at) VALUES (?, ?, ?, ?, ?, ?)
+    `INSERT INTO hints (environment_id, source, text, prompt, raw_reply, adapter, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (environment_id) DO UPDATE SET source = excluded.source, text = excluded.text, prompt = excluded.prompt,
-       raw_reply = excluded.raw_reply, created_at = excluded.created_at
+       raw_reply = excluded.raw_reply, adapter = excluded.adapter, created_at = excluded.created_at
      RETURNING id`,
-  ).get(hint.environmentId, hint.source, hint.text, toJson(hint.prompt), hint.rawReply ?? null, Date.now()) as { id: number };
+  ).get(hint.environmentId, hint.source, hint.text, toJson(hint.prompt), hint.rawReply ?? null, hint.adapter ?? null, Date.now()) as { id: number };
   return row.id;
 }
 
@@ -55,6 +58,7 @@ export function getHint(db: ReadonlyDb, environmentId: number): Hint | null {
     text: row.text,
     prompt: fromJson<ChatMessage[]>(row.prompt, "hints.prompt"),
     rawReply: row.raw_reply,
+    adapter: row.adapter ?? null,
     createdAt: row.created_at,
   };
 }

@@ -3,20 +3,27 @@ import { useEffect, useRef } from "react";
 import type { EnvironmentFilter, EnvironmentListItem } from "../../../shared/api/environmentTypes.js";
 import { usePagedRows } from "../hooks/usePagedRows.js";
 import { useApi } from "../lib/api/ApiContext.js";
+import { attemptLabel, failureReason } from "../lib/environments/attemptLabels.js";
 import { formatNumber, formatPercent } from "../lib/format/formatNumber.js";
 import { routes } from "../lib/router/parseRoute.js";
 import { ErrorBox } from "./ErrorBox.js";
 
 const ROW_HEIGHT = 30;
 
-function Row({ item }: { item: EnvironmentListItem }) {
+function Row({ item, above }: { item: EnvironmentListItem; above: EnvironmentListItem | null }) {
+  const label = attemptLabel(item, above);
+  const reason = failureReason(item);
   return (
-    <a className="env-row" href={routes.env(item.id)} data-env-id={item.id}>
+    <a className={label.groupStart ? "env-row group-start" : "env-row"} href={routes.env(item.id)} data-env-id={item.id}>
       <span className="c-id">#{item.id}</span>
       <span className="c-it">{item.iteration ?? "–"}</span>
+      <span className="c-slot">{label.slot}</span>
       <span className="c-name">{item.className ?? <em>no class</em>}</span>
       <span className={item.valid ? "c-valid ok" : "c-valid bad"} title={item.validationError ?? undefined}>
         {item.valid ? "valid" : "invalid"}
+      </span>
+      <span className="c-reason" title={item.validationError ?? undefined} data-testid={reason ? "failure-reason" : undefined}>
+        {reason}
       </span>
       <span className="c-nov">{item.novelty ?? "–"}</span>
       <span className="c-num">{formatPercent(item.winRate)}</span>
@@ -45,8 +52,10 @@ export function EnvironmentTable({ filter, height = 480 }: { filter: Environment
       <div className="env-row env-head">
         <span className="c-id">id</span>
         <span className="c-it">iter</span>
+        <span className="c-slot">slot</span>
         <span className="c-name">class</span>
         <span className="c-valid">valid</span>
+        <span className="c-reason">failure reason</span>
         <span className="c-nov">novelty</span>
         <span className="c-num">win</span>
         <span className="c-num">hint win</span>
@@ -60,7 +69,7 @@ export function EnvironmentTable({ filter, height = 480 }: { filter: Environment
             const item = rows.row(virtual.index);
             return (
               <div key={virtual.key} className="env-slot" style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${virtual.start}px)` }} data-index={virtual.index}>
-                {item ? <Row item={item} /> : <span className="env-row pending">…</span>}
+                {item ? <Row item={item} above={virtual.index > 0 ? (rows.row(virtual.index - 1) ?? null) : null} /> : <span className="env-row pending">…</span>}
               </div>
             );
           })}

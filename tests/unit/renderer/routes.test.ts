@@ -25,6 +25,8 @@ describe("hash routes", () => {
     expect(routes.envs({ run: 1, q: "" })).toBe("#/envs?run=1");
     expect(parseRoute(routes.models(3))).toEqual({ name: "models", adapterId: 3 });
     expect(parseRoute("#/models")).toEqual({ name: "models", adapterId: null });
+    expect(parseRoute(routes.cloneRun(4))).toEqual({ name: "runs", cloneFrom: 4 });
+    expect(parseRoute(routes.fixedPoolRun("my set"))).toEqual({ name: "runs", fixedSet: "my set" });
   });
 });
 

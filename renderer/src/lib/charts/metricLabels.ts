@@ -15,8 +15,20 @@ export const metricLabels: Record<string, string> = {
 
 export const preferredMetrics = Object.keys(metricLabels);
 
+/** A metric's title in words: the known label, else its camelCase or snake_case name spelled out ("meanTurns" -> "Mean turns"). */
 export function metricLabel(name: string): string {
-  return metricLabels[name] ?? name;
+  return metricLabels[name] ?? humanize(name);
+}
+
+function humanize(name: string): string {
+  const words = name
+    .replace(/[_-]+/g, " ")
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .trim()
+    .split(/\s+/)
+    .map((word, i) => (/^[A-Z0-9]+$/.test(word) && word.length > 1 ? word : i === 0 ? word.charAt(0).toUpperCase() + word.slice(1).toLowerCase() : word.toLowerCase()));
+  return words.join(" ") || name;
 }
 
 /** One colour per series, stable by position. */

@@ -1,7 +1,7 @@
 // The workbench's hash routes. They are a contract: tools and bookmarks rely on them.
 
 export type Route =
-  | { name: "runs" }
+  | { name: "runs"; cloneFrom?: number; fixedSet?: string }
   | { name: "run"; runId: number }
   | { name: "envs"; query: URLSearchParams }
   | { name: "env"; envId: number }
@@ -30,7 +30,11 @@ export function parseRoute(hash: string): Route {
   if (rest.length > 0 && head !== "corpus") return { name: "notFound", hash };
   switch (head) {
     case "runs": {
-      if (second === undefined) return { name: "runs" };
+      if (second === undefined) {
+        const cloneFrom = positiveInt(query.get("clone") ?? undefined);
+        const fixedSet = query.get("fixedSet");
+        return { name: "runs", ...(cloneFrom ? { cloneFrom } : {}), ...(fixedSet ? { fixedSet } : {}) };
+      }
       const runId = positiveInt(second);
       return runId ? { name: "run", runId } : { name: "notFound", hash };
     }
@@ -63,6 +67,10 @@ export function parseRoute(hash: string): Route {
 /** Links, so no view spells a route by hand. */
 export const routes = {
   runs: () => "#/runs",
+  /** The start form, filled with run `runId`'s config ("Clone run"). */
+  cloneRun: (runId: number) => `#/runs?clone=${runId}`,
+  /** The start form, set up for a fixed-pool run on an environment set. */
+  fixedPoolRun: (set: string) => `#/runs?fixedSet=${encodeURIComponent(set)}`,
   run: (runId: number) => `#/runs/${runId}`,
   envs: (query?: Record<string, string | number | boolean | undefined>) => {
     const params = new URLSearchParams();

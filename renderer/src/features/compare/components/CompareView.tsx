@@ -2,9 +2,10 @@ import { useState, type FormEvent } from "react";
 import { ErrorBox } from "../../../components/ErrorBox.js";
 import { Loading } from "../../../components/Loading.js";
 import { MetricChart } from "../../../components/MetricChart.js";
+import { prepareMetricChart } from "../../../lib/charts/prepareMetricChart.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
-import { metricLabel, seriesColor } from "../../../lib/charts/metricLabels.js";
+import { seriesColor } from "../../../lib/charts/metricLabels.js";
 import { runSeriesKey } from "../../../lib/charts/prepareMetricSeries.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { comparedMetricNames, prepareComparisonSeries } from "../lib/prepareComparison.js";
@@ -56,7 +57,7 @@ export function CompareView({ runIds }: { runIds: number[] }) {
           <h3>Metrics per iteration</h3>
           <div className="chart-grid">
             {comparedMetricNames(view).map((name) => (
-              <MetricChart key={name} title={metricLabel(name)} rows={prepareComparisonSeries(view, name)} series={series} />
+              <MetricChart key={name} chart={prepareMetricChart(name, prepareComparisonSeries(view, name), series)} series={series} />
             ))}
           </div>
         </>

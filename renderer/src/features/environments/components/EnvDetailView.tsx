@@ -3,6 +3,7 @@ import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
 import { routes } from "../../../lib/router/parseRoute.js";
+import { DesignerExchange } from "./DesignerExchange.js";
 import { EditPanel } from "./EditPanel.js";
 import { EpisodeList } from "./EpisodeList.js";
 import { MemoryFlagsPanel } from "./MemoryFlagsPanel.js";
@@ -48,7 +49,10 @@ export function EnvDetailView({ envId }: { envId: number }) {
       <MemoryFlagsPanel key={e.id} envId={e.id} flags={e.memory} valid={e.valid} />
       <div className="env-columns">
         <div className="env-main">
+          {/* A reply without code: what the model wrote comes first. */}
+          {!e.code && <DesignerExchange prompt={e.prompt ?? null} rawReply={e.rawReply ?? null} valid={e.valid} error={e.validationError} />}
           <EditPanel key={e.id} envId={e.id} code={e.code} stored={e.validation} />
+          {e.code && <DesignerExchange prompt={e.prompt ?? null} rawReply={e.rawReply ?? null} valid={e.valid} error={e.validationError} />}
         </div>
         <aside className="env-side">
           <h3>Statistics</h3>

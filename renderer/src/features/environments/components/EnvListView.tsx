@@ -68,6 +68,7 @@ function FilteredEnvironments({ query }: { query: URLSearchParams }) {
           <select value={fields.order} onChange={(e) => setFields((f) => ({ ...f, order: e.target.value }))}>
             <option value="">oldest</option>
             <option value="newest">newest</option>
+            <option value="slot">by slot (repairs under their attempt)</option>
             <option value="regret">regret</option>
             <option value="winRate">win rate</option>
             <option value="designerReward">designer reward</option>

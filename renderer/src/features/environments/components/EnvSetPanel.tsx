@@ -4,6 +4,7 @@ import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
 import { formatNumber, formatPercent } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
+import { OpenMemberButton } from "./OpenMemberButton.js";
 
 /** The members of one environment set (`#/envs?set=<name>`). */
 export function EnvSetPanel({ name }: { name: string }) {
@@ -19,6 +20,12 @@ export function EnvSetPanel({ name }: { name: string }) {
           {set.data.members} environments · a fixed-pool run draws from it with <code>{`"designer": {"kind": "fixed", "set": ${JSON.stringify(set.data.name)}}`}</code>
         </span>
       </h3>
+      <p>
+        <a className="button-link" href={routes.fixedPoolRun(set.data.name)} data-testid="fixed-pool-run">
+          Start a fixed-pool run on this set
+        </a>{" "}
+        <span className="muted small">Open a member to read its code, validate it and play it by hand.</span>
+      </p>
       <table className="table compact">
         <thead>
           <tr>
@@ -33,7 +40,13 @@ export function EnvSetPanel({ name }: { name: string }) {
         <tbody>
           {set.data.items.map((item) => (
             <tr key={item.codeSha256}>
-              <td>{item.environmentId !== null ? <a href={routes.env(item.environmentId)}>{item.className ?? `#${item.environmentId}`}</a> : (item.className ?? item.codeSha256.slice(0, 12))}</td>
+              <td>
+                {item.environmentId !== null ? (
+                  <a href={routes.env(item.environmentId)}>{item.className ?? `#${item.environmentId}`}</a>
+                ) : (
+                  <OpenMemberButton set={name} codeSha256={item.codeSha256} label={item.className ?? item.codeSha256.slice(0, 12)} />
+                )}
+              </td>
               <td>{item.skill ?? "–"}</td>
               <td>{formatPercent(item.winRate)}</td>
               <td>{formatPercent(item.hintWinRate)}</td>

@@ -1,7 +1,7 @@
 // The environment list's filters live in the URL (`#/envs?run=1&valid=true&regretMin=0.1`).
 import type { EnvironmentFilter, EnvironmentOrder } from "../../../../../shared/api/environmentTypes.js";
 
-const orders: EnvironmentOrder[] = ["newest", "oldest", "regret", "winRate", "designerReward"];
+const orders: EnvironmentOrder[] = ["newest", "oldest", "slot", "regret", "winRate", "designerReward"];
 
 function number(query: URLSearchParams, key: string): number | undefined {
   const text = query.get(key);

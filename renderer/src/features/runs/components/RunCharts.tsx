@@ -1,7 +1,8 @@
 import { HistogramChart } from "../../../components/HistogramChart.js";
 import { MetricChart } from "../../../components/MetricChart.js";
 import type { RunMetrics } from "../../../../../shared/api/runTypes.js";
-import { metricLabel, preferredMetrics } from "../../../lib/charts/metricLabels.js";
+import { preferredMetrics } from "../../../lib/charts/metricLabels.js";
+import { prepareMetricChart } from "../../../lib/charts/prepareMetricChart.js";
 import { prepareHistogram } from "../../../lib/charts/prepareHistogram.js";
 import { metricNames, prepareMetricSeries, runSeriesKey } from "../../../lib/charts/prepareMetricSeries.js";
 
@@ -15,7 +16,7 @@ export function RunCharts({ metrics }: { metrics: RunMetrics }) {
   return (
     <div className="chart-grid">
       {names.map((name) => (
-        <MetricChart key={name} title={metricLabel(name)} rows={prepareMetricSeries([metrics], name)} series={series} />
+        <MetricChart key={name} chart={prepareMetricChart(name, prepareMetricSeries([metrics], name), series)} series={series} />
       ))}
       {histogram.length > 0 && latest && <HistogramChart title={`Win-rate distribution (iteration ${latest.iteration})`} bars={histogram} />}
     </div>

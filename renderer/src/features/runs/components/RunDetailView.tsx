@@ -9,6 +9,7 @@ import { formatTime } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
 import { AblationBadges } from "./AblationBadges.js";
+import { DiagnosisBanner } from "./DiagnosisBanner.js";
 import { HeldOutScores } from "./HeldOutScores.js";
 import { RunCharts } from "./RunCharts.js";
 import { useState } from "react";
@@ -40,8 +41,12 @@ export function RunDetailView({ runId }: { runId: number }) {
         <AblationBadges ablations={r.ablations} />
         <RunControls run={r} onDone={run.reload} onError={setActionError} />
         <a href={routes.compare([r.id])}>Compare…</a>
+        <a className="button-link" href={routes.cloneRun(r.id)} data-testid="clone-run">
+          Clone run
+        </a>
       </header>
       {actionError && <ErrorBox error={actionError} />}
+      {r.diagnosis && <DiagnosisBanner runId={r.id} diagnosis={r.diagnosis} />}
       <p className="muted">
         seed {r.seed} · {r.iterationsCompleted}
         {r.iterations !== null ? ` / ${r.iterations}` : ""} iterations · {r.validEnvironments} valid of {r.environments} environments · started {formatTime(r.createdAt)}
@@ -54,7 +59,7 @@ export function RunDetailView({ runId }: { runId: number }) {
       <TrainingRounds runId={runId} version={tableVersion} />
       <HeldOutScores runId={runId} />
       <h3>Environments</h3>
-      <EnvironmentTable key={tableVersion} filter={{ runId }} height={360} />
+      <EnvironmentTable key={tableVersion} filter={{ runId, order: "slot" }} height={360} />
       <details>
         <summary>Config</summary>
         <pre className="code-block">{JSON.stringify(r.config, null, 2)}</pre>

@@ -10,14 +10,15 @@ import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
 import { AblationBadges } from "./AblationBadges.js";
 import { RunControls } from "./RunControls.js";
-import { StartRunForm } from "./StartRunForm.js";
+import { RunFormPanel } from "./RunFormPanel.js";
 
-export function RunsView() {
+/** `cloneFrom` / `fixedSet` (from `#/runs?clone=<id>` / `?fixedSet=<name>`) open the start form prefilled. */
+export function RunsView({ cloneFrom = null, fixedSet = null }: { cloneFrom?: number | null; fixedSet?: string | null }) {
   const api = useApi();
   const runs = useQuery("runs", () => api.listRuns({}));
   const live = useLiveProgress(runs.reload);
   const [actionError, setActionError] = useState<Error | null>(null);
-  const [showForm, setShowForm] = useState(false);
+  const [showForm, setShowForm] = useState(cloneFrom !== null || fixedSet !== null);
 
   return (
     <section className="view" data-testid="runs-view">
@@ -28,7 +29,9 @@ export function RunsView() {
         </button>
       </header>
       {showForm && (
-        <StartRunForm
+        <RunFormPanel
+          cloneFrom={cloneFrom}
+          fixedSet={fixedSet}
           onStarted={(runId) => {
             setShowForm(false);
             runs.reload();

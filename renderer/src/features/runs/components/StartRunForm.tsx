@@ -9,10 +9,10 @@ import { checkRunForm, fieldOfConfigError, type RunFormProblem } from "../lib/ch
 import { ModelPicker } from "./ModelPicker.js";
 
 /** Starts a run: model, corpus and the loop's settings, checked with the engine's own config parser. */
-export function StartRunForm({ onStarted }: { onStarted: (runId: number) => void }) {
+export function StartRunForm({ onStarted, initial, title = "Start a run" }: { onStarted: (runId: number) => void; initial?: RunForm; title?: string }) {
   const api = useApi();
   const sets = useQuery("envsets", () => api.listEnvSets({}));
-  const [form, setForm] = useState<RunForm>(defaultRunForm);
+  const [form, setForm] = useState<RunForm>(initial ?? defaultRunForm);
   const [problem, setProblem] = useState<RunFormProblem | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
@@ -57,7 +57,7 @@ export function StartRunForm({ onStarted }: { onStarted: (runId: number) => void
 
   return (
     <form className="card form-grid" onSubmit={submit} aria-label="Start a run" data-testid="start-run-form" noValidate>
-      <h3>Start a run</h3>
+      <h3>{title}</h3>
       {text("name", "Name", "optional")}
       {field(
         "backendKind",
@@ -68,7 +68,10 @@ export function StartRunForm({ onStarted }: { onStarted: (runId: number) => void
         </select>,
       )}
       {form.backendKind === "llama" ? (
-        field("modelPath", "Model file", <ModelPicker value={form.modelPath} onChange={(path) => set("modelPath", path)} />)
+        <>
+          {field("modelPath", "Model file", <ModelPicker value={form.modelPath} onChange={(path) => set("modelPath", path)} />)}
+          {text("contextSize", "Context size (tokens)", "empty: the engine's choice")}
+        </>
       ) : (
         <>
           {text("baseUrl", "Base URL", "http://127.0.0.1:8000/v1")}
@@ -82,6 +85,9 @@ export function StartRunForm({ onStarted }: { onStarted: (runId: number) => void
       {text("plays", "Plays")}
       {text("hintPlays", "Hinted plays")}
       {text("maxTurns", "Max turns")}
+      {text("designerAttempts", "Designer attempts")}
+      {text("designerMaxTokens", "Designer max tokens")}
+      {text("agentMaxTokens", "Play max tokens")}
       {field(
         "rewardKind",
         "Designer reward",
@@ -118,7 +124,7 @@ export function StartRunForm({ onStarted }: { onStarted: (runId: number) => void
       </label>
       <label className={problem?.field === "extra" ? "wide invalid" : "wide"}>
         More settings (JSON, merged over the above)
-        <textarea rows={3} value={form.extra} onChange={(e) => set("extra", e.target.value)} placeholder='{"agent": {"temperature": 0.8}, "designer": {"attempts": 2}}' aria-label="more settings" />
+        <textarea rows={Math.min(14, Math.max(3, form.extra.split("\n").length))} value={form.extra} onChange={(e) => set("extra", e.target.value)} placeholder='{"agent": {"temperature": 0.8}, "designer": {"attempts": 2}}' aria-label="more settings" />
         {note("extra")}
       </label>
       <div className="form-actions">

@@ -3,6 +3,7 @@ import { MetricChart } from "../../../components/MetricChart.js";
 import { StatusBadge } from "../../../components/StatusBadge.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
+import { prepareMetricChart } from "../../../lib/charts/prepareMetricChart.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { prepareTrainingRounds } from "../lib/prepareTrainingRounds.js";
 
@@ -13,6 +14,8 @@ export function TrainingRounds({ runId, version }: { runId: number; version: num
   if (training.error) return <ErrorBox error={training.error} onRetry={training.reload} />;
   if (!training.data || training.data.rounds.length === 0) return null;
   const data = prepareTrainingRounds(training.data);
+  const lossSeries = data.curveKeys.filter((key) => key === "loss" || key === "kl").map((key) => ({ key, label: key }));
+  const ratioSeries = data.curveKeys.filter((key) => key !== "loss" && key !== "kl" && key !== "gradNorm").map((key) => ({ key, label: key }));
   return (
     <div className="card" data-testid="training-rounds">
       <h3>Training inside the run</h3>
@@ -38,8 +41,8 @@ export function TrainingRounds({ runId, version }: { runId: number; version: num
           ))}
         </tbody>
       </table>
-      {data.curveKeys.length > 0 && <MetricChart title="Training loss and KL per round" rows={data.curves} series={data.curveKeys.filter((key) => key === "loss" || key === "kl").map((key) => ({ key, label: key }))} />}
-      {data.curveKeys.length > 0 && <MetricChart title="Importance ratios per round" rows={data.curves} series={data.curveKeys.filter((key) => key !== "loss" && key !== "kl" && key !== "gradNorm").map((key) => ({ key, label: key }))} />}
+      {data.curveKeys.length > 0 && <MetricChart chart={prepareMetricChart("loss", data.curves, lossSeries, "Training loss and KL per round")} series={lossSeries} />}
+      {data.curveKeys.length > 0 && <MetricChart chart={prepareMetricChart("ratio", data.curves, ratioSeries, "Importance ratios per round")} series={ratioSeries} />}
       <h4>Lineage</h4>
       <ul data-testid="training-lineage">
         {data.lineage.map((entry) => (

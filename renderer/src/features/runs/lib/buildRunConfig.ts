@@ -14,7 +14,15 @@ export interface RunForm {
   modelPath: string;
   baseUrl: string;
   model: string;
+  /** backend.contextSize; empty: the engine's choice. */
+  contextSize: string;
   corpusPath: string;
+  /** designer.attempts: designer calls per environment, repairs included. */
+  designerAttempts: string;
+  /** designer.maxTokens: the token budget of one designer reply. */
+  designerMaxTokens: string;
+  /** agent.maxTokens and hint.maxTokens: the token budget of one play turn and of a hint. */
+  agentMaxTokens: string;
   rewardKind: string;
   memoryEnabled: boolean;
   designerKind: "llm" | "fixed";
@@ -23,19 +31,29 @@ export interface RunForm {
   extra: string;
 }
 
+/**
+ * A small first run, set explicitly (not the recipe's reference budgets): one iteration of two
+ * environments, two plays each and short replies (512 designer tokens, 128 per play turn), so a
+ * first local run on a CPU ends in a minute or two and says whether the model can write
+ * environments at all. Scale up from there (a real designer needs 2048-4096 tokens).
+ */
 export const defaultRunForm: RunForm = {
   name: "",
   seed: "1",
-  iterations: "3",
-  envsPerIteration: "4",
-  plays: "8",
-  hintPlays: "8",
-  maxTurns: "25",
+  iterations: "1",
+  envsPerIteration: "2",
+  plays: "2",
+  hintPlays: "2",
+  maxTurns: "6",
   backendKind: "llama",
   modelPath: "",
   baseUrl: "http://127.0.0.1:8080/v1",
   model: "",
+  contextSize: "",
   corpusPath: "",
+  designerAttempts: "2",
+  designerMaxTokens: "512",
+  agentMaxTokens: "128",
   rewardKind: "blend",
   memoryEnabled: true,
   designerKind: "llm",
@@ -66,7 +84,9 @@ function parseExtra(text: string): Record<string, unknown> {
 }
 
 export function buildRunConfig(form: RunForm): Record<string, unknown> {
-  const backend = form.backendKind === "llama" ? { kind: "llama", modelPath: form.modelPath.trim() } : { kind: "openai", baseUrl: form.baseUrl.trim(), model: form.model.trim() };
+  const backend: Record<string, unknown> = form.backendKind === "llama" ? { kind: "llama", modelPath: form.modelPath.trim() } : { kind: "openai", baseUrl: form.baseUrl.trim(), model: form.model.trim() };
+  if (form.backendKind === "llama" && form.contextSize.trim()) backend.contextSize = numberOrText(form.contextSize);
+  const playTokens = form.agentMaxTokens.trim() ? { maxTokens: numberOrText(form.agentMaxTokens) } : {};
   const config: Record<string, unknown> = {
     ...(form.name.trim() ? { name: form.name.trim() } : {}),
     seed: numberOrText(form.seed),
@@ -77,7 +97,13 @@ export function buildRunConfig(form: RunForm): Record<string, unknown> {
     maxTurns: numberOrText(form.maxTurns),
     backend,
     corpus: form.corpusPath.trim() ? { path: form.corpusPath.trim() } : null,
-    designer: form.designerKind === "fixed" ? { kind: "fixed", set: form.designerSet.trim() } : { kind: "llm" },
+    designer: {
+      ...(form.designerKind === "fixed" ? { kind: "fixed", set: form.designerSet.trim() } : { kind: "llm" }),
+      ...(form.designerAttempts.trim() ? { attempts: numberOrText(form.designerAttempts) } : {}),
+      ...(form.designerMaxTokens.trim() ? { maxTokens: numberOrText(form.designerMaxTokens) } : {}),
+    },
+    agent: { ...playTokens },
+    hint: { ...playTokens },
     reward: { kind: form.rewardKind },
     memory: { enabled: form.memoryEnabled },
   };

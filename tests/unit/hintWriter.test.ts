@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import type { ChatResult } from "../../shared/llm.js";
+import type { ChatRequest, LlmBackend } from "../../main/llm/LlmBackend.js";
+import { writeHint } from "../../main/selfplay/writeHint.js";
+import { openDatabase } from "../../main/store/openDatabase.js";
+import { getHint, insertHint } from "../../main/store/queries/hints.js";
+import { insertEnvironment } from "../../main/store/queries/environments.js";
+import { getSampledTokens, sampledTokensOf, setSampledTokens } from "../../main/store/queries/sampledTokens.js";
+
+/** A backend that answers every call with one reply and remembers what it was asked. */
+function recordingBackend(reply: Partial<ChatResult>): { backend: LlmBackend; requests: ChatRequest[] } {
+  const requests: ChatRequest[] = [];
+  const backend: LlmBackend = {
+    name: "recording",
+    parallelism: 1,
+    adapter: "run-1-r0",
+    async chat(request) {
+      requests.push(request);
+      return { text: "Think about the remainders first.", reasoning: null, finishReason: "stop", promptTokens: 3, completionTokens: 2, ...reply };
+    },
+    async dispose() {},
+  };
+  return { backend, requests };
+}
+
+describe("the hint writer", () => {
+  const sampling = { temperature: 0.3, maxTokens: 64, seed: 7 };
+
+  it("asks with thinking off unless the config says otherwise, as the launchers do", async () => {
+    const { backend, requests } = recordingBackend({});
+    await writeHint(backend, "class AEnv: pass", "\\boxed{4}", sampling);
+    await writeHint(backend, "class AEnv: pass", "\\boxed{4}", sampling, { thinking: "on" });
+    expect(requests.map((request) => request.thinking)).toEqual(["off", "on"]);
+  });
+
+  it("gives back the call's token record, which is stored with the hint and its adapter", async () => {
+    const { backend } = recordingBackend({ promptTokenIds: [1, 2, 3], tokenIds: [9, 8], tokenLogprobs: [-0.5, -0.25], samplingUsed: { temperature: 0.3, seed: 7 } });
+    const written = await writeHint(backend, "class AEnv: pass", "\\boxed{4}", sampling);
+    const db = openDatabase(":memory:");
+    const env = insertEnvironment(db, { source: "designer", code: "class AEnv: pass", valid: true });
+    const id = insertHint(db, { environmentId: env, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply, adapter: backend.adapter });
+    setSampledTokens(db, "hints", id, sampledTokensOf(written.result));
+    expect(getHint(db, env)).toMatchObject({ text: "Think about the remainders first.", adapter: "run-1-r0" });
+    expect(getSampledTokens(db, "hints", id)).toEqual({ promptTokenIds: [1, 2, 3], tokenIds: [9, 8], tokenLogprobs: [-0.5, -0.25], sampling: { temperature: 0.3, seed: 7 } });
+    db.close();
+  });
+});

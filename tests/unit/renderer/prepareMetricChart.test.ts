@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { metricLabel } from "../../../renderer/src/lib/charts/metricLabels.js";
+import { isRateMetric, prepareMetricChart } from "../../../renderer/src/lib/charts/prepareMetricChart.js";
+
+const series = [{ key: "run1", label: "run 1" }];
+
+describe("prepareMetricChart", () => {
+  it("puts rates on a 0-1 axis and fits other metrics to the data", () => {
+    const rows = [{ iteration: 0, run1: 0.2 }, { iteration: 1, run1: 0.5 }];
+    expect(prepareMetricChart("validityRate", rows, series)).toMatchObject({ title: "Validity rate", domain: [0, 1], rate: true, single: null });
+    expect(prepareMetricChart("meanRegret", rows, series)).toMatchObject({ domain: null, rate: false });
+    // A "rate" outside [0, 1] is not cut off.
+    expect(prepareMetricChart("noveltyRate", [{ iteration: 0, run1: 2 }, { iteration: 1, run1: 3 }], series).domain).toBeNull();
+    expect(isRateMetric("clippedFraction")).toBe(true);
+    expect(isRateMetric("rateLimitMs")).toBe(false);
+  });
+
+  it("shows a one-iteration run as its values, rates as percentages, gaps as a dash", () => {
+    const two = [...series, { key: "run2", label: "run 2" }];
+    expect(prepareMetricChart("validityRate", [{ iteration: 0, run1: 0, run2: null }], two).single).toEqual([
+      { key: "run1", label: "run 1", value: 0, text: "0.0%" },
+      { key: "run2", label: "run 2", value: null, text: "–" },
+    ]);
+    expect(prepareMetricChart("tokensPerEnv", [{ iteration: 0, run1: 812.4 }], series).single?.[0]?.text).toBe("812");
+    expect(prepareMetricChart("meanRegret", [{ iteration: 0, run1: 0.1234 }], series).single?.[0]?.text).toBe("0.123");
+  });
+
+  it("titles every metric in words", () => {
+    expect(metricLabel("meanRegret")).toBe("Mean regret");
+    expect(metricLabel("meanTurnsPerEpisode")).toBe("Mean turns per episode");
+    expect(metricLabel("vendi_score")).toBe("Vendi score");
+    expect(metricLabel("meanKLDivergence")).toBe("Mean KL divergence");
+  });
+});
