@@ -117,6 +117,12 @@ export interface AgentConfig {
   historyTurns: number | null;
   /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
   thinking: ThinkingMode;
+  /**
+   * Deviation: strings that end an agent reply as an end-of-sequence token does (a reply that
+   * reaches one counts as finished, not cut off). For small models that never stop by themselves.
+   * Defaults to null (none, as the reference).
+   */
+  stop: string[] | null;
 }
 
 export interface HintConfig {
@@ -296,6 +302,7 @@ const agentSchema = strict({
   maxTokens: int(1).optional(),
   historyTurns: int(1).nullish().describe("Keep only the last N exchanges in the agent's prompt. Defaults to all."),
   thinking: thinking(),
+  stop: z.array(text({ nonEmpty: true, maxLength: 100 })).max(16).nullish().describe("Deviation: strings that end an agent reply as an end-of-sequence token does. Defaults to none."),
 });
 
 const hintSchema = strict({
@@ -467,6 +474,7 @@ function fillAgent(o: z.output<typeof agentSchema>, d: RecipeDefaults): AgentCon
     maxTokens: o.maxTokens ?? d.agent.maxTokens,
     historyTurns: o.historyTurns ?? null,
     thinking: o.thinking ?? "off",
+    stop: o.stop ?? null,
   };
 }
 

@@ -34,7 +34,8 @@ export const trainingBench: BenchSection = {
           corpus: null,
           designer: { kind: "fixed", set: "bench-words" },
           memory: { enabled: false, novelty: false },
-          agent: { temperature: 1, maxTokens: 16 },
+          // stories260K never ends a reply by itself: without a stop every reply would be cut off and score 0.
+          agent: { temperature: 1, maxTokens: 16, stop: ["."] },
           training: { every: 1, trainer: "gguf", roles: ["agent"] },
         },
         "training bench",

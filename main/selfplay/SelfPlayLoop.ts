@@ -468,7 +468,7 @@ export class SelfPlayLoop {
         specs: [spec],
         hint,
         maxTurns: this.config.maxTurns,
-        sampling: { temperature: this.config.agent.temperature, topP: this.config.agent.topP, topK: this.config.agent.topK, maxTokens: this.config.agent.maxTokens },
+        sampling: { temperature: this.config.agent.temperature, topP: this.config.agent.topP, topK: this.config.agent.topK, maxTokens: this.config.agent.maxTokens, ...(this.config.agent.stop ? { stop: this.config.agent.stop } : {}) },
         historyTurns: this.config.agent.historyTurns ?? undefined,
         protocol: { thinking: this.config.agent.thinking },
         signal: this.deps.signal,
