@@ -10,7 +10,15 @@ export type TrainingRole = (typeof trainingRoles)[number];
  * uses), the Hugging Face `"hf"` trainer (transformers + PEFT), or any program speaking the same
  * line protocol (see README "Training inside the run").
  */
-export type TrainingTrainer = { kind: "gguf" } | { kind: "hf" } | { kind: "command"; command: string[]; env: Record<string, string>; cwd: string | null };
+export type TrainingTrainer =
+  | { kind: "gguf" }
+  /**
+   * The Hugging Face trainer. Inside a run it needs the checkpoint the run's GGUF was converted from
+   * (`baseModel`: a model folder or hub id) and llama.cpp's `convert_lora_to_gguf.py`
+   * (`convertScript`), so that each round's PEFT adapter comes back as a GGUF LoRA.
+   */
+  | { kind: "hf"; baseModel: string | null; convertScript: string | null }
+  | { kind: "command"; command: string[]; env: Record<string, string>; cwd: string | null };
 
 /** GRPO hyperparameters of one round, passed to the trainer as `hyper`. */
 export interface TrainingHyper {
@@ -115,13 +123,19 @@ const commandTrainer = strict({
   cwd: nonEmpty().nullish(),
 });
 
+const hfTrainer = strict({
+  kind: expecting(z.literal("hf"), '"hf"'),
+  baseModel: nonEmpty().nullish().describe("The Hugging Face checkpoint (folder or hub id) the run's GGUF was converted from."),
+  convertScript: nonEmpty().nullish().describe("llama.cpp's convert_lora_to_gguf.py, which turns each round's PEFT adapter into a GGUF LoRA."),
+});
+
 /** The `training` block of a run config, as written (parsed form included: it reads back as itself). */
 export const trainingSchema = strict({
   every: int(1).describe("Iterations between training rounds; 1 = after every iteration (on-policy)."),
   trainer: z
-    .union([oneOf(["gguf", "hf"]), commandTrainer, strict({ kind: oneOf(["gguf", "hf"]) })])
+    .union([oneOf(["gguf", "hf"]), commandTrainer, hfTrainer, strict({ kind: oneOf(["gguf", "hf"]) })])
     .optional()
-    .describe('"gguf" (LoRA on the GGUF the run uses), "hf" (transformers + PEFT), or {command, env?, cwd?}. Defaults to "gguf".'),
+    .describe('"gguf" (LoRA on the GGUF the run uses), "hf" or {kind: "hf", baseModel, convertScript} (transformers + PEFT), or {command, env?, cwd?}. Defaults to "gguf".'),
   roles: expecting(z.array(oneOf(trainingRoles)).min(1), "a non-empty array of roles").optional().describe('Which roles\' samples each round trains on. Defaults to ["agent", "designer"].'),
   hyper: strict(hyperShape).optional(),
   ...hyperShape,
@@ -171,9 +185,13 @@ export function fillTrainingConfig(block: z.output<typeof trainingSchema>): Trai
 
 function fillTrainer(trainer: z.output<typeof trainingSchema>["trainer"]): TrainingTrainer {
   if (trainer === undefined) return { kind: "gguf" };
-  if (typeof trainer === "string") return { kind: trainer };
-  if ("command" in trainer) return { kind: "command", command: trainer.command, env: trainer.env ?? {}, cwd: trainer.cwd ?? null };
-  return { kind: trainer.kind };
+  const kind = typeof trainer === "string" ? trainer : "command" in trainer ? "command" : trainer.kind;
+  if (kind === "hf") {
+    const given = typeof trainer === "object" && "baseModel" in trainer ? trainer : { baseModel: null, convertScript: null };
+    return { kind: "hf", baseModel: given.baseModel ?? null, convertScript: given.convertScript ?? null };
+  }
+  if (typeof trainer === "object" && "command" in trainer) return { kind: "command", command: trainer.command, env: trainer.env ?? {}, cwd: trainer.cwd ?? null };
+  return { kind: "gguf" };
 }
 
 /**

@@ -36,8 +36,10 @@ export interface TrainingRoundOptions {
   config: TrainingConfig;
   /** The model the loop samples with: released while training, then loaded with the new adapter. */
   backend: LlmBackend;
-  /** The base model GGUF the adapters are trained for. */
+  /** The base model GGUF the adapters are trained for (they are checked against it). */
   baseModelPath: string;
+  /** What the trainer loads as the base model, when not that GGUF (the hf trainer's checkpoint). Defaults to `baseModelPath`. */
+  trainerBaseModel?: string;
   /** The adapters the run started with (backend.lora). Defaults to none. */
   initialLora?: LoraSpec[];
   /** Starts the trainer the first time a round needs it (one per run, kept across rounds). */
@@ -139,7 +141,7 @@ export class TrainingRound implements TrainingStep {
             {
               round: round.round,
               batch: batchPath,
-              baseModel: this.options.baseModelPath,
+              baseModel: this.options.trainerBaseModel ?? this.options.baseModelPath,
               parentAdapter: parent?.path ?? null,
               output,
               hyper: { ...config.hyper, seed: deriveSeed(this.options.seed, "train", round.round) },

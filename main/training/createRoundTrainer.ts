@@ -25,8 +25,10 @@ export async function createRoundTrainer(config: TrainingConfig, options: RoundT
     const [program, script, ...args] = trainer.command;
     if (!script) throw new Error(`training.trainer.command: expected [program, script, ...args], got ${JSON.stringify(trainer.command)}`);
     workerOptions = { ...base, python: program, script, extraArgs: args, env: trainer.env, cwd: trainer.cwd ?? undefined };
+  } else if (trainer.kind === "hf") {
+    workerOptions = { ...base, trainer: "hf", python: config.python ?? undefined, convertScript: trainer.convertScript ?? undefined };
   } else {
-    workerOptions = { ...base, trainer: trainer.kind, python: config.python ?? undefined };
+    workerOptions = { ...base, trainer: "gguf", python: config.python ?? undefined };
   }
   const worker = await TrainerWorker.start(workerOptions);
   return {

@@ -22,10 +22,11 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
   if (config.backend.kind !== "llama") {
     throw new Error(`training: a run trains its own model only on a local GGUF backend (backend.kind "llama"), but this run uses "${config.backend.kind}"; remove the training block and train with \`spade train\``);
   }
-  if (training.trainer.kind === "hf") {
-    // The hf trainer trains a Hugging Face checkpoint and writes PEFT output: inside a run that needs
-    // the checkpoint's path and the GGUF conversion step, which this block does not configure yet.
-    throw new Error(`training.trainer: "hf" is not available inside a run yet (it needs a Hugging Face base model and a GGUF conversion step); use "gguf", or train with \`spade train\` and the trainer block`);
+  if (training.trainer.kind === "hf" && (!training.trainer.baseModel || !training.trainer.convertScript)) {
+    // The hf trainer trains a Hugging Face checkpoint and writes PEFT adapters: inside a run it needs
+    // that checkpoint and the conversion to a GGUF LoRA the run's llama.cpp loads.
+    const missing = !training.trainer.baseModel ? "baseModel (the Hugging Face checkpoint the run's GGUF was converted from)" : "convertScript (llama.cpp's convert_lora_to_gguf.py)";
+    throw new Error(`training.trainer: "hf" inside a run needs {"kind": "hf", "baseModel": ..., "convertScript": ...}; ${missing} is missing`);
   }
   const backendPath = (parts.backend as { modelPath?: unknown }).modelPath;
   const baseModelPath = typeof backendPath === "string" ? backendPath : config.backend.modelPath;
@@ -36,6 +37,7 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
     config: training,
     backend: parts.backend,
     baseModelPath,
+    ...(training.trainer.kind === "hf" ? { trainerBaseModel: training.trainer.baseModel! } : {}),
     initialLora: config.backend.lora ?? [],
     createTrainer: parts.createTrainer ?? (() => createRoundTrainer(training, { onLog: () => undefined, threads: training.threads })),
     // A single GPU rarely holds the model and the trainer: release it there by default.

@@ -28,7 +28,7 @@ describe("training config block", () => {
     expect(parseTrainingConfig("again", JSON.parse(JSON.stringify(custom)))).toEqual(custom);
     const base = { db: "w.sqlite", seed: 1, iterations: 1, envsPerIteration: 1, plays: 2, hintPlays: 0, maxTurns: 1, backend: { kind: "llama", modelPath: "m.gguf" }, corpus: null };
     const run = parseRunConfig({ ...base, training: { every: 1, trainer: "hf" } }, "run.json");
-    expect(run.training?.trainer).toEqual({ kind: "hf" });
+    expect(run.training?.trainer).toEqual({ kind: "hf", baseModel: null, convertScript: null });
     expect(parseRunConfig(JSON.parse(JSON.stringify(run)), "stored")).toEqual(run);
     expect(parseRunConfig(base, "run.json").training).toBeUndefined();
   });
