@@ -26,7 +26,9 @@ export function buildRunReport(db: ReadonlyDb, runId?: number): RunReport {
 function reportRun(db: ReadonlyDb, run: Run): ReportRun {
   const ablations = storedRunAblations(run.config);
   const adapterId = adapterIdResolver(db);
-  const environments = listEnvironments(db, { runId: run.id, orderBy: "id", limit: Number.MAX_SAFE_INTEGER }).map((env) => {
+  // In schedule order (iteration, slot, attempt), not id order: slots run concurrently, so ids
+  // follow completion order and the same seed would otherwise print differently from run to run.
+  const environments = listEnvironments(db, { runId: run.id, orderBy: "slot", limit: Number.MAX_SAFE_INTEGER }).map((env) => {
     const episodes = env.valid ? listEpisodes(db, env.id) : [];
     return {
       id: env.id,

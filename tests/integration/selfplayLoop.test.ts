@@ -83,7 +83,7 @@ describe("the self-play loop on the reference schedule", () => {
     // One regeneration (rollout 0): two designer calls, one hint call per game, no designing in rollouts 1 and 2.
     expect(backend.calls.filter((call) => requestRole(call) === "designer")).toHaveLength(2);
     expect(backend.calls.filter((call) => requestRole(call) === "hint")).toHaveLength(2);
-    const envs = listEnvironments(db, { runId, orderBy: "id" });
+    const envs = listEnvironments(db, { runId, orderBy: "slot" });
     expect(envs.map((env) => [env.iteration, env.slot, env.skill, env.difficulty])).toEqual([[0, 0, gameSkills[0], "medium"], [0, 1, gameSkills[1], "medium"]]);
     // The delay (4, capped by the run's 3 rollouts) passes at the end of rollout 2: no reward before.
     expect(rewardsSeen.slice(0, 2)).toEqual([null, null]);
