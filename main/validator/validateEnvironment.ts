@@ -3,6 +3,7 @@ import type { EnvSession } from "../sandbox/EnvSession.js";
 import { EnvironmentCodeError, EnvironmentContractError } from "../sandbox/errors.js";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
 import { CheckFailure, describeError, endsSession, ValidationRun } from "./ValidationRun.js";
+import { createRng, deriveSeed } from "../util/seededRandom.js";
 
 export interface ValidateOptions {
   /** Deadline for the whole validation, in ms; a check still running then fails with "timeout". Defaults to 60000. */
@@ -44,29 +45,11 @@ function quote(text: string, limit = 60): string {
   return `"${text.length > limit ? `${text.slice(0, limit)}...` : text}"`;
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same probe actions. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function codeHash(code: string): number {
-  let hash = 2166136261;
-  for (let index = 0; index < code.length; index++) hash = Math.imul(hash ^ code.charCodeAt(index), 16777619);
-  return hash >>> 0;
-}
-
 const WORDS = ["up", "left", "yes", "no", "north", "red", "7", "stop", "a", "swap"];
 
 /** `count` actions in the shapes models write: boxed numbers, boxed words, tool-call-like text, free text. */
 export function randomProbeActions(seed: number, count: number): string[] {
-  const random = seededRandom(seed);
+  const random = createRng(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)] as T;
   return Array.from({ length: count }, () => {
     const shape = Math.floor(random() * 4);
@@ -80,7 +63,7 @@ export function randomProbeActions(seed: number, count: number): string[] {
 /** Validates one environment's code in the sandbox, like Gymnasium's check_env (see CHECKS). */
 export async function validateEnvironment(pool: SandboxPool, code: string, options: ValidateOptions = {}): Promise<ValidationReport> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const probes = [...(options.probeActions ?? PROBE_ACTIONS), ...randomProbeActions(options.probeSeed ?? codeHash(code), options.randomProbes ?? 3)];
+  const probes = [...(options.probeActions ?? PROBE_ACTIONS), ...randomProbeActions(options.probeSeed ?? deriveSeed("probes", code), options.randomProbes ?? 3)];
   const deadlineAt = Date.now() + timeoutMs;
   const run = new ValidationRun();
   let session: EnvSession;
