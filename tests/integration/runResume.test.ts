@@ -1,18 +1,17 @@
 // `spade run` as a real child process against a scripted OpenAI-compatible server on loopback:
 // kill -9 in the middle of a batch at concurrency 16 (every slot designed and played at once),
 // then --resume, must end with the stored results of an uninterrupted run.
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunReport } from "../../shared/runReport.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fakeOpenAiServer.js";
 import { selfPlayReply } from "../support/selfPlayScript.js";
 import type { ChatMessage } from "../../shared/llm.js";
+import { startCli } from "../support/startCli.js";
 
-const spade = resolve("out/engine/main/cli/spade.js");
 let dir: string;
 let server: FakeOpenAiServer;
 
@@ -40,15 +39,7 @@ function writeConfig(name: string): string {
   return path;
 }
 
-function start(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, [spade, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (chunk) => (stdout += chunk));
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveDone) => child.on("close", (code) => resolveDone({ code, stdout, stderr })));
-  return { child, done };
-}
+const start = (args: string[]) => startCli(args);
 
 function episodeCount(db: string): number {
   try {

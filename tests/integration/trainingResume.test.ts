@@ -2,7 +2,7 @@
 // "gguf" trainer: kill -9 while a training round runs, then --resume, must end with the report of
 // an uninterrupted run (timings aside), no adapter registered twice, and every play recorded with
 // the adapter it was sampled with.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -11,11 +11,11 @@ import type { ReportRun, RunReport } from "../../shared/runReport.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { addEnvSetMembers } from "../../main/store/queries/envSets.js";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
+import { startCli } from "../support/startCli.js";
 
 const python = "/usr/bin/python3";
 const hasTorch = pythonHasTorch(python);
 if (!hasTorch) console.warn(`trainingResume skipped: ${python} cannot import torch (apt-get install python3-torch)`);
-const spade = resolve("out/engine/main/cli/spade.js");
 const stories = resolve(import.meta.dirname, "../../../shared/models/stories260K.gguf");
 const storyWord = readFileSync(resolve(import.meta.dirname, "../../resources/environments/story_word.py"), "utf8");
 
@@ -46,15 +46,7 @@ function prepare(name: string): string {
   return path;
 }
 
-function start(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, [spade, ...args], { stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (chunk) => (stdout += chunk));
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveDone) => child.on("close", (code) => resolveDone({ code, stdout, stderr })));
-  return { child, done };
-}
+const start = (args: string[]) => startCli(args, { detached: true });
 
 function runningRound(db: string): boolean {
   try {
