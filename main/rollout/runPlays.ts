@@ -52,8 +52,9 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
   const playOne = async (spec: PlaySpec): Promise<RecordedEpisode> => {
     if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
     const session = await options.open();
+    let episode: RecordedEpisode;
     try {
-      const episode = await playEpisode({
+      episode = await playEpisode({
         session,
         backend: options.backend,
         seed: spec.seed,
@@ -66,12 +67,13 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
         protocol: options.protocol,
         signal: options.signal,
       });
-      episodes.push(episode);
-      await options.onEpisode?.(episode);
-      return episode;
     } finally {
+      // Closed before the episode is stored: the sandbox restores its interpreter meanwhile.
       await session.close();
     }
+    episodes.push(episode);
+    await options.onEpisode?.(episode);
+    return episode;
   };
   for (const canary of canaries) {
     const episode = await playOne(canary);

@@ -61,13 +61,15 @@ export interface SandboxPoolStats {
   freshInterpreters: number;
   /** Sessions that got their environment's process back, restored to its pristine state. */
   reusedInterpreters: number;
+  /** Of those, sessions that started from the interpreter as the open of their code left it (the code was not run again). */
+  opensFromBase: number;
   /** Start time of the first process, in ms. */
   firstStartMs: number;
   /** Median resident memory of a started sandbox process tree, in MiB (null where not measurable). */
   memoryPerProcessMb: number | null;
   /** Median wait for a never-used process in open(), in ms. */
   freshProcessP50Ms: number | null;
-  /** Median time to put an environment's interpreter back into its pristine state, in ms. */
+  /** Median time to put an environment's interpreter back into the state its plays start from, in ms (done right after a close, while the engine stores the episode). */
   playResetP50Ms: number | null;
   /** The process limit in force. */
   capacity: number;
@@ -126,7 +128,7 @@ export class SandboxPool {
   /** Set when processes failed to start three times in a row. */
   private broken: Error | null = null;
   private launch: SandboxLaunch;
-  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, firstStartMs: 0 };
+  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0 };
   private readonly memorySamples: number[] = [];
   private readonly freshWaits: number[] = [];
   private readonly resets: number[] = [];
@@ -264,6 +266,7 @@ export class SandboxPool {
     if (reused) this.counters.reusedInterpreters++;
     else this.counters.freshInterpreters++;
     if (typeof reply.resetMs === "number") pushSample(this.resets, reply.resetMs);
+    if (reply.fromBase === true) this.counters.opensFromBase++;
     const release = (sandbox: SandboxProcess, kept: boolean) => this.release(sandbox, kept);
     let response;
     let opened;

@@ -289,6 +289,7 @@ const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
   reply: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   resetMs: (value) => value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0),
   kept: (value) => typeof value === "boolean",
+  fromBase: (value) => typeof value === "boolean",
   startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   snapshot: (value) => value === null || typeof value === "string",
   memoryBytes: (value) => Number.isSafeInteger(value),

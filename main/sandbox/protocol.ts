@@ -18,8 +18,10 @@ export interface ChildReply {
   error?: string;
   /** The harness's answer for open/call/close: checked by SandboxEnvSession. */
   reply?: Record<string, unknown>;
-  /** open: ms spent putting the pristine interpreter back (null for the first play). */
+  /** open: ms the last restore of the interpreter took (done right after the previous close; null for the first play). */
   resetMs?: number | null;
+  /** open: the session starts from the interpreter as an earlier open of the same code left it (the code did not run again). */
+  fromBase?: boolean;
   /** close, repair: the interpreter can be restored exactly for another play of the same code. */
   kept?: boolean;
   /** init: the snapshot the child made (base64), when asked for one. */

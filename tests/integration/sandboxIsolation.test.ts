@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SandboxEnvSession } from "../../main/sandbox/SandboxEnvSession.js";
 import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
 import { createTestPool } from "../support/sandboxTestPool.js";
 
@@ -94,11 +95,63 @@ describe("isolation between environments and sessions", () => {
   it.each(Object.entries(TAMPERINGS))("starts the next play of the same code pristine after it changed %s", async (_kind, tamper) => {
     const code = tamperingEnv(tamper);
     const before = pool.stats().reusedInterpreters;
+    // The second play runs the code again from the pristine interpreter; the third starts from the state right after that open.
     const first = await firstObservation(code);
     const second = await firstObservation(code);
+    const third = await firstObservation(code);
     expect(first).toBe(pristine);
     expect(second).toBe(pristine);
-    expect(pool.stats().reusedInterpreters).toBe(before + 1);
+    expect(third).toBe(pristine);
+    expect(pool.stats().reusedInterpreters).toBe(before + 2);
+  });
+
+  // From the first reuse on, a play starts from the interpreter as the open of its code left it
+  // (the code is not run again): whatever a play changes after that point, in the module, its
+  // class, the instance or a builtin, is gone for the next one, and what the open printed is
+  // reported to every session as if the code had run.
+  it("starts every later play from the state right after the open, printing what the open printed", async () => {
+    const code = `
+import builtins, json, random
+print("module ran")
+LOADED = [0]
+LOADED[0] += 1
+
+class CountingEnv:
+    opened = 0
+    def __init__(self):
+        CountingEnv.opened += 1
+        self.draw = random.random()
+        self.steps = 0
+    def reset(self, seed=None):
+        LOADED[0] += 100
+        CountingEnv.opened += 100
+        builtins.SPADE_COUNT = getattr(builtins, "SPADE_COUNT", 0) + 1
+        self.steps += 1000
+        return json.dumps([LOADED[0], CountingEnv.opened, self.draw, self.steps, builtins.SPADE_COUNT, random.random()]), {}
+    def step(self, action):
+        self.steps += 1
+        return str(self.steps), 0.0, False, False, {}
+`;
+    const before = pool.stats();
+    const plays: { observation: string; step: string; printed: string }[] = [];
+    for (let play = 0; play < 4; play++) {
+      const session = (await pool.open(code)) as SandboxEnvSession;
+      try {
+        const observation = (await session.reset(5)).observation;
+        const step = (await session.step("go")).observation;
+        plays.push({ observation, step, printed: session.printed() });
+      } finally {
+        await session.close();
+      }
+    }
+    expect(pool.stats().reusedInterpreters).toBe(before.reusedInterpreters + 3);
+    // The first play and the first reuse run the code; the third and fourth start from the state the second open left.
+    expect(pool.stats().opensFromBase).toBe(before.opensFromBase + 2);
+    const [first] = plays;
+    expect(JSON.parse(first!.observation).slice(0, 5)).toEqual([101, 101, expect.any(Number), 1000, 1]);
+    expect(first!.step).toBe("1001");
+    expect(first!.printed).toBe("module ran\n");
+    for (const later of plays.slice(1)) expect(later).toEqual(first);
   });
 
   it.each(Object.entries(REFUSED))("refuses a change to %s while environment code runs", async (_kind, tamper) => {

@@ -9,10 +9,15 @@
 //
 // Life of a child: `init` loads one interpreter (from the memory snapshot when the parent has
 // one), connects the harness and copies the interpreter's whole memory: that copy is the pristine
-// state. The first `open` binds the child to that environment code; every later `open` must bring
-// the same code and first puts the pristine memory back, so each play starts from an identical
-// interpreter. Between requests the main thread blocks in a read of descriptor 3: no JavaScript
-// callback, timer or promise job runs while the child is idle.
+// state, the base every play starts from. The first `open` binds the child to that environment
+// code; every later `open` must bring the same code and starts from the base again, so each play
+// starts from an identical interpreter. The second `open` (the first play that reuses the child)
+// runs the code from the pristine state and then copies the memory once more: from then on the
+// base is the interpreter right after that open, and later opens answer as it did without running
+// the code again (the open is deterministic: the harness seeds randomness and the clock first).
+// The base is put back right after the reply to `close`, while the engine stores the episode.
+// Between requests the main thread blocks in a read of descriptor 3: apart from that restore (a
+// memory copy, no Python), no JavaScript callback, timer or promise job runs while the child is idle.
 
 import { register } from "node:module";
 import fs from "node:fs";
@@ -133,13 +138,28 @@ let handle = () => {
 };
 /** @type {any} */
 let wasm = null;
-/** @type {Uint8Array | null} */
-let pristine = null;
-/** @type {string | null} */
-let pristineFingerprint = null;
+/**
+ * The memory every play starts from and what lived outside it then: the pristine interpreter, and
+ * from the first reuse on the interpreter right after the open of the bound code.
+ * @type {{ memory: Uint8Array, fingerprint: string } | null}
+ */
+let base = null;
+/**
+ * The answer of the open the base was taken after (with the limits it was asked with), given again
+ * to every later open; null while the base is the pristine interpreter.
+ * @type {{ json: string, output: string, limits: string } | null}
+ */
+let openedBase = null;
 /** The environment code this child is bound to, after its first open. */
 let boundCode = /** @type {string | null} */ (null);
+/** Opens of the bound code so far. */
+let opens = 0;
+/** True when the memory may differ from the base (something ran since the last restore). */
 let dirty = false;
+/** True after a `close` whose interpreter can be restored: the base goes back right after the reply. */
+let restoreAfterReply = false;
+/** How long the last restore took, in ms, for the next open's reply. */
+let lastRestoreMs = /** @type {number | null} */ (null);
 
 /** What lives outside the interpreter's memory and must not change for a restore to be exact. */
 function fingerprint() {
@@ -210,8 +230,7 @@ async function initialize(request) {
   wasm = py._module;
   neuterModule(wasm, py);
   hardenRealm();
-  pristine = wasm.HEAPU8.slice();
-  pristineFingerprint = fingerprint();
+  base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint() };
   warmUp();
   return { startMs: performance.now() - started, snapshot, memoryBytes: wasm.HEAPU8.length };
 }
@@ -269,38 +288,58 @@ function warmUp() {
   ask({ op: "hint" });
   ask({ op: "solution" });
   ask({ op: "close" });
-  restorePristine();
+  restoreBase();
+  lastRestoreMs = null;
 }
 
-/** Puts the pristine interpreter memory back; throws when state outside the memory changed. */
-function restorePristine() {
-  if (!pristine) throw new Error("no pristine state");
+/** Puts the base memory back; throws when state outside the memory changed. */
+function restoreBase() {
+  if (!base) throw new Error("no pristine state");
+  const started = performance.now();
   const now = fingerprint();
-  if (now !== pristineFingerprint) throw new Error(`the interpreter cannot be restored (state outside its memory changed: ${now} vs ${pristineFingerprint})`);
+  if (now !== base.fingerprint) throw new Error(`the interpreter cannot be restored (state outside its memory changed: ${now} vs ${base.fingerprint})`);
   const heap = wasm.HEAPU8;
-  heap.set(pristine);
-  if (heap.length > pristine.length) heap.fill(0, /** @type {Uint8Array} */ (pristine).length);
+  heap.set(base.memory);
+  if (heap.length > base.memory.length) heap.fill(0, base.memory.length);
+  dirty = false;
+  lastRestoreMs = performance.now() - started;
+}
+
+/** Makes the current memory (right after an open) the base of every later play, reusing the pristine copy's buffer where it fits. */
+function takeBase() {
+  const heap = wasm.HEAPU8;
+  const memory = base && base.memory.length === heap.length ? base.memory : new Uint8Array(heap.length);
+  memory.set(heap);
+  base = { memory, fingerprint: fingerprint() };
 }
 
 /** @param {{ code: string, maxObservationChars: number, maxPrintChars: number }} request */
 function open(request) {
   if (typeof request.code !== "string") throw new Error("open needs the code");
   if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
-  let resetMs = null;
-  if (dirty) {
-    const started = performance.now();
-    restorePristine();
-    resetMs = performance.now() - started;
-  }
+  const limits = JSON.stringify([request.maxObservationChars, request.maxPrintChars]);
+  if (openedBase && openedBase.limits !== limits) throw new Error("this sandbox was opened with other limits");
+  if (dirty) restoreBase();
+  const resetMs = opens > 0 ? lastRestoreMs : null;
   boundCode = request.code;
+  opens++;
   dirty = true;
+  if (openedBase) {
+    loaderOutput = openedBase.output;
+    return { json: openedBase.json, resetMs, fromBase: true };
+  }
   const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars }));
-  return { json, resetMs };
+  // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
+  if (opens === 2 && JSON.parse(json)?.ok === true) {
+    takeBase();
+    openedBase = { json, output: loaderOutput, limits };
+  }
+  return { json, resetMs, fromBase: false };
 }
 
 /**
  * The f-string brace repair of `request.code`: parsed only, never run. The interpreter is first
- * put back to its pristine state when anything ran in it, and is left marked for a restore before
+ * put back to its base state when anything ran in it, and is left marked for a restore before
  * its next play. A never-used child is bound to the code the repair produced (its validation
  * plays here next); a bound child only repairs its own code.
  * @param {{ code: string }} request
@@ -308,20 +347,22 @@ function open(request) {
 function repair(request) {
   if (typeof request.code !== "string") throw new Error("repair needs the code");
   if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
-  if (dirty) restorePristine();
+  if (dirty) restoreBase();
   dirty = true;
   const json = handle(JSON.stringify({ op: "repair", code: request.code }));
   if (boundCode === null) {
     const answer = JSON.parse(json);
     boundCode = answer?.ok === true && typeof answer.result?.code === "string" ? answer.result.code : request.code;
   }
-  return { json, kept: fingerprint() === pristineFingerprint };
+  return { json, kept: fingerprint() === base?.fingerprint };
 }
 
 function close() {
   const json = handle(JSON.stringify({ op: "close" }));
-  // Kept only when the next play can be restored exactly.
-  return { json, kept: fingerprint() === pristineFingerprint };
+  // Kept only when the next play can be restored exactly; then restored right after the reply.
+  const kept = fingerprint() === base?.fingerprint;
+  restoreAfterReply = kept;
+  return { json, kept };
 }
 
 /**
@@ -336,8 +377,8 @@ function answer(request) {
   try {
     switch (request?.op) {
       case "open": {
-        const { json, resetMs } = open(request);
-        return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"resetMs":${resetMs === null ? "null" : resetMs.toFixed(3)},"reply":${json}}`;
+        const { json, resetMs, fromBase } = open(request);
+        return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"resetMs":${resetMs === null ? "null" : resetMs.toFixed(3)},"fromBase":${fromBase},"reply":${json}}`;
       }
       case "call":
         if (typeof request.json !== "string") throw new Error("call needs json");
@@ -396,4 +437,14 @@ try {
 } catch (error) {
   refuseToRun(`the sandbox could not start: ${error instanceof Error ? error.message : String(error)}`);
 }
-for (;;) sendFrame(answer(readRequest()));
+for (;;) {
+  sendFrame(answer(readRequest()));
+  if (restoreAfterReply) {
+    restoreAfterReply = false;
+    try {
+      restoreBase();
+    } catch {
+      // Left dirty: the next open tries again and answers with the reason.
+    }
+  }
+}
