@@ -5,6 +5,7 @@ import type { ChatMessage } from "../../shared/llm.js";
 import type { ChatRequest, LlmBackend } from "../llm/LlmBackend.js";
 import { LlamaBackend } from "../llm/llama/LlamaBackend.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
+import type { EnvSession } from "../sandbox/EnvSession.js";
 import { SandboxPool } from "../sandbox/SandboxPool.js";
 import { openDatabase } from "../store/openDatabase.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
@@ -15,10 +16,11 @@ import type { BenchSection } from "./BenchSection.js";
 import { BenchSkipped } from "./BenchSkipped.js";
 import { benchEnvironmentCode } from "./benchEnvironment.js";
 import { benchModel } from "./benchModel.js";
+import { measureIdlePenalty } from "./idlePenalty.js";
 import { measureRawTokensPerSec } from "./rawTokens.js";
 import { createRawReplayer, type RawReplayer, type ReplayedTurn, type ReplayTurn } from "./rawTokensReplay.js";
 
-const episodes = 8;
+const episodes = 16;
 const maxTurns = 4;
 const maxTokens = 24;
 const contextSize = 1024;
@@ -37,6 +39,30 @@ interface Batch {
   chatCpuMs: number;
   /** Each turn replayed through raw node-llama-cpp right after the engine made it, when a replayer was given. */
   replays: ReplayedTurn[];
+  /** Wall time of the sandbox calls (open, reset, step, close) and of storing the episodes, in ms, all together. */
+  phases: Record<"open" | "reset" | "step" | "close" | "store", number>;
+}
+
+/** Times every call of a session into `phases`. */
+function timedSession(session: EnvSession, phases: Batch["phases"]): EnvSession {
+  const time = async <T>(phase: keyof Batch["phases"], call: () => Promise<T>): Promise<T> => {
+    const start = performance.now();
+    try {
+      return await call();
+    } finally {
+      phases[phase] += performance.now() - start;
+    }
+  };
+  return {
+    className: session.className,
+    kind: session.kind,
+    tools: session.tools,
+    reset: (seed) => time("reset", () => session.reset(seed)),
+    step: (action) => time("step", () => session.step(action)),
+    hint: () => session.hint(),
+    solution: () => session.solution(),
+    close: () => time("close", () => session.close()),
+  };
 }
 
 /** Plays `episodes` full episodes of the bench game with the real model, storing every one, and records each model call. */
@@ -47,8 +73,12 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
   const chatMs: number[] = [];
   let chatCpuMs = 0;
   const replays: ReplayedTurn[] = [];
+  const phases: Batch["phases"] = { open: 0, reset: 0, step: 0, close: 0, store: 0 };
   let replayMs = 0;
   let replayCpuMs = 0;
+  /** When the last call returned to the engine (its replay done), or null before the first call. */
+  let lastReturn: number | null = null;
+  const idle = new Int32Array(new SharedArrayBuffer(4));
   const backend: LlmBackend = {
     name: llama.name,
     parallelism: llama.parallelism,
@@ -65,11 +95,16 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
       turns.push(turn);
       if (replayer) {
         // Interleaved turn by turn, so the engine and the replay see the same load on the machine; its time is taken out of the engine's.
+        // Before it, the replay waits as long as the engine worked between its previous call and this one: the model starts from
+        // an idle CPU in both (work right after idleness runs slower on this kind of machine, see measureIdlePenalty).
+        const waited = performance.now();
+        if (lastReturn !== null) Atomics.wait(idle, 0, 0, Math.min(50, start - lastReturn));
         const replayed = await replayer.replay(turn);
         replays.push(replayed);
-        replayMs += replayed.ms;
+        replayMs += performance.now() - waited;
         replayCpuMs += replayed.cpuMs;
       }
+      lastReturn = performance.now();
       return result;
     },
     dispose: () => llama.dispose(),
@@ -83,7 +118,12 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
     const cpuStart = process.cpuUsage();
     const start = performance.now();
     await runPlays({
-      open: () => pool.open(code),
+      open: async () => {
+        const start = performance.now();
+        const session = await pool.open(code);
+        phases.open += performance.now() - start;
+        return timedSession(session, phases);
+      },
       backend,
       specs,
       hint: null,
@@ -95,12 +135,14 @@ async function playBatch(model: string, pool: SandboxPool, db: WritableDb, seque
       onEpisode: (episode) => {
         const { turns: played, ...fields } = episode;
         completionTokens += played.reduce((sum, turn) => sum + turn.completionTokens, 0);
+        const start = performance.now();
         insertEpisodeWithTurns(db, { ...fields, runId: run.id, environmentId }, played);
+        phases.store += performance.now() - start;
       },
     });
     const seconds = (performance.now() - start - replayMs) / 1000;
     const cpu = process.cpuUsage(cpuStart);
-    return { seconds, cpuMs: (cpu.user + cpu.system) / 1000 - replayCpuMs, completionTokens, turns, messages, chatMs, chatCpuMs, replays };
+    return { seconds, cpuMs: (cpu.user + cpu.system) / 1000 - replayCpuMs, completionTokens, turns, messages, chatMs, chatCpuMs, replays, phases };
   } finally {
     await backend.dispose();
   }
@@ -120,6 +162,11 @@ async function renderMsPerTurn(model: string, messages: ChatMessage[][]): Promis
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : (sorted[Math.floor(sorted.length / 2)] as number);
+}
 
 /**
  * The rollout engine against raw node-llama-cpp, side by side in one run on the same model. Full
@@ -159,6 +206,9 @@ export const rolloutBench: BenchSection = {
       const engineTokensPerSec = parallel.completionTokens / parallel.seconds;
       const sequentialEpisodesPerSec = episodes / sequential.seconds;
       const parallelEpisodesPerSec = episodes / parallel.seconds;
+      // Turn by turn, engine and replay ran one right after the other: the median of their differences is the backend's own time, robust to the model's own jitter.
+      const pairedBackendMs = median(sequential.chatMs.map((ms, index) => ms - (sequential.replays[index]?.ms ?? ms)));
+      const idle = await measureIdlePenalty(pool, Math.round(rawMs / turns));
       const result = {
         rawTokensPerSec,
         engineTokensPerSec,
@@ -178,11 +228,22 @@ export const rolloutBench: BenchSection = {
         backendCpuMsPerTurn: (sequential.chatCpuMs - rawCpuMs) / turns,
         outsideBackendCpuMsPerTurn: (sequential.cpuMs - sequential.chatCpuMs) / turns,
         renderMsPerTurn: await renderMsPerTurn(model, sequential.messages),
+        // Where the time outside the backend goes, per turn: the sandbox calls (an episode's open, reset and close spread over its turns) and the SQLite writes.
+        sandboxOpenMsPerTurn: sequential.phases.open / turns,
+        sandboxResetMsPerTurn: sequential.phases.reset / turns,
+        sandboxStepMsPerTurn: sequential.phases.step / turns,
+        sandboxCloseMsPerTurn: sequential.phases.close / turns,
+        storeMsPerTurn: sequential.phases.store / turns,
+        // The engine's own time per turn with the backend's share taken as the median paired difference (the mean above carries the model's jitter).
+        backendMsPerTurnMedian: pairedBackendMs,
+        engineMsPerTurnMedianPaired: (engineMs - chatMs) / turns + pairedBackendMs,
+        idle: { ...idle },
       };
       log(
         `rollout: raw ${result.rawMsPerTurn.toFixed(2)} ms/turn, engine's own ${result.engineMsPerTurn.toFixed(2)} ms/turn wall, ${result.engineCpuMsPerTurn.toFixed(2)} CPU ` +
           `(backend ${result.backendMsPerTurn.toFixed(2)}, of it rendering ${result.renderMsPerTurn.toFixed(2)}; outside ${result.outsideBackendMsPerTurn.toFixed(2)}), ` +
-          `${sequentialEpisodesPerSec.toFixed(2)} -> ${parallelEpisodesPerSec.toFixed(2)} episodes/s`,
+          `${sequentialEpisodesPerSec.toFixed(2)} -> ${parallelEpisodesPerSec.toFixed(2)} episodes/s; ` +
+          `after ${idle.idleMs} ms idle a sandbox step takes ${idle.stepAfterIdleMs.toFixed(2)} ms (back to back ${idle.stepBackToBackMs.toFixed(2)}), the same JavaScript ${idle.jsAfterIdleMs.toFixed(3)} ms (${idle.jsBackToBackMs.toFixed(3)})`,
       );
       return result;
     } finally {
