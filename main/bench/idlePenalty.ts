@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
+import { median } from "../util/median.js";
 import { benchEnvironmentCode, benchGuess } from "./benchEnvironment.js";
 
 export interface IdlePenalty {
@@ -17,10 +18,7 @@ export interface IdlePenalty {
 
 const SAMPLES = 30;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
+const p50 = (values: number[]): number => median(values) ?? Number.NaN;
 
 /** A recorded turn's worth of JSON work: what the engine does with a turn's messages and results. */
 function turnJson(): () => void {
@@ -73,7 +71,7 @@ export async function measureIdlePenalty(pool: SandboxPool, idleMs: number): Pro
       await sleep(idleMs);
       jsIdle.push(js());
     }
-    return { idleMs, stepBackToBackMs: median(stepHot), stepAfterIdleMs: median(stepIdle), jsBackToBackMs: median(jsHot), jsAfterIdleMs: median(jsIdle) };
+    return { idleMs, stepBackToBackMs: p50(stepHot), stepAfterIdleMs: p50(stepIdle), jsBackToBackMs: p50(jsHot), jsAfterIdleMs: p50(jsIdle) };
   } finally {
     await session.close();
   }

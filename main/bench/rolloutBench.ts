@@ -7,6 +7,7 @@ import { LlamaBackend } from "../llm/llama/LlamaBackend.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import { SandboxPool } from "../sandbox/SandboxPool.js";
+import { median } from "../util/median.js";
 import { openDatabase } from "../store/openDatabase.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { insertEnvironment } from "../store/queries/environments.js";
@@ -163,11 +164,6 @@ async function renderMsPerTurn(model: string, messages: ChatMessage[][]): Promis
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? 0 : (sorted[Math.floor(sorted.length / 2)] as number);
-}
-
 /**
  * The rollout engine against raw node-llama-cpp, side by side in one run on the same model. Full
  * episodes (sandboxed environment steps, prompts, recording, SQLite writes) are played one at a
@@ -207,7 +203,7 @@ export const rolloutBench: BenchSection = {
       const sequentialEpisodesPerSec = episodes / sequential.seconds;
       const parallelEpisodesPerSec = episodes / parallel.seconds;
       // Turn by turn, engine and replay ran one right after the other: the median of their differences is the backend's own time, robust to the model's own jitter.
-      const pairedBackendMs = median(sequential.chatMs.map((ms, index) => ms - (sequential.replays[index]?.ms ?? ms)));
+      const pairedBackendMs = median(sequential.chatMs.map((ms, index) => ms - (sequential.replays[index]?.ms ?? ms))) ?? 0;
       const idle = await measureIdlePenalty(pool, Math.round(rawMs / turns));
       const result = {
         rawTokensPerSec,

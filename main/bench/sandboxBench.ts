@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resourcePath } from "../paths.js";
 import { SandboxPool } from "../sandbox/SandboxPool.js";
+import { median } from "../util/median.js";
 import { validateEnvironment } from "../validator/validateEnvironment.js";
 import type { BenchSection } from "./BenchSection.js";
 
@@ -37,10 +38,7 @@ for index in range(count):
 print(json.dumps({"stepsPerSec": count / (time.perf_counter() - start)}))
 `;
 
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
-}
+const p50 = (values: number[]): number => median(values) ?? Number.NaN;
 
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 
@@ -66,7 +64,7 @@ async function measureSteps(pool: SandboxPool, code: string): Promise<{ stepsPer
       times.push(performance.now() - before);
       if (step.terminated || step.truncated) await session.reset(++seed);
     }
-    return { stepsPerSec: STEPS / ((performance.now() - started) / 1000), stepP50Ms: percentile(times, 0.5) };
+    return { stepsPerSec: STEPS / ((performance.now() - started) / 1000), stepP50Ms: p50(times) };
   } finally {
     await session.close();
   }
@@ -98,7 +96,7 @@ export const sandboxBench: BenchSection = {
         if (!report.valid) throw new Error(`the benchmark game did not validate: ${report.error}`);
         durations.push(report.durationMs);
       }
-      log(`validation of ${VALIDATIONS} new variants (fresh interpreter each, after a ${VALIDATION_PAUSE_MS} ms pause): p50 ${percentile(durations, 0.5)} ms`);
+      log(`validation of ${VALIDATIONS} new variants (fresh interpreter each, after a ${VALIDATION_PAUSE_MS} ms pause): p50 ${p50(durations)} ms`);
       const burst = performance.now();
       for (let index = 0; index < 5; index++) await validateEnvironment(pool, `${code}\n# burst ${index}\n`);
       log(`back-to-back validations of new code, no pause: ${Math.round((5 * 60_000) / (performance.now() - burst))} environments/minute on one sandbox`);
@@ -128,7 +126,7 @@ export const sandboxBench: BenchSection = {
         stepP50Ms: round(stepP50Ms),
         nativePythonStepsPerSec: Math.round(native),
         ratio: round(stepsPerSec / native, 4),
-        validateMsP50: percentile(durations, 0.5),
+        validateMsP50: p50(durations),
         coldStartMs: Math.round(coldStartMs),
         freshProcessP50Ms: round(fresh ?? Number.NaN),
         playResetP50Ms: round(stats.playResetP50Ms ?? Number.NaN),

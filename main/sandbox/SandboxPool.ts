@@ -10,6 +10,7 @@ import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessRe
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
 import { SnapshotCache } from "./snapshotCache.js";
+import { median } from "../util/median.js";
 
 export interface SandboxPoolOptions {
   /** The former fixed pool size: the default of both `concurrency` and `prewarm`. Defaults to 2. */
@@ -90,12 +91,6 @@ const ASSUMED_PROCESS_MB = 160;
 const SAMPLES = 256;
 /** An environment's idle process may be ended for the warm set after this long without a play, in ms. */
 const STALE_IDLE_MS = 1000;
-
-function median(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
 
 function pushSample(values: number[], value: number): void {
   values.push(value);
