@@ -330,7 +330,7 @@ function open(request) {
   }
   const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars }));
   // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
-  if (opens === 2 && JSON.parse(json)?.ok === true) {
+  if (opens >= 2 && JSON.parse(json)?.ok === true) {
     takeBase();
     openedBase = { json, output: loaderOutput, limits };
   }
