@@ -198,14 +198,18 @@ export function describeTarget(/** @type {RuntimeTarget} */ target) {
   return `${target.runtime === "electron" ? "Electron" : "Node"} ${target.version} (ABI ${target.abi})`;
 }
 
-/** The most useful line of a failed node-gyp run: a header download or the first compiler error. */
-function explainFailure(/** @type {RuntimeTarget} */ target, /** @type {string} */ output, /** @type {Error | undefined} */ error) {
+/**
+ * The most useful line of a failed node-gyp run: a header download or the first compiler error.
+ * Node's own warnings (`(node:4092) [UNDICI-EHPA] Warning: ...`) are never the reason, whatever
+ * digits their process id has.
+ */
+export function explainFailure(/** @type {RuntimeTarget} */ target, /** @type {string} */ output, /** @type {Error | undefined} */ error) {
   if (error) return error.message;
-  const lines = output.split("\n").map((line) => line.trim()).filter(Boolean);
+  const lines = output.split("\n").map((line) => line.trim()).filter((line) => line && !/^\(node:\d+\)/.test(line));
   const fetched = lines.find((line) => line.startsWith("gyp http GET "))?.slice("gyp http GET ".length);
-  const failedDownload = lines.some((line) => /install got an error|network connectivity|ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|getaddrinfo|tarball|403|404/i.test(line));
+  const failedDownload = lines.some((line) => /install got an error|network connectivity|ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|getaddrinfo|tarball|\b40[34]\b/i.test(line));
   if (fetched && failedDownload) {
-    const why = lines.find((line) => /ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|40\d|50\d/.test(line) && !line.startsWith("gyp http GET"))?.replace(/^gyp ERR! (stack )?/, "") ?? "the host cannot be reached";
+    const why = lines.find((line) => /ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|\b(40\d|50\d)\b/.test(line) && !line.startsWith("gyp http GET"))?.replace(/^gyp ERR! (stack )?/, "") ?? "the host cannot be reached";
     return `the ${describeTarget(target)} headers could not be downloaded from ${fetched} (${why}); with network access, \`npm start\` builds it on its next start`;
   }
   const compile = lines.find((line) => /error:/i.test(line) && !/^gyp ERR! (stack|System|command|cwd|node -v|node-gyp -v|not ok)/.test(line));

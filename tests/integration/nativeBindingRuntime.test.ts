@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bindingPath, buildBinding, ensureBinding, isBindingCurrent, missingBuildTools, moduleAbis, NativeBuildError, nodeGypEnvironment, nodeTarget, selectBinding, type RuntimeTarget } from "../../main/install/nativeBinding.mjs";
+import { bindingPath, buildBinding, ensureBinding, explainFailure, isBindingCurrent, missingBuildTools, moduleAbis, NativeBuildError, nodeGypEnvironment, nodeTarget, selectBinding, type RuntimeTarget } from "../../main/install/nativeBinding.mjs";
 import { ensureSecondNode, secondNodeVersion } from "../support/secondNodeRuntime.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -106,6 +106,19 @@ describe("when a binding cannot be built", () => {
     expect(missingBuildTools(env)).toEqual(["python3 (node-gyp runs it)", "make", "a C++ compiler (c++/g++/clang++)"]);
     const target: RuntimeTarget = { runtime: "electron", version: "40.10.0", abi: "143" };
     expect(() => buildBinding(target, { root, env })).toThrow(new NativeBuildError("cannot build better-sqlite3 for Electron 40.10.0 (ABI 143): missing python3 (node-gyp runs it), make, a C++ compiler (c++/g++/clang++)"));
+  });
+
+  it("gives the download's own error as the reason, not a Node warning whose process id looks like a status code", () => {
+    const target: RuntimeTarget = { runtime: "electron", version: "40.10.0", abi: "143" };
+    const output = [
+      "gyp http GET http://127.0.0.1:9/headers/v40.10.0/node-v40.10.0-headers.tar.gz",
+      "(node:4092) [UNDICI-EHPA] Warning: EnvHttpProxyAgent is experimental, expect them to change at any time.",
+      "gyp WARN install got an error, rolling back install",
+      "gyp ERR! stack Error: connect ECONNREFUSED 127.0.0.1:9",
+    ].join("\n");
+    expect(explainFailure(target, output, undefined)).toBe(
+      "the Electron 40.10.0 (ABI 143) headers could not be downloaded from http://127.0.0.1:9/headers/v40.10.0/node-v40.10.0-headers.tar.gz (Error: connect ECONNREFUSED 127.0.0.1:9); with network access, `npm start` builds it on its next start",
+    );
   });
 
   it.skipIf(missingBuildTools().length > 0)("names the headers it could not download for Electron", async () => {
