@@ -24,7 +24,11 @@ import { listEnvSetMembers } from "../../main/store/queries/envSets.js";
 import { mkdirSync, writeFileSync } from "node:fs";
 
 const codeBreaker = readFileSync(resourcePath("environments", "code_breaker.py"), "utf8");
-const reference = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/environments/reference/${name}`, import.meta.url)), "utf8");
+/** A game as the reference's Designer writes it: no imports (the reference injects the names). The errand game is the shipped example without its imports. */
+const reference = (name: string) =>
+  name === "errand_steps.py"
+    ? readFileSync(resourcePath("environments", "errand_tools.py"), "utf8").replace(/^import .*\n/gm, "")
+    : readFileSync(fileURLToPath(new URL(`../fixtures/environments/reference/${name}`, import.meta.url)), "utf8");
 /** Whether the sandbox seeds an environment's namespace with `spade_env.reference_globals()` (the sandbox helper's hook). */
 const namespaceHook = readFileSync(resourcePath("python", "spade_sandbox.py"), "utf8").includes("reference_globals");
 /** The same environment with the injected names imported, for the attribute-API checks that must not wait for the hook. */
