@@ -38,8 +38,12 @@ export interface RewardConfig {
   invalidReward: number;
   /** Rollouts after a regeneration at which its designer reward is computed (the reference's proposer delay). Defaults to the recipe's (4 games, 8 tool use). */
   proposerDelay: number;
-  /** Skill-centred designer rewards are multiplied by this for the designer's advantage. Defaults to the recipe's (32 games, 50 tool use). */
-  scale: number;
+  /**
+   * Skill-centred designer rewards are multiplied by this for the designer's advantage. "auto": the
+   * reference's per-step scale, (agent samples of the scoring rollout / designer samples scored)
+   * x regeneration interval, capped at 50. Defaults to the recipe's ("auto").
+   */
+  scale: number | "auto";
   /** Fast EMA constant of the learning-potential tracker. Defaults to 0.98. */
   lpFastGamma: number;
   /** Slow EMA constant (the baseline). Defaults to 0.85. */
@@ -65,6 +69,10 @@ export interface DesignerConfig {
   repair: boolean;
   /** Defaults to the recipe's (0.6). */
   temperature: number;
+  /** Defaults to the recipe's (0.95). */
+  topP: number;
+  /** Defaults to the recipe's (20). */
+  topK: number;
   /** Defaults to the recipe's (16384). */
   maxTokens: number;
   /** The configured skills, rotated `skillsPerRegen` at a time. Defaults to the recipe's six. */
@@ -161,8 +169,10 @@ export interface RunConfig {
   iterations: number;
   /** Games per regeneration batch (slots). Defaults to 24. */
   envsPerIteration: number;
-  /** Unhinted plays of every game in every rollout, the canary included. Defaults to 16. */
-  plays: number;
+  /** Agent samples of one training step (the reference's global batch size): sizes the plays and trims the step's batch. Defaults to the recipe's (192). */
+  actorBatch: number;
+  /** Unhinted plays of every game in every rollout, the canary included; null: ceil(actorBatch / valid games of the batch), as the reference. Defaults to null. */
+  plays: number | null;
   /** Hinted plays of every game, once, in the rollout that generated it. Defaults to 16. */
   hintPlays: number;
   /** Defaults to 25. */
@@ -185,8 +195,8 @@ export interface RunConfig {
   sandbox: SandboxConfig;
   /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
   trainer?: TrainerConfig;
-  /** Training inside the run (shared/trainingConfig.ts). Absent: the run only collects experience. */
-  training?: TrainingConfig;
+  /** Training inside the run (shared/trainingConfig.ts). Defaults to the recipe's (the built-in trainer after every rollout); null: the run only collects experience (ablation "collect only"). */
+  training: TrainingConfig | null;
 }
 
 /** A command run as a child process: an argv array (no shell) or one string (run by the shell). */
@@ -250,6 +260,8 @@ const designerSchema = strict({
   attempts: int(1, 20).optional().describe("Designer calls per slot. Defaults to 5."),
   repair: bool().optional().describe("A failed attempt is followed by a repair turn with the validator's error. Defaults to false."),
   temperature: num(0, 5).optional(),
+  topP: num(0, 1).optional(),
+  topK: int(0).optional(),
   maxTokens: int(1).optional(),
   skills: textList().optional().describe("The configured skills, rotated skillsPerRegen at a time. Defaults to the recipe's."),
   difficulty: nonEmpty().optional().describe('The difficulty every game is asked for. Defaults to "medium".'),
@@ -277,7 +289,7 @@ const rewardSchema = strict({
   timeoutInBlend: bool().optional(),
   invalidReward: num(-10, 10).optional(),
   proposerDelay: int(0, 1000).optional(),
-  scale: num(0, 1e6).optional(),
+  scale: z.union([z.literal("auto"), num(0, 1e6)]).optional().describe('The designer advantage\'s multiplier; "auto": (agent samples / designer samples) x regeneration interval, capped at 50. Defaults to "auto".'),
   lpFastGamma: num(0, 1).optional(),
   lpSlowGamma: num(0, 1).optional(),
   microLpWeight: num(0, 10).optional(),
@@ -346,7 +358,8 @@ export const runConfigSchema = strict({
   seed: int(0).optional().describe("Defaults to 42."),
   iterations: int(1).optional().describe("Rollouts. Defaults to 400."),
   envsPerIteration: int(1).optional().describe("Games per regeneration batch (slots). Defaults to 24."),
-  plays: int(1).optional().describe("Unhinted plays of every game in every rollout, the canary included. Defaults to 16."),
+  actorBatch: int(1).optional().describe("Agent samples of one training step (the reference's global batch size). Defaults to 192."),
+  plays: int(1).nullish().describe("Unhinted plays of every game in every rollout, the canary included; null: ceil(actorBatch / valid games). Defaults to null."),
   hintPlays: int(0).optional().describe("Hinted plays of every game, once, in the rollout that generated it. Defaults to 16."),
   maxTurns: int(1).optional().describe("Defaults to 25."),
   regenerationInterval: int(1).optional().describe("Games are generated every this many rollouts. Defaults to the recipe's (4 games, 8 tool use)."),
@@ -361,7 +374,7 @@ export const runConfigSchema = strict({
   hint: hintSchema.nullish(),
   sandbox: sandboxSchema.nullish(),
   trainer: trainerSchema.optional().describe("How spade train turns this run's plays into an adapter."),
-  training: trainingSchema.optional().describe("Training inside the run. Absent: the run only collects experience."),
+  training: trainingSchema.nullish().describe("Training inside the run. Defaults to the recipe's (the built-in trainer after every rollout); null: the run only collects experience."),
 });
 
 /** A run config as written. A parsed `RunConfig` is one too (runs store theirs and read it back). */
@@ -391,7 +404,8 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     seed: c.seed ?? d.seed,
     iterations: c.iterations ?? d.iterations,
     envsPerIteration: c.envsPerIteration ?? d.envsPerIteration,
-    plays: c.plays ?? d.plays,
+    actorBatch: c.actorBatch ?? d.actorBatch,
+    plays: c.plays === undefined ? d.plays : c.plays,
     hintPlays: c.hintPlays ?? d.hintPlays,
     maxTurns: c.maxTurns ?? d.maxTurns,
     regenerationInterval: c.regenerationInterval ?? d.regenerationInterval,
@@ -406,7 +420,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     hint: fillHint(c.hint ?? {}, d),
     sandbox: fillSandbox(c.sandbox ?? {}),
     ...(c.trainer === undefined ? {} : { trainer: fillTrainer(c.trainer) }),
-    ...(c.training === undefined ? {} : { training: fillTrainingConfig(c.training) }),
+    training: c.training === null ? null : fillTrainingConfig(c.training ?? {}, d.training.hyper),
   };
 }
 
@@ -417,6 +431,8 @@ function fillDesigner(o: z.output<typeof designerSchema>, d: RecipeDefaults): De
     attempts: o.attempts ?? d.designer.attempts,
     repair: o.repair ?? false,
     temperature: o.temperature ?? d.designer.temperature,
+    topP: o.topP ?? d.designer.topP,
+    topK: o.topK ?? d.designer.topK,
     maxTokens: o.maxTokens ?? d.designer.maxTokens,
     skills: o.skills ?? d.designer.skills,
     difficulty: o.difficulty ?? d.designer.difficulty,

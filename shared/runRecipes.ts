@@ -3,6 +3,7 @@
 // `cmd/games/train_spade_*.sh` and `cmd/tool_use/_train_spade_blend.sh` (see the README's parity table).
 
 import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
+import type { TrainingHyper } from "./trainingConfig.js";
 
 export const recipeNames = ["spade-games", "spade-tool-use"] as const;
 export type RecipeName = (typeof recipeNames)[number];
@@ -12,34 +13,42 @@ export interface RecipeDefaults {
   seed: number;
   iterations: number;
   envsPerIteration: number;
-  plays: number;
+  /** Agent samples of one training step (the reference's global batch size). */
+  actorBatch: number;
+  /** null: ceil(actorBatch / valid games) unhinted plays per game per rollout, as the reference sizes them. */
+  plays: number | null;
   hintPlays: number;
   maxTurns: number;
   regenerationInterval: number;
   /** null: every configured skill in every regeneration. */
   skillsPerRegen: number | null;
-  designer: { attempts: number; temperature: number; maxTokens: number; skills: string[]; difficulty: string; toolUse: boolean };
+  designer: { attempts: number; temperature: number; topP: number; topK: number; maxTokens: number; skills: string[]; difficulty: string; toolUse: boolean };
   corpusMaxWords: number;
-  reward: { proposerDelay: number; scale: number };
+  /** "auto": the reference's per-step scale, (actor samples / designer samples) x regeneration interval, capped at 50. */
+  reward: { proposerDelay: number; scale: number | "auto" };
   agent: { temperature: number; topP: number; topK: number; maxTokens: number };
   hint: { temperature: number; maxTokens: number };
+  /** Training inside the run: the recipe trains after every rollout with the built-in GGUF trainer; these hyperparameters differ from the trainer's defaults. */
+  training: { hyper: Partial<TrainingHyper> };
 }
 
 const games: RecipeDefaults = {
   seed: 42,
   iterations: 400,
   envsPerIteration: 24,
-  plays: 16,
+  actorBatch: 192,
+  plays: null,
   hintPlays: 16,
   maxTurns: 25,
   regenerationInterval: 4,
   skillsPerRegen: 3,
-  designer: { attempts: 5, temperature: 0.6, maxTokens: 16384, skills: [...recipeGameSkills], difficulty: "medium", toolUse: false },
+  designer: { attempts: 5, temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 16384, skills: [...recipeGameSkills], difficulty: "medium", toolUse: false },
   corpusMaxWords: 6000,
-  // The reference computes the scale as actor plays / designer samples x interval (192 / 24 x 4), capped at 50.
-  reward: { proposerDelay: 4, scale: 32 },
+  // The reference computes the scale per step as actor samples / designer samples x interval (192 / 24 x 4 = 32 with every game valid), capped at 50.
+  reward: { proposerDelay: 4, scale: "auto" },
   agent: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192 },
   hint: { temperature: 0.3, maxTokens: 4096 },
+  training: { hyper: {} },
 };
 
 const toolUse: RecipeDefaults = {
@@ -48,9 +57,11 @@ const toolUse: RecipeDefaults = {
   skillsPerRegen: null,
   designer: { ...games.designer, skills: [...recipeToolUseSkills], toolUse: true },
   corpusMaxWords: 4000,
-  // The reference computes the scale as actor plays / designer samples x interval, capped at 50: 8 x 8 = 64 -> 50.
-  reward: { proposerDelay: 8, scale: 50 },
+  // The same per-step scale: 8 x 8 = 64 -> capped at 50 with every game valid.
+  reward: { proposerDelay: 8, scale: "auto" },
   hint: { temperature: 0.3, maxTokens: 2048 },
+  // The tool-use launcher's KL penalty (low-variance estimator).
+  training: { hyper: { klCoef: 0.005 } },
 };
 
 /** The defaults of a recipe. */

@@ -43,19 +43,21 @@ export interface TrainingHyper {
 }
 
 export interface TrainingConfig {
-  /** Iterations between training rounds; 1 = after every iteration (on-policy). */
+  /** Iterations between training rounds; 1 = after every iteration (on-policy, the reference). Defaults to 1. */
   every: number;
   trainer: TrainingTrainer;
   /** Which roles' samples each round trains on. Defaults to ["agent", "designer"]. */
   roles: TrainingRole[];
   hyper: TrainingHyper;
-  /** The designer advantage is (reward - mean reward of its skill in the batch) x this. Defaults to 1. */
-  rewardScale: number;
-  /** Train on canary plays. Defaults to false (left out and counted). */
+  /** Train on canary plays (the canary is one of its game's plays, as in the reference). Defaults to true. */
   includeCanary: boolean;
   /** Train on hinted plays (the hint is privileged information). Defaults to false (left out and counted). */
   includeHinted: boolean;
-  /** Train on plays that ended with an error. Defaults to false (left out and counted). */
+  /**
+   * Train on plays the infrastructure failed (a step time-out, a sandbox crash, a backend error).
+   * A `step()` exception scored -1 and a play cut off by the full context are trained either way.
+   * Defaults to false (left out and counted).
+   */
   includeErrored: boolean;
   /** Free the inference model while the trainer runs. Defaults to true on a local GPU backend, false otherwise. */
   unloadModel: boolean | null;
@@ -131,7 +133,7 @@ const hfTrainer = strict({
 
 /** The `training` block of a run config, as written (parsed form included: it reads back as itself). */
 export const trainingSchema = strict({
-  every: int(1).describe("Iterations between training rounds; 1 = after every iteration (on-policy)."),
+  every: int(1).optional().describe("Iterations between training rounds; 1 = after every iteration (on-policy). Defaults to 1."),
   trainer: z
     .union([oneOf(["gguf", "hf"]), commandTrainer, hfTrainer, strict({ kind: oneOf(["gguf", "hf"]) })])
     .optional()
@@ -139,7 +141,7 @@ export const trainingSchema = strict({
   roles: expecting(z.array(oneOf(trainingRoles)).min(1), "a non-empty array of roles").optional().describe('Which roles\' samples each round trains on. Defaults to ["agent", "designer"].'),
   hyper: strict(hyperShape).optional(),
   ...hyperShape,
-  rewardScale: num().optional(),
+  rewardScale: num().optional().describe("Ignored: the designer's advantage is the one stored when its reward is scored (reward.scale)."),
   includeCanary: bool().optional(),
   includeHinted: bool().optional(),
   includeErrored: bool().optional(),
@@ -162,17 +164,17 @@ export function fillEvalBlock(block: z.output<typeof evalBlockSchema>): Training
   return { suite: block.suite, limit: block.limit ?? null, margin: block.margin ?? 0, maxTokens: block.maxTokens ?? 1024 };
 }
 
-/** A checked `training` block with its defaults filled in. */
-export function fillTrainingConfig(block: z.output<typeof trainingSchema>): TrainingConfig {
+/** A checked `training` block with its defaults filled in; `hyperDefaults` are a recipe's own (e.g. the tool-use KL). */
+export function fillTrainingConfig(block: z.output<typeof trainingSchema>, hyperDefaults: Partial<TrainingHyper> = {}): TrainingConfig {
   const given = block.hyper ?? block;
-  const hyper = Object.fromEntries(hyperKeys.map((key) => [key, given[key] ?? defaultTrainingHyper[key]])) as unknown as TrainingHyper;
+  const defaults = { ...defaultTrainingHyper, ...hyperDefaults };
+  const hyper = Object.fromEntries(hyperKeys.map((key) => [key, given[key] ?? defaults[key]])) as unknown as TrainingHyper;
   return {
-    every: block.every,
+    every: block.every ?? 1,
     trainer: fillTrainer(block.trainer),
     roles: block.roles ?? [...trainingRoles],
     hyper,
-    rewardScale: block.rewardScale ?? 1,
-    includeCanary: block.includeCanary ?? false,
+    includeCanary: block.includeCanary ?? true,
     includeHinted: block.includeHinted ?? false,
     includeErrored: block.includeErrored ?? false,
     unloadModel: block.unloadModel ?? null,

@@ -118,8 +118,8 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
     try {
       return { reply: await backend.chat(request), latencyMs: performance.now() - started };
     } catch (error) {
-      // The reference ends the episode (truncated) when the context is full.
-      if (error instanceof PromptTooLongError) return { stop: { error: `context full on turn ${index}: ${error.message}` } };
+      // The reference ends the episode truncated (return 0) when the context is full: a normal, trained play.
+      if (error instanceof PromptTooLongError) return { stop: null };
       return { stop: { error: `agent model failed on turn ${index}: ${describe(error)}` } };
     }
   };

@@ -31,7 +31,7 @@ import { fitDesignerPrompt } from "./fitDesignerPrompt.js";
 import { iterationMetrics } from "./iterationMetrics.js";
 import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
-import { batchScoredAt, isRegeneration, regenerationOf, slotSkill, unhintedPlayIndex } from "./rolloutSchedule.js";
+import { batchScoredAt, isRegeneration, playsPerGame, regenerationOf, slotSkill, unhintedPlayIndex } from "./rolloutSchedule.js";
 import { scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
 import type { TrainingStep } from "./TrainingStep.js";
@@ -68,6 +68,8 @@ interface SlotState {
   last: Environment | null;
   hint: string | null;
   canaryTimedOut: boolean;
+  /** Unhinted plays of the slot's game this rollout (the canary included). */
+  plays: number;
 }
 
 /** The memory of a batch, read once when the batch starts: every designer call of the batch sees the same. */
@@ -135,6 +137,7 @@ export class SelfPlayLoop {
         designerRewardsScored: result === null ? null : result.scores.filter((score) => score.designerReward !== null).length,
         designerMaskedRate: result === null || result.scores.length === 0 ? null : result.scores.filter((score) => score.masked).length / result.scores.length,
         learningPotentialGap: result?.learningPotentialGap ?? null,
+        designerRewardScale: result === null || this.config.designer.kind !== "llm" ? null : result.scale,
       };
       putMetrics(db, this.runId, iteration, metrics);
       completeIteration(db, this.runId, iteration);
@@ -147,33 +150,54 @@ export class SelfPlayLoop {
     this.emit({ type: "iterationCompleted", runId: this.runId, iteration, metrics: numericOnly(outcome.metrics) });
   }
 
-  /** Builds the iteration's work graph and runs it. False when interrupted. */
+  /**
+   * Builds the iteration's work graph and runs it. False when interrupted. With `plays` set, a
+   * game's plays start as soon as it is designed; with plays following the actor batch they wait
+   * until every slot is designed (the count of valid games sizes them), as in the reference.
+   */
   private async runIteration(iteration: number): Promise<boolean> {
     const regeneration = regenerationOf(iteration, this.config);
     const generating = regeneration === iteration;
     const memory = generating ? this.memorySnapshot() : null;
-    const graph = new WorkGraph<UnitKind>();
     const attempts = this.config.designer.kind === "fixed" ? 1 : this.config.designer.attempts;
+    const states: SlotState[] = [];
+    const design = new WorkGraph<UnitKind>();
     for (let slot = 0; slot < this.config.envsPerIteration; slot++) {
-      const state: SlotState = { slot, env: null, last: null, hint: null, canaryTimedOut: false };
-      const designed = `design:${slot}:${attempts - 1}`;
+      const state: SlotState = { slot, env: null, last: null, hint: null, canaryTimedOut: false, plays: this.config.plays ?? 0 };
+      states.push(state);
       for (let attempt = 0; attempt < attempts; attempt++) {
         const after = attempt === 0 ? [] : [`design:${slot}:${attempt - 1}`];
-        graph.add(this.unit(`design:${slot}:${attempt}`, "design", after, () => (generating ? this.designAttempt(iteration, state, attempt, memory!) : this.findGame(regeneration, state, attempt))));
+        design.add(this.unit(`design:${slot}:${attempt}`, "design", after, () => (generating ? this.designAttempt(iteration, state, attempt, memory!) : this.findGame(regeneration, state, attempt))));
       }
-      graph.add(this.unit(`hint:${slot}`, "hint", [designed], () => (generating ? this.prepareHint(iteration, state, memory!) : Promise.resolve())));
+    }
+    const designed = (slot: number) => (this.config.plays === null ? [] : [`design:${slot}:${attempts - 1}`]);
+    const play = this.config.plays === null ? new WorkGraph<UnitKind>() : design;
+    if (this.config.plays === null) {
+      if (!(await this.runGraph(design))) return false;
+      const plays = playsPerGame(this.config, states.filter((state) => state.env !== null).length);
+      for (const state of states) state.plays = plays;
+    }
+    const maxPlays = this.config.plays ?? Math.max(0, ...states.map((state) => state.plays));
+    for (const state of states) {
+      const { slot } = state;
+      play.add(this.unit(`hint:${slot}`, "hint", designed(slot), () => (generating ? this.prepareHint(iteration, state, memory!) : Promise.resolve())));
       const canary = `canary:${slot}`;
-      graph.add(this.unit(canary, "play", [designed], () => this.playCanary(iteration, regeneration, state)));
+      play.add(this.unit(canary, "play", designed(slot), () => this.playCanary(iteration, regeneration, state)));
       const first = this.config.canary ? 1 : 0;
-      for (let index = first; index < this.config.plays; index++) {
-        graph.add(this.unit(`play:${slot}:${index}`, "play", [canary], () => this.play(iteration, regeneration, state, false, index)));
+      for (let index = first; index < maxPlays; index++) {
+        play.add(this.unit(`play:${slot}:${index}`, "play", [canary], () => this.play(iteration, regeneration, state, false, index)));
       }
       if (generating) {
         for (let index = 0; index < this.config.hintPlays; index++) {
-          graph.add(this.unit(`hinted:${slot}:${index}`, "play", [canary, `hint:${slot}`], () => this.play(iteration, regeneration, state, true, index)));
+          play.add(this.unit(`hinted:${slot}:${index}`, "play", [canary, `hint:${slot}`], () => this.play(iteration, regeneration, state, true, index)));
         }
       }
     }
+    return this.runGraph(play);
+  }
+
+  /** Runs a graph of the iteration's units. False when interrupted. */
+  private async runGraph(graph: WorkGraph<UnitKind>): Promise<boolean> {
     try {
       await graph.run({ limits: { play: Math.max(1, this.deps.playConcurrency ?? this.deps.backend.parallelism) }, signal: this.deps.signal });
     } catch (error) {
@@ -267,7 +291,7 @@ export class SelfPlayLoop {
     try {
       const reply = await backend.chat({
         messages,
-        sampling: { temperature: this.config.designer.temperature, maxTokens: this.config.designer.maxTokens, seed: deriveSeed(this.config.seed, "designer", iteration, state.slot, attempt) },
+        sampling: { temperature: this.config.designer.temperature, topP: this.config.designer.topP, topK: this.config.designer.topK, maxTokens: this.config.designer.maxTokens, seed: deriveSeed(this.config.seed, "designer", iteration, state.slot, attempt) },
         signal: this.deps.signal,
         thinking: this.config.designer.thinking,
       });
@@ -443,13 +467,13 @@ export class SelfPlayLoop {
   /** The canary: the rollout's first unhinted play, alone; a time-out skips the rest of the game's plays this rollout. */
   private async playCanary(iteration: number, regeneration: number, state: SlotState): Promise<void> {
     if (!state.env || !this.config.canary) return;
-    const spec = this.spec(regeneration, state.slot, false, unhintedPlayIndex(iteration, 0, this.config), true);
+    const spec = this.spec(regeneration, state.slot, false, unhintedPlayIndex(iteration, 0, this.config, state.plays), true);
     state.canaryTimedOut = (await this.playOne(iteration, state, spec, null))?.timedOut ?? false;
   }
 
   private async play(iteration: number, regeneration: number, state: SlotState, hinted: boolean, index: number): Promise<void> {
-    if (!state.env || state.canaryTimedOut || (hinted && state.hint === null)) return;
-    const playIndex = hinted ? index : unhintedPlayIndex(iteration, index, this.config);
+    if (!state.env || state.canaryTimedOut || (hinted && state.hint === null) || (!hinted && index >= state.plays)) return;
+    const playIndex = hinted ? index : unhintedPlayIndex(iteration, index, this.config, state.plays);
     await this.playOne(iteration, state, this.spec(regeneration, state.slot, hinted, playIndex, false), hinted ? state.hint : null);
   }
 

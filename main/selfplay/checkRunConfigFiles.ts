@@ -2,10 +2,12 @@ import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import type { RunConfig } from "../../shared/runConfig.js";
 import { InputError } from "../../shared/validation/InputError.js";
 import { isModelUri } from "../llm/llama/isModelUri.js";
+import { trainingRefusal } from "../training/createTrainingRound.js";
 
 /**
  * Refuses a config whose local files are missing before a run is created for it, naming the key
- * and the path (paths already resolved against the config file).
+ * and the path (paths already resolved against the config file), and one whose backend the
+ * configured training cannot train.
  */
 export function checkRunConfigFiles(config: RunConfig, where: string): void {
   const missing = (key: string, path: string) => new InputError(`${where}: ${key}: ${path} does not exist`);
@@ -22,6 +24,8 @@ export function checkRunConfigFiles(config: RunConfig, where: string): void {
     });
   }
   if (config.corpus && !existsSync(config.corpus.path)) throw missing("corpus.path", config.corpus.path);
+  const refusal = trainingRefusal(config);
+  if (refusal) throw new InputError(`${where}: ${refusal}`);
 }
 
 /** Why a file is not a GGUF model (a folder, too short, or another format's first bytes), or null when it starts with the GGUF magic. */

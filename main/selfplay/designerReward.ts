@@ -128,6 +128,19 @@ function rawReward(game: ScoredGame, config: RewardConfig, baseline: number): { 
   }
 }
 
+/** The cap of the reference's automatic designer reward scale. */
+export const maxDesignerRewardScale = 50;
+
+/**
+ * The reference's automatic designer reward scale of one step: (agent samples / designer samples)
+ * x regeneration interval, capped at 50, so the designer's few samples weigh as much as the agent's
+ * many over a regeneration's rollouts; 1 when either count is 0.
+ */
+export function designerRewardScale(agentSamples: number, designerSamples: number, regenerationInterval: number): number {
+  if (agentSamples <= 0 || designerSamples <= 0) return 1;
+  return Math.min((agentSamples / designerSamples) * regenerationInterval, maxDesignerRewardScale);
+}
+
 /**
  * The delayed designer reward of one regeneration batch, as the reference computes it: each game's
  * raw reward from its window of plays, negative blends masked, then centred on the mean of its
@@ -135,7 +148,7 @@ function rawReward(game: ScoredGame, config: RewardConfig, baseline: number): { 
  * learning-potential kinds the skill trackers are first updated with the batch's mean return per
  * skill (so `trackers` must hold the state after the previous batches).
  */
-export function scoreBatch(games: readonly ScoredGame[], config: RewardConfig, trackers: Map<string, LearningPotentialTracker>): GameReward[] {
+export function scoreBatch(games: readonly ScoredGame[], config: RewardConfig & { scale: number }, trackers: Map<string, LearningPotentialTracker>): GameReward[] {
   const tracker = (skill: string) => {
     let found = trackers.get(skill);
     if (!found) trackers.set(skill, (found = new LearningPotentialTracker(config.lpFastGamma, config.lpSlowGamma)));

@@ -1,6 +1,6 @@
 import type { RunConfig } from "../../shared/runConfig.js";
 
-type ScheduleFields = Pick<RunConfig, "iterations" | "regenerationInterval" | "skillsPerRegen" | "plays"> & {
+export type ScheduleFields = Pick<RunConfig, "iterations" | "regenerationInterval" | "skillsPerRegen" | "plays" | "actorBatch"> & {
   designer: Pick<RunConfig["designer"], "kind" | "skills">;
   reward: Pick<RunConfig["reward"], "proposerDelay">;
 };
@@ -62,7 +62,15 @@ export function batchScoredAt(iteration: number, config: ScheduleFields): number
   return rewardDueAt(regeneration, config) === iteration ? regeneration : null;
 }
 
-/** Unhinted plays of a game are numbered across its rollouts: rollout offset x plays + index. */
-export function unhintedPlayIndex(iteration: number, index: number, config: ScheduleFields): number {
-  return (iteration - regenerationOf(iteration, config)) * config.plays + index;
+/**
+ * Unhinted plays of each game per rollout: `plays` when set, else the reference's
+ * ceil(actorBatch / valid games of the batch) (8 with 192 and 24 valid games).
+ */
+export function playsPerGame(config: Pick<ScheduleFields, "plays" | "actorBatch">, validGames: number): number {
+  return config.plays ?? Math.ceil(config.actorBatch / Math.max(1, validGames));
+}
+
+/** Unhinted plays of a game are numbered across its rollouts: rollout offset x plays per rollout + index. */
+export function unhintedPlayIndex(iteration: number, index: number, config: ScheduleFields, plays: number): number {
+  return (iteration - regenerationOf(iteration, config)) * plays + index;
 }

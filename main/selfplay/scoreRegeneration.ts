@@ -4,9 +4,10 @@ import { getEnvStats, upsertEnvStats } from "../store/queries/envStats.js";
 import { findAttempt, type Environment } from "../store/queries/environments.js";
 import { addToMemory, evictOldestUnpinned } from "../store/queries/memory.js";
 import { listScheduledPlays, setDesignerAdvantage, type ScheduledPlay } from "../store/queries/schedule.js";
-import { LearningPotentialTracker, scoreBatch, type ScoredGame } from "./designerReward.js";
+import { listRolloutPlays } from "../store/queries/trainingBatch.js";
+import { designerRewardScale, LearningPotentialTracker, scoreBatch, type ScoredGame } from "./designerReward.js";
 import { computeEnvStatistics } from "./envStatistics.js";
-import { regenerationInterval, regenerationOf, rewardWindow } from "./rolloutSchedule.js";
+import { regenerationInterval, regenerationOf, rewardDueAt, rewardWindow } from "./rolloutSchedule.js";
 
 /** The valid environment of a slot of a batch, or null when every attempt failed. */
 export function validAttempt(db: WritableDb, runId: number, regeneration: number, slot: number, attempts: number): Environment | null {
@@ -30,7 +31,8 @@ export function batchGames(db: WritableDb, runId: number, regeneration: number, 
 }
 
 function rolloutOf(play: ScheduledPlay, regeneration: number, config: RunConfig): number {
-  return play.rollout ?? regeneration + Math.floor(play.playIndex / config.plays);
+  // Plays stored before episodes recorded their rollout were numbered with a fixed `plays`.
+  return play.rollout ?? regeneration + (config.plays === null ? 0 : Math.floor(play.playIndex / config.plays));
 }
 
 /** A game's plays within its reward window: unhinted returns per rollout, hinted returns, time-outs. */
@@ -96,14 +98,15 @@ export interface BatchScore {
  * into memory with the window's win rate and its signed matched-timing regret. Call inside the
  * transaction that completes the iteration. Returns the scores and the learning-potential gap.
  */
-export function scoreRegeneration(database: WritableDb, runId: number, regeneration: number, config: RunConfig, novel: (env: Environment) => boolean): { scores: BatchScore[]; learningPotentialGap: number | null } {
+export function scoreRegeneration(database: WritableDb, runId: number, regeneration: number, config: RunConfig, novel: (env: Environment) => boolean): { scores: BatchScore[]; learningPotentialGap: number | null; scale: number } {
   const window = rewardWindow(regeneration, config);
   const games = batchGames(database, runId, regeneration, config);
   const windows = games.map((env) => windowOf(database, env, regeneration, config, window));
   const scoredGames: ScoredGame[] = games.map((env, i) => ({ skill: env.skill ?? "", returnsByRollout: windows[i]!.returnsByRollout, hintedReturns: windows[i]!.hinted, timedOut: windows[i]!.timeouts > 0 }));
   const trackers = trackersBefore(database, runId, regeneration, config);
   const designed = config.designer.kind === "llm";
-  const rewards = designed ? scoreBatch(scoredGames, config.reward, trackers) : null;
+  const scale = rewardScale(database, runId, regeneration, config, games.length);
+  const rewards = designed ? scoreBatch(scoredGames, { ...config.reward, scale }, trackers) : null;
   const scores: BatchScore[] = [];
   games.forEach((env, i) => {
     const stats = computeEnvStatistics(windows[i]!.inWindow);
@@ -119,5 +122,17 @@ export function scoreRegeneration(database: WritableDb, runId: number, regenerat
   });
   evictOldestUnpinned(database, runId, config.memory.capacity);
   const gaps = [...new Set(scoredGames.map((game) => game.skill))].map((skill) => trackers.get(skill)?.gap()).filter((gap): gap is number => gap !== undefined);
-  return { scores, learningPotentialGap: designed && gaps.length > 0 ? gaps.reduce((a, b) => a + b, 0) / gaps.length : null };
+  return { scores, learningPotentialGap: designed && gaps.length > 0 ? gaps.reduce((a, b) => a + b, 0) / gaps.length : null, scale };
+}
+
+/**
+ * The designer advantage's multiplier: `reward.scale`, or with "auto" the reference's per-step
+ * scale from the agent samples of the rollout that scores the batch (its plays the infrastructure
+ * did not fail, hinted ones aside) and the batch's designer samples (its valid games).
+ */
+function rewardScale(database: WritableDb, runId: number, regeneration: number, config: RunConfig, designerSamples: number): number {
+  if (config.reward.scale !== "auto") return config.reward.scale;
+  const due = rewardDueAt(regeneration, config);
+  const agentSamples = listRolloutPlays(database, runId, due, due).filter((play) => !play.hinted && (play.error === null || play.scoredStepError)).length;
+  return designerRewardScale(agentSamples, designerSamples, regenerationInterval(config));
 }

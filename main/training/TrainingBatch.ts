@@ -29,6 +29,10 @@ export interface BatchSampling {
   minP?: number;
 }
 
+/**
+ * Where a line came from; it identifies its sample: an agent sample is one play (`episodeId`, `turn`
+ * null, on several lines only when its turns do not extend each other), a designer sample one call.
+ */
 export interface BatchRef {
   runId: number;
   environmentId: number;
@@ -55,19 +59,23 @@ export interface UntokenisedRow {
 export interface LeftOutCounts {
   canary: number;
   hinted: number;
+  /** Plays the infrastructure failed (step time-out, sandbox crash, backend error); a scored `step()` exception is trained. */
   errored: number;
-  /** Turns or attempts whose token ids were not recorded (a backend that gives none). */
+  /** Plays or designer calls whose token ids were not recorded (a backend that gives none). */
   noTokens: number;
-  /** Designer attempts not yet scored (no designer reward stored). */
+  /** Designer samples whose delayed reward is not scored yet. */
   unscored: number;
-  /** Designer attempts that never became valid, and repair turns (only valid first generations are trained). */
-  invalidOrRepair: number;
+  /** Designer samples masked out of the designer's update (a negative blend reward, as the reference). */
+  masked: number;
+  /** Agent samples past the step's batch size (`actorBatch`, designer samples first). */
+  trimmed: number;
 }
 
 /** The first line of `batch.jsonl`. */
 export interface BatchHeader {
   format: "spade-batch";
   version: 1;
+  /** Samples per role (an agent sample is one play, on one line or one per turn; see `ref`). */
   roles: Record<TrainingRole, number>;
   "left out": LeftOutCounts;
 }
@@ -80,5 +88,5 @@ export interface TrainingBatch {
 }
 
 export function emptyLeftOut(): LeftOutCounts {
-  return { canary: 0, hinted: 0, errored: 0, noTokens: 0, unscored: 0, invalidOrRepair: 0 };
+  return { canary: 0, hinted: 0, errored: 0, noTokens: 0, unscored: 0, masked: 0, trimmed: 0 };
 }

@@ -9,6 +9,7 @@ import { sha256File } from "../adapters/sha256File.js";
 import { checkModelFile } from "../llm/gguf/checkModelFile.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { LoopEvent } from "../selfplay/LoopEvent.js";
+import { batchScoredAt, type ScheduleFields } from "../selfplay/rolloutSchedule.js";
 import type { TrainingStep } from "../selfplay/TrainingStep.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { getAdapter, getAdapterByName, insertAdapter, updateAdapter, type Adapter } from "../store/queries/adapters.js";
@@ -36,6 +37,8 @@ export interface TrainingRoundOptions {
   config: TrainingConfig;
   /** The model the loop samples with: released while training, then loaded with the new adapter. */
   backend: LlmBackend;
+  /** The run's rollout schedule: which designer samples are scored after which rollout, and the step's batch size. */
+  schedule: ScheduleFields;
   /** The base model GGUF the adapters are trained for (they are checked against it). */
   baseModelPath: string;
   /** What the trainer loads as the base model, when not that GGUF (the hf trainer's checkpoint). Defaults to `baseModelPath`. */
@@ -109,13 +112,17 @@ export class TrainingRound implements TrainingStep {
     let adapter = round.adapterId === null ? null : getAdapter(db, round.adapterId);
 
     if (adapter === null) {
-      const from = round.afterIteration + 1 - config.every;
+      const from = Math.max(0, round.afterIteration + 1 - config.every);
+      const { schedule } = this.options;
+      const rollouts = Array.from({ length: round.afterIteration + 1 - from }, (_, i) => from + i);
       const batch = buildTrainingBatch(db, {
         runId,
-        fromIteration: Math.max(0, from),
+        fromIteration: from,
         toIteration: round.afterIteration,
+        // The designer samples whose delayed reward was scored in these rollouts, exactly once.
+        designerRegenerations: rollouts.map((rollout) => batchScoredAt(rollout, schedule)).filter((regeneration) => regeneration !== null),
+        actorBatch: schedule.actorBatch * config.every,
         roles: config.roles,
-        rewardScale: config.rewardScale,
         includeCanary: config.includeCanary,
         includeHinted: config.includeHinted,
         includeErrored: config.includeErrored,

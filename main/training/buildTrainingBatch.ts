@@ -1,107 +1,118 @@
 import type { SamplingOptions } from "../../shared/llm.js";
 import type { TrainingRole } from "../../shared/trainingConfig.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
-import { getTurns, listEpisodes, type Turn } from "../store/queries/episodes.js";
+import { getTurns } from "../store/queries/episodes.js";
 import { getSampledTokens, type SampledTokens } from "../store/queries/sampledTokens.js";
-import { listBatchDesignerAttempts, listBatchEnvironments } from "../store/queries/trainingBatch.js";
-import { groupAdvantages, skillCentredAdvantages } from "./groupAdvantages.js";
-import { emptyLeftOut, type BatchLine, type BatchSampling, type BatchRef, type TrainingBatch, type UntokenisedRow } from "./TrainingBatch.js";
+import { listRolloutPlays, listScoredDesignerSamples, type RolloutPlay } from "../store/queries/trainingBatch.js";
+import { episodeSequence } from "./episodeSequence.js";
+import { groupAdvantages } from "./groupAdvantages.js";
+import { emptyLeftOut, type BatchLine, type BatchRef, type BatchSampling, type TrainingBatch, type UntokenisedRow } from "./TrainingBatch.js";
 
 export interface TrainingBatchOptions {
   runId: number;
-  /** First and last iteration whose samples the batch holds (inclusive). */
+  /** First and last rollout (iteration) whose agent plays the batch holds (inclusive). */
   fromIteration: number;
   toIteration: number;
+  /** The regenerations whose designer samples the batch holds: those whose delayed reward was scored in the range. Defaults to none. */
+  designerRegenerations?: readonly number[];
   /** Defaults to both roles. */
   roles?: readonly TrainingRole[];
-  /** The designer advantage is its skill-centred reward times this. Defaults to 1. */
-  rewardScale?: number;
-  /** Defaults to false (left out and counted). */
+  /** Defaults to true (the canary is one of its game's plays, as in the reference). */
   includeCanary?: boolean;
   /** Defaults to false (left out and counted). */
   includeHinted?: boolean;
-  /** Defaults to false (left out and counted). */
+  /** Plays the infrastructure failed (step time-out, sandbox crash, backend error). Defaults to false (left out and counted). */
   includeErrored?: boolean;
-  /** Keep a row for each turn or attempt without recorded tokens, saying why (export). Defaults to false (counted only). */
+  /** Samples of one step: designer samples first, agent samples past it are trimmed and counted. Defaults to no limit. */
+  actorBatch?: number | null;
+  /** Keep a row for each sample without recorded tokens, saying why (export). Defaults to false (counted only). */
   keepUntokenised?: boolean;
 }
 
 const noTokensReason = "no token ids were recorded for this call (the backend gave none: e.g. an OpenAI-compatible server without return_token_ids / logprobs)";
 
 /**
- * The batch of one training round, from what the run stored: the Agent's trajectories (one line per
- * assistant turn, with the exact context it saw) with group-normalised advantages over each
- * environment's selected plays (a zero-variance group is kept with advantage 0), and the Designer's
- * valid first generations with their designer reward centred per skill within the batch, times the
- * reward scale. Canary, hinted and errored plays are left out unless asked for, and counted.
+ * The batch of one training round, as the reference builds a step's batch. Agent: the plays of
+ * each rollout of the range, one group per game and rollout (advantages normalised within it,
+ * population std, a zero-variance group kept with advantage 0); each play is one sample (a
+ * multi-turn episode is one line, its observation tokens masked, when its turns extend each other).
+ * A play that the infrastructure failed is left out and counted; a `step()` exception scored -1 is a
+ * normal trajectory. Designer: the valid generations of `designerRegenerations` with the advantage
+ * stored when their reward was scored (masked ones left out). Designer samples come first, and
+ * agent samples past `actorBatch` samples are trimmed.
  */
 export function buildTrainingBatch(db: ReadonlyDb, options: TrainingBatchOptions): TrainingBatch {
   const roles = options.roles ?? ["agent", "designer"];
   const leftOut = emptyLeftOut();
-  const lines: BatchLine[] = [];
+  const designerLines: BatchLine[] = [];
+  const agentSamples: BatchLine[][] = [];
   const untokenised: UntokenisedRow[] = [];
-  const { runId, fromIteration, toIteration } = options;
-  const keep = (line: Omit<BatchLine, "tokens" | "mask" | "behaviorLogprobs" | "sampling">, tokens: SampledTokens) => {
-    const sequence = toSequence(tokens);
-    if (sequence) lines.push({ ...line, ...sequence, sampling: distributionOf(tokens.sampling) });
-    else {
-      leftOut.noTokens++;
-      if (options.keepUntokenised) untokenised.push({ ...line, tokens: null, mask: null, behaviorLogprobs: null, sampling: null, missing: noTokensReason });
-    }
+  const { runId } = options;
+  const untokenisedRow = (line: Omit<BatchLine, "tokens" | "mask" | "behaviorLogprobs" | "sampling">) => {
+    leftOut.noTokens++;
+    if (options.keepUntokenised) untokenised.push({ ...line, tokens: null, mask: null, behaviorLogprobs: null, sampling: null, missing: noTokensReason });
   };
 
-  if (roles.includes("agent")) {
-    for (const environment of listBatchEnvironments(db, runId, fromIteration, toIteration)) {
-      const plays = [];
-      for (const episode of listEpisodes(db, environment.id)) {
-        if (episode.canary && !options.includeCanary) leftOut.canary++;
-        else if (episode.hinted && !options.includeHinted) leftOut.hinted++;
-        else if (episode.error !== null && !options.includeErrored) leftOut.errored++;
-        else plays.push(episode);
+  if (roles.includes("designer")) {
+    for (const sample of listScoredDesignerSamples(db, runId, options.designerRegenerations ?? [])) {
+      if (sample.advantage === null) {
+        if (sample.masked) leftOut.masked++;
+        else leftOut.unscored++;
+        continue;
       }
-      const advantages = groupAdvantages(plays.map((play) => play.return))?.advantages ?? plays.map(() => 0);
-      plays.forEach((episode, i) => {
-        for (const turn of getTurns(db, episode.id, { messages: false })) {
-          const ref: BatchRef = { runId, environmentId: environment.id, episodeId: episode.id, turn: turn.idx, attempt: null };
-          keep({ role: "agent", advantage: advantages[i]!, ref, adapter: episode.adapter }, turnTokens(turn));
-        }
+      const ref: BatchRef = { runId, environmentId: sample.id, episodeId: null, turn: null, attempt: sample.attempt };
+      const line = { role: "designer" as const, advantage: sample.advantage, ref, adapter: sample.adapter };
+      const sequence = toSequence(getSampledTokens(db, "environments", sample.id)!);
+      if (sequence) designerLines.push({ ...line, ...sequence });
+      else untokenisedRow(line);
+    }
+  }
+
+  if (roles.includes("agent")) {
+    for (const group of groupsOf(listRolloutPlays(db, runId, options.fromIteration, options.toIteration))) {
+      const plays = group.filter((play) => {
+        if (play.canary && options.includeCanary === false) return void leftOut.canary++;
+        if (play.hinted && !options.includeHinted) return void leftOut.hinted++;
+        if (play.error !== null && !play.scoredStepError && !options.includeErrored) return void leftOut.errored++;
+        return true;
+      });
+      const advantages = groupAdvantages(plays.map((play) => play.return))?.advantages ?? [];
+      plays.forEach((play, i) => {
+        const ref: BatchRef = { runId, environmentId: play.environmentId, episodeId: play.id, turn: null, attempt: null };
+        const line = { role: "agent" as const, advantage: advantages[i]!, ref, adapter: play.adapter };
+        const turns = getTurns(db, play.id, { messages: false });
+        const sequences = episodeSequence(turns.map((turn) => ({ promptTokenIds: turn.promptTokenIds, tokenIds: turn.tokenIds, tokenLogprobs: turn.tokenLogprobs })));
+        if (sequences === null) return untokenisedRow(line);
+        const sampling = distributionOf(turns[0]?.sampling ?? null);
+        agentSamples.push(sequences.map((sequence) => ({ ...line, ...sequence, sampling })));
       });
     }
   }
 
-  if (roles.includes("designer")) {
-    const attempts = [];
-    for (const attempt of listBatchDesignerAttempts(db, runId, fromIteration, toIteration)) {
-      if (!attempt.valid || attempt.source !== "designer") leftOut.invalidOrRepair++;
-      else if (attempt.designerReward === null) leftOut.unscored++;
-      else attempts.push({ ...attempt, reward: attempt.designerReward });
-    }
-    const scale = options.rewardScale ?? 1;
-    const advantages = skillCentredAdvantages(attempts);
-    attempts.forEach((attempt, i) => {
-      const ref: BatchRef = { runId, environmentId: attempt.id, episodeId: null, turn: null, attempt: attempt.attempt };
-      keep({ role: "designer", advantage: advantages[i]! * scale, ref, adapter: attempt.adapter }, getSampledTokens(db, "environments", attempt.id)!);
-    });
-  }
-
-  const count = (role: TrainingRole) => lines.filter((line) => line.role === role).length;
-  return { header: { format: "spade-batch", version: 1, roles: { agent: count("agent"), designer: count("designer") }, "left out": leftOut }, lines, untokenised };
+  // The reference puts the designer samples first and trims the step's batch to its size.
+  const room = options.actorBatch == null ? Infinity : Math.max(0, options.actorBatch - designerLines.length);
+  const kept = agentSamples.slice(0, room);
+  leftOut.trimmed += agentSamples.length - kept.length;
+  const lines = [...designerLines, ...kept.flat()];
+  const samples = { agent: kept.length, designer: designerLines.length };
+  return { header: { format: "spade-batch", version: 1, roles: samples, "left out": leftOut }, lines, untokenised };
 }
 
-function turnTokens(turn: Turn): SampledTokens {
-  return { promptTokenIds: turn.promptTokenIds, tokenIds: turn.tokenIds, tokenLogprobs: turn.tokenLogprobs, sampling: turn.sampling };
+/** Consecutive plays of one game in one rollout. */
+function groupsOf(plays: readonly RolloutPlay[]): RolloutPlay[][] {
+  const groups: RolloutPlay[][] = [];
+  for (const play of plays) {
+    const last = groups.at(-1)?.[0];
+    if (last && last.environmentId === play.environmentId && last.rollout === play.rollout) groups.at(-1)!.push(play);
+    else groups.push([play]);
+  }
+  return groups;
 }
 
 /** The sequence of one call: prompt + completion, the completion masked in; null without recorded tokens. */
-function toSequence(tokens: SampledTokens): Pick<BatchLine, "tokens" | "mask" | "behaviorLogprobs"> | null {
-  const { promptTokenIds: prompt, tokenIds: completion, tokenLogprobs: logprobs } = tokens;
-  if (!prompt || !completion || completion.length === 0) return null;
-  const known = logprobs !== null && logprobs.length === completion.length;
-  return {
-    tokens: [...prompt, ...completion],
-    mask: [...prompt.map(() => 0 as const), ...completion.map(() => 1 as const)],
-    behaviorLogprobs: [...prompt.map(() => null), ...completion.map((_, i) => (known ? logprobs[i]! : null))],
-  };
+function toSequence(tokens: SampledTokens): Pick<BatchLine, "tokens" | "mask" | "behaviorLogprobs" | "sampling"> | null {
+  const [sequence] = episodeSequence([tokens]) ?? [];
+  return sequence ? { ...sequence, sampling: distributionOf(tokens.sampling) } : null;
 }
 
 /** The distribution-shaping part of the recorded sampling settings (max tokens, stops and seed do not change log-probs). */

@@ -15,13 +15,21 @@ export interface TrainingRoundParts {
   createTrainer?: TrainingRoundOptions["createTrainer"];
 }
 
-/** The run's training step when its config has a `training` block; null otherwise (the run only collects experience). */
+/**
+ * Why a run with this config cannot train inside the run, naming what to set, or null when it can.
+ * Checked before a run is created (`checkRunConfigFiles`) and again here.
+ */
+export function trainingRefusal(config: RunConfig): string | null {
+  if (!config.training || config.backend.kind === "llama") return null;
+  return `training: the run trains after every rollout (the recipe's default) with the built-in trainer, which trains the local GGUF a backend of kind "llama" samples from, but this run's backend.kind is "${config.backend.kind}": set "training": null to only collect experience (then train with \`spade train\`)`;
+}
+
+/** The run's training step; null for a collect-only run (`"training": null`). */
 export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts): TrainingRound | null {
   const training = config.training;
   if (!training) return null;
-  if (config.backend.kind !== "llama") {
-    throw new Error(`training: a run trains its own model only on a local GGUF backend (backend.kind "llama"), but this run uses "${config.backend.kind}"; remove the training block and train with \`spade train\``);
-  }
+  const refusal = trainingRefusal(config);
+  if (refusal || config.backend.kind !== "llama") throw new Error(refusal ?? "unreachable");
   if (training.trainer.kind === "hf" && (!training.trainer.baseModel || !training.trainer.convertScript)) {
     // The hf trainer trains a Hugging Face checkpoint and writes PEFT adapters: inside a run it needs
     // that checkpoint and the conversion to a GGUF LoRA the run's llama.cpp loads.
@@ -35,6 +43,7 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
     runId: parts.runId,
     seed: config.seed,
     config: training,
+    schedule: config,
     backend: parts.backend,
     baseModelPath,
     ...(training.trainer.kind === "hf" ? { trainerBaseModel: training.trainer.baseModel! } : {}),

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { TrainingRole } from "../../shared/trainingConfig.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { getRun, listRuns } from "../store/queries/runs.js";
+import { listDesignerIterations } from "../store/queries/trainingBatch.js";
 import { buildTrainingBatch } from "./buildTrainingBatch.js";
 import { ExportRunNotFoundError } from "./exportTrainingData.js";
 import type { WrittenFile } from "./JsonlWriter.js";
@@ -31,7 +32,7 @@ export function exportTrainingBatch(db: ReadonlyDb, options: BatchExportOptions)
   const runs = options.runId === undefined ? listRuns(db).map((run) => run.id).sort((a, b) => a - b) : [options.runId];
   const total: TrainingBatch = { header: { format: "spade-batch", version: 1, roles: { agent: 0, designer: 0 }, "left out": emptyLeftOut() }, lines: [], untokenised: [] };
   for (const runId of runs) {
-    const batch = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: Number.MAX_SAFE_INTEGER, roles: options.roles, includeHinted: options.includeHinted, includeErrored: options.includeErrored, keepUntokenised: true });
+    const batch = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: Number.MAX_SAFE_INTEGER, designerRegenerations: listDesignerIterations(db, runId), roles: options.roles, includeHinted: options.includeHinted, includeErrored: options.includeErrored, keepUntokenised: true });
     total.lines.push(...batch.lines);
     total.untokenised.push(...batch.untokenised);
     for (const role of ["agent", "designer"] as const) total.header.roles[role] += batch.header.roles[role];

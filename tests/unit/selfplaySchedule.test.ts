@@ -12,14 +12,16 @@ import { WorkGraph, WorkGraphError } from "../../main/selfplay/WorkGraph.js";
 
 const base = { db: "w.sqlite", backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null };
 const parse = (extra: Record<string, unknown> = {}) => parseRunConfig({ ...base, ...extra }, "run.json");
+/** The games recipe's scale with every game valid (192 / 24 x 4), as the worked example uses. */
+const at32 = (reward: ReturnType<typeof parse>["reward"]) => ({ ...reward, scale: 32 });
 const near = (actual: number | null, expected: number) => expect(Math.abs((actual ?? NaN) - expected)).toBeLessThan(1e-9);
 
 describe("recipes", () => {
   it("a config with no recipe follows the games launchers", () => {
     const c = parse();
-    expect(c).toMatchObject({ recipe: "spade-games", seed: 42, iterations: 400, envsPerIteration: 24, plays: 16, hintPlays: 16, maxTurns: 25, regenerationInterval: 4, skillsPerRegen: 3, canary: true });
-    expect(c.designer).toMatchObject({ attempts: 5, repair: false, temperature: 0.6, maxTokens: 16384, skills: gameSkills, difficulty: "medium", randomDifficulty: false, toolUse: false });
-    expect(c.reward).toMatchObject({ kind: "blend", regretScale: 0.15, regretWeight: 0.4, plateauWeight: 0.6, plateau: [0.4, 0.6], ramp: 0.25, timeoutInBlend: false, proposerDelay: 4, scale: 32, lpFastGamma: 0.98, lpSlowGamma: 0.85, microLpWeight: 0, frontierWeight: 0 });
+    expect(c).toMatchObject({ recipe: "spade-games", seed: 42, iterations: 400, envsPerIteration: 24, actorBatch: 192, plays: null, hintPlays: 16, maxTurns: 25, regenerationInterval: 4, skillsPerRegen: 3, canary: true });
+    expect(c.designer).toMatchObject({ attempts: 5, repair: false, temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 16384, skills: gameSkills, difficulty: "medium", randomDifficulty: false, toolUse: false });
+    expect(c.reward).toMatchObject({ kind: "blend", regretScale: 0.15, regretWeight: 0.4, plateauWeight: 0.6, plateau: [0.4, 0.6], ramp: 0.25, timeoutInBlend: false, proposerDelay: 4, scale: "auto", lpFastGamma: 0.98, lpSlowGamma: 0.85, microLpWeight: 0, frontierWeight: 0 });
     expect(c.agent).toMatchObject({ temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192 });
     expect(c.hint).toMatchObject({ temperature: 0.3, maxTokens: 4096, leakCheck: false, useEnvHint: false });
     expect(c.memory).toMatchObject({ enabled: true, capacity: 200, references: 2, novelty: false });
@@ -31,7 +33,9 @@ describe("recipes", () => {
     const c = parse({ recipe: "spade-tool-use", corpus: { path: "c.jsonl" }, plays: 4, reward: { proposerDelay: 2 } });
     expect(c).toMatchObject({ regenerationInterval: 8, skillsPerRegen: null, plays: 4, corpus: { maxWords: 4000 } });
     expect(c.designer).toMatchObject({ skills: toolUseSkills, toolUse: true });
-    expect(c.reward).toMatchObject({ proposerDelay: 2, scale: 50 });
+    expect(c.reward).toMatchObject({ proposerDelay: 2, scale: "auto" });
+    expect(c.training?.hyper.klCoef).toBe(0.005); // the tool-use launcher's KL penalty
+    expect(parse().training?.hyper.klCoef).toBe(0);
     expect(c.hint.maxTokens).toBe(2048);
     expect(() => parse({ recipe: "paper" })).toThrow(/run\.json: recipe: expected one of "spade-games", "spade-tool-use"/);
   });
@@ -51,6 +55,8 @@ describe("recipes", () => {
       "deviation: our skill list",
     ]);
     expect(describeAblations(parse({ reward: { kind: "variance" } }))).toEqual(["no corpus", "reward: learning potential + variance add-on"]);
+    expect(describeAblations(parse({ training: null, plays: 4, reward: { scale: 10 } }))).toEqual(["no corpus", "collect only (no training)", "deviation: 4 plays per game (not ceil(actorBatch / valid games))", "deviation: designer reward scale 10"]);
+    expect(describeAblations(parse({ training: { every: 2, includeCanary: false } }))).toEqual(["no corpus", "deviation: training every 2 rollouts", "deviation: canary plays not trained"]);
   });
 
   it("reads a parsed config back as itself, and the old required keys still work", () => {
@@ -84,7 +90,7 @@ describe("the rollout schedule", () => {
     expect(rewardDueAt(0, parse({ iterations: 10, reward: { proposerDelay: 0 } }))).toBe(0);
   });
   it("numbers a game's unhinted plays across its rollouts", () => {
-    expect(unhintedPlayIndex(6, 2, c)).toBe(2 * 16 + 2);
+    expect(unhintedPlayIndex(6, 2, c, 16)).toBe(2 * 16 + 2);
   });
 });
 
@@ -102,7 +108,7 @@ describe("the delayed designer reward (worked example)", () => {
     { skill: "B", returnsByRollout: [[1, 1, 1, 1], [1, 1, 1, 0.5]], hintedReturns: [1, 1, 1, 1], timedOut: false },
   ];
   it("blend: matched-timing regret, plateau on the window's mean return, centred per skill x 32", () => {
-    const scores = scoreBatch(games, parse().reward, new Map());
+    const scores = scoreBatch(games, at32(parse().reward), new Map());
     near(scores[0]!.regret, 0.5);
     near(scores[0]!.windowMean, 0.375);
     near(scores[0]!.reward, 0.94);
@@ -115,7 +121,7 @@ describe("the delayed designer reward (worked example)", () => {
   });
   it("masks a negative blend (frontier term) out of the centring", () => {
     // frontier weight 1: g2 pays (.125 - .5)^2 / .08 = 1.7578125 -> blend < 0 -> masked; g1 pays (.375-.5)^2/.08 = .1953125
-    const scores = scoreBatch(games, parse({ reward: { frontierWeight: 1 } }).reward, new Map());
+    const scores = scoreBatch(games, at32(parse({ reward: { frontierWeight: 1 } }).reward), new Map());
     expect(scores[1]).toMatchObject({ masked: true, advantage: null });
     near(scores[1]!.reward, -1.7578125);
     near(scores[0]!.reward, 0.94 - 0.1953125);
@@ -123,10 +129,10 @@ describe("the delayed designer reward (worked example)", () => {
   });
   it("no timeout term in the blend unless the deviation asks; the regret variant pays -0.5", () => {
     const timed = [{ ...games[0]!, timedOut: true }];
-    near(scoreBatch(timed, parse().reward, new Map())[0]!.reward, 0.94);
-    near(scoreBatch(timed, parse({ reward: { timeoutInBlend: true } }).reward, new Map())[0]!.reward, -0.5);
-    near(scoreBatch(timed, parse({ reward: { kind: "regret" } }).reward, new Map())[0]!.reward, -0.5);
-    near(scoreBatch(games.slice(0, 1), parse({ reward: { kind: "regret" } }).reward, new Map())[0]!.reward, 1);
+    near(scoreBatch(timed, at32(parse().reward), new Map())[0]!.reward, 0.94);
+    near(scoreBatch(timed, at32(parse({ reward: { timeoutInBlend: true } }).reward), new Map())[0]!.reward, -0.5);
+    near(scoreBatch(timed, at32(parse({ reward: { kind: "regret" } }).reward), new Map())[0]!.reward, -0.5);
+    near(scoreBatch(games.slice(0, 1), at32(parse({ reward: { kind: "regret" } }).reward), new Map())[0]!.reward, 1);
   });
   it("learning potential: |game mean - slow EMA| after updating the skill's tracker with the batch's mean", () => {
     // An earlier batch left skill A at 0.5. This batch's A mean is (3 + 1) / 16 = .25:
@@ -134,7 +140,7 @@ describe("the delayed designer reward (worked example)", () => {
     // g1: |.375 - .2875| = .0875; g2: |.125 - .2875| = .1625; monitoring gap |.255 - .2875| / (2 * .13) = .125
     const trackers = new Map([["A", new LearningPotentialTracker(0.98, 0.85)]]);
     trackers.get("A")!.update(0.5);
-    const scores = scoreBatch(games, parse({ reward: { kind: "learningPotential" } }).reward, trackers);
+    const scores = scoreBatch(games, at32(parse({ reward: { kind: "learningPotential" } }).reward), trackers);
     near(scores[0]!.reward, 0.0875);
     near(scores[1]!.reward, 0.1625);
     near(trackers.get("A")!.gap(), 0.125);
@@ -147,7 +153,7 @@ describe("the delayed designer reward (worked example)", () => {
     near(varianceBonus([1, 0, 0, 0, 1, 1, 0, 0]), Math.exp(-((0.234375 - 0.25) ** 2) / 0.02));
     const trackers = new Map([["A", new LearningPotentialTracker(0.98, 0.85)]]);
     trackers.get("A")!.update(0.5);
-    near(scoreBatch(games, parse({ reward: { kind: "variance" } }).reward, trackers)[0]!.reward, 0.0875 + Math.exp(-((0.234375 - 0.25) ** 2) / 0.02));
+    near(scoreBatch(games, at32(parse({ reward: { kind: "variance" } }).reward), trackers)[0]!.reward, 0.0875 + Math.exp(-((0.234375 - 0.25) ** 2) / 0.02));
   });
   it("micro learning potential: weighted least-squares slope as fitted end minus start", () => {
     near(microLearningPotential([[1, 0, 0, 0], [1, 1, 0, 0]]), 0.25);

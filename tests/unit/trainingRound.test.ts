@@ -89,6 +89,7 @@ function round(trainer: FakeTrainer, backend: RecordingBackend, extra: { every?:
     runId,
     seed: 5,
     config: parseTrainingConfig("test", { every: extra.every ?? 1, ...(extra.unloadModel === undefined ? {} : { unloadModel: extra.unloadModel }) }),
+    schedule: { iterations: 4, regenerationInterval: 1, skillsPerRegen: null, plays: 2, actorBatch: 192, designer: { kind: "llm", skills: ["S"] }, reward: { proposerDelay: 1 } },
     backend,
     baseModelPath: tiny.path,
     createTrainer: async () => trainer,

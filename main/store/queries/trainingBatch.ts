@@ -1,42 +1,73 @@
-// Reads for a training round's batch: a run's environments and designer attempts in an iteration range.
+// Reads for a training round's batch: the plays of a range of rollouts and the designer samples scored in it.
 import type { ReadonlyDb } from "../DatabaseHandle.js";
 import { statement } from "../statement.js";
 
-/** A valid environment of the run played in the range (its plays are one agent group). */
-export interface BatchEnvironment {
+/** One play of a rollout as a training round reads it. */
+export interface RolloutPlay {
   id: number;
-  iteration: number;
-  skill: string | null;
+  environmentId: number;
+  /** The rollout that played it (plays stored before episodes recorded it count for their game's iteration). */
+  rollout: number;
+  hinted: boolean;
+  canary: boolean;
+  return: number;
+  error: string | null;
+  /** The episode ended on a `step()` exception that scored a reward (-1 in the reference): a normal trajectory. */
+  scoredStepError: boolean;
+  adapter: string | null;
 }
 
-/** A valid first designer attempt in the range, with the designer reward stored for it (null until scored). */
-export interface BatchDesignerAttempt {
+/** The plays of valid games of the run played in rollouts `from..to` (inclusive), by rollout, game and play. */
+export function listRolloutPlays(db: ReadonlyDb, runId: number, from: number, to: number): RolloutPlay[] {
+  const rows = statement(
+    db,
+    `SELECT p.id, p.environment_id AS environmentId, COALESCE(p.rollout, e.iteration) AS rollout, p.hinted, p.canary, p."return" AS ret, p.error, p.adapter,
+       EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = p.id AND json_extract(t.info, '$.stepError') = 1) AS scoredStepError
+     FROM episodes p JOIN environments e ON e.id = p.environment_id
+     WHERE p.run_id = ? AND e.valid = 1 AND COALESCE(p.rollout, e.iteration) BETWEEN ? AND ?
+     ORDER BY rollout, e.iteration, e.slot, e.attempt, p.hinted, p.canary DESC, p.play_index`,
+  ).all(runId, from, to) as { id: number; environmentId: number; rollout: number; hinted: number; canary: number; ret: number; error: string | null; adapter: string | null; scoredStepError: number }[];
+  return rows.map((row) => ({
+    id: row.id,
+    environmentId: row.environmentId,
+    rollout: row.rollout,
+    hinted: row.hinted === 1,
+    canary: row.canary === 1,
+    return: row.ret,
+    error: row.error,
+    scoredStepError: row.scoredStepError === 1,
+    adapter: row.adapter,
+  }));
+}
+
+/** A valid designer sample of a regeneration with the advantage stored when its delayed reward was scored. */
+export interface ScoredDesignerSample {
   id: number;
   iteration: number;
   attempt: number;
   skill: string | null;
-  designerReward: number | null;
   adapter: string | null;
+  designerReward: number | null;
+  /** null: not scored yet, or masked out of the designer's update. */
+  advantage: number | null;
+  masked: boolean;
 }
 
-/** Valid environments of iterations `from..to` (inclusive), oldest first. */
-export function listBatchEnvironments(db: ReadonlyDb, runId: number, from: number, to: number): BatchEnvironment[] {
-  return statement(
+/** The valid designer generations of the batches generated at `regenerations` (whichever attempt was valid), oldest first. */
+export function listScoredDesignerSamples(db: ReadonlyDb, runId: number, regenerations: readonly number[]): ScoredDesignerSample[] {
+  const query = statement(
     db,
-    `SELECT id, iteration, skill FROM environments
-     WHERE run_id = ? AND iteration BETWEEN ? AND ? AND valid = 1 AND source IN ('designer', 'repair', 'fixed')
-     ORDER BY iteration, slot, attempt`,
-  ).all(runId, from, to) as BatchEnvironment[];
-}
-
-/** The designer's attempts of iterations `from..to`: first attempts (valid or not) and repairs, oldest first. */
-export function listBatchDesignerAttempts(db: ReadonlyDb, runId: number, from: number, to: number): (BatchDesignerAttempt & { valid: boolean; source: string })[] {
-  const rows = statement(
-    db,
-    `SELECT e.id, e.iteration, e.attempt, e.skill, e.valid, e.source, e.adapter, s.designer_reward AS designerReward
+    `SELECT e.id, e.iteration, e.attempt, e.skill, e.adapter, s.designer_reward AS designerReward, s.designer_advantage AS advantage, s.designer_masked AS masked
      FROM environments e LEFT JOIN env_stats s ON s.environment_id = e.id
-     WHERE e.run_id = ? AND e.iteration BETWEEN ? AND ? AND e.source IN ('designer', 'repair')
-     ORDER BY e.iteration, e.slot, e.attempt`,
-  ).all(runId, from, to) as (BatchDesignerAttempt & { valid: number; source: string })[];
-  return rows.map((row) => ({ ...row, valid: row.valid === 1 }));
+     WHERE e.run_id = ? AND e.iteration = ? AND e.valid = 1 AND e.source = 'designer'
+     ORDER BY e.slot, e.attempt`,
+  );
+  return regenerations.flatMap((regeneration) =>
+    (query.all(runId, regeneration) as (Omit<ScoredDesignerSample, "masked"> & { masked: number | null })[]).map((row) => ({ ...row, masked: row.masked === 1 })),
+  );
+}
+
+/** The iterations in which the run's designer wrote games (its regenerations), oldest first. */
+export function listDesignerIterations(db: ReadonlyDb, runId: number): number[] {
+  return statement(db, `SELECT DISTINCT iteration FROM environments WHERE run_id = ? AND source = 'designer' ORDER BY iteration`).pluck().all(runId) as number[];
 }
