@@ -10,6 +10,7 @@ import { upsertEnvStats } from "../../main/store/queries/envStats.js";
 import { insertEnvironment } from "../../main/store/queries/environments.js";
 import { getTurns, insertEpisodeWithTurns } from "../../main/store/queries/episodes.js";
 import { createRun } from "../../main/store/queries/runs.js";
+import { setDesignerAdvantage, setEpisodeRollout } from "../../main/store/queries/schedule.js";
 import { getSampledTokens, setSampledTokens } from "../../main/store/queries/sampledTokens.js";
 import { findTrainingRound, finishTrainingRound, listTrainingRounds, startTrainingRound } from "../../main/store/queries/trainingRounds.js";
 import { buildTrainingBatch } from "../../main/training/buildTrainingBatch.js";
@@ -18,7 +19,7 @@ import { exportTrainingBatch } from "../../main/training/exportTrainingBatch.js"
 describe("training config block", () => {
   it("fills documented defaults and reads its parsed form back as itself", () => {
     const parsed = parseTrainingConfig("run.json", { every: 2 });
-    expect(parsed).toMatchObject({ every: 2, trainer: { kind: "gguf" }, roles: ["agent", "designer"], hyper: defaultTrainingHyper, rewardScale: 1, includeCanary: false, includeHinted: false, includeErrored: false, unloadModel: null });
+    expect(parsed).toMatchObject({ every: 2, trainer: { kind: "gguf" }, roles: ["agent", "designer"], hyper: defaultTrainingHyper, includeCanary: true, includeHinted: false, includeErrored: false, unloadModel: null });
     expect(parsed.hyper.clipLow).toBe(0.2);
     expect(parsed.hyper.clipHigh).toBe(0.28);
     expect(parsed.hyper.klCoef).toBe(0);
@@ -30,11 +31,14 @@ describe("training config block", () => {
     const run = parseRunConfig({ ...base, training: { every: 1, trainer: "hf" } }, "run.json");
     expect(run.training?.trainer).toEqual({ kind: "hf", baseModel: null, convertScript: null });
     expect(parseRunConfig(JSON.parse(JSON.stringify(run)), "stored")).toEqual(run);
-    expect(parseRunConfig(base, "run.json").training).toBeUndefined();
+    // No training key: the recipe trains after every rollout; null: collect only.
+    expect(parseRunConfig(base, "run.json").training).toMatchObject({ every: 1, trainer: { kind: "gguf" }, includeCanary: true });
+    expect(parseRunConfig({ ...base, training: null }, "run.json").training).toBeNull();
+    expect(parseRunConfig(JSON.parse(JSON.stringify({ ...base, training: null })), "stored").training).toBeNull();
   });
 
   it("refuses unknown keys and wrong types by key", () => {
-    expect(() => parseTrainingConfig("run.json", {})).toThrow(/run\.json: training\.every: required key is missing/);
+    expect(parseTrainingConfig("run.json", {}).every).toBe(1);
     expect(() => parseTrainingConfig("run.json", { every: 0 })).toThrow(/training\.every: expected an integer >= 1, got 0/);
     expect(() => parseTrainingConfig("run.json", { every: 1, lr: 1 })).toThrow(/training\.lr: unknown key/);
     expect(() => parseTrainingConfig("run.json", { every: 1, trainer: "torch" })).toThrow(/training\.trainer: expected one of "gguf", "hf", got "torch"/);
@@ -58,7 +62,7 @@ afterEach(() => {
 });
 
 /** A turn as the local backend records it: prompt ids, completion ids, log-probs. */
-function turn(prompt: number[], completion: number[], reward: number, last = true) {
+function turn(prompt: number[], completion: number[], reward: number, last = true, info: Record<string, boolean> = {}) {
   return {
     messages: [{ role: "user" as const, content: "play" }],
     rawReply: "r",
@@ -66,6 +70,7 @@ function turn(prompt: number[], completion: number[], reward: number, last = tru
     observation: "o",
     reward,
     terminated: last,
+    info,
     promptTokenIds: prompt,
     tokenIds: completion,
     tokenLogprobs: completion.map((_, i) => -0.5 - i),
@@ -75,59 +80,80 @@ function turn(prompt: number[], completion: number[], reward: number, last = tru
 
 function seed() {
   const runId = createRun(db, { seed: 1 }).id;
-  const designer = (iteration: number, slot: number, skill: string, reward: number | null, valid = true, tokens = true) => {
+  const designer = (iteration: number, slot: number, skill: string, advantage: number | null, valid = true, tokens = true) => {
     const id = insertEnvironment(db, { runId, iteration, slot, attempt: 0, source: "designer", skill, code: valid ? `class E${iteration}${slot}: pass` : null, valid, adapter: iteration > 0 ? "run-1-r0.gguf" : null });
     if (tokens) setSampledTokens(db, "environments", id, { promptTokenIds: [1, 2, 3], tokenIds: [10 + slot, 11], tokenLogprobs: [-1, -2], sampling: { temperature: 1 } });
-    if (reward !== null) upsertEnvStats(db, { environmentId: id, plays: 2, hintPlays: 0, designerReward: reward, rewardKind: "blend" });
+    upsertEnvStats(db, { environmentId: id, plays: 2, hintPlays: 0, designerReward: valid ? 0.5 : 0, rewardKind: "blend" });
+    // The advantage the delayed reward stored; a masked sample has none.
+    if (valid) setDesignerAdvantage(db, id, advantage, advantage === null);
     return id;
   };
-  const a = designer(0, 0, "Planning", 0.8);
-  const b = designer(0, 1, "Planning", 0.2);
-  const c = designer(0, 2, "Logic", 0.5, true, false); // an OpenAI-compatible backend: no token ids
+  const a = designer(0, 0, "Planning", 9.6);
+  const b = designer(0, 1, "Planning", -9.6);
+  const c = designer(0, 2, "Logic", 0, true, false); // an OpenAI-compatible backend: no token ids
   designer(0, 3, "Logic", 0, false); // never valid: not trained
-  const later = designer(1, 0, "Planning", 0.9); // another round's iteration
-  const play = (environmentId: number, playIndex: number, ret: number, extra: { hinted?: boolean; canary?: boolean; error?: string; turns?: ReturnType<typeof turn>[] } = {}) =>
-    insertEpisodeWithTurns(db, { runId, environmentId, hinted: extra.hinted ?? false, canary: extra.canary ?? false, playIndex, return: ret, error: extra.error ?? null, adapter: null }, extra.turns ?? [turn([1, 2], [7, 8, 9], ret)]);
-  play(a, 0, 0, { canary: true });
+  designer(0, 4, "Logic", null); // masked (a negative blend): not trained
+  const later = designer(1, 0, "Planning", 1); // another regeneration
+  const play = (environmentId: number, playIndex: number, ret: number, extra: { hinted?: boolean; canary?: boolean; error?: string; turns?: ReturnType<typeof turn>[]; rollout?: number } = {}) => {
+    const id = insertEpisodeWithTurns(db, { runId, environmentId, hinted: extra.hinted ?? false, canary: extra.canary ?? false, playIndex, return: ret, error: extra.error ?? null, adapter: null }, extra.turns ?? [turn([1, 2], [7, 8, 9], ret)]);
+    if (extra.rollout !== undefined) setEpisodeRollout(db, id, extra.rollout);
+    return id;
+  };
+  play(a, 0, 0, { canary: true }); // the canary is one of the group
   play(a, 0, 1, { turns: [turn([1, 2], [7], 0, false), turn([1, 2, 7, 5], [8, 9], 1)] });
   play(a, 1, 0);
   play(a, 2, 0);
   play(a, 3, 1);
   play(a, 0, 1, { hinted: true });
-  play(a, 4, 0, { error: "step() failed" });
+  play(a, 4, 0, { error: "step() timed out on turn 0", turns: [] }); // the infrastructure failed it
   play(b, 0, 1);
-  play(b, 1, 1); // zero variance: kept with advantage 0
+  play(b, 1, 1);
+  play(b, 2, -1, { error: "step() failed on turn 0: boom", turns: [turn([1, 2], [7], -1, true, { stepError: true })] }); // a scored step() exception
+  play(a, 8, 1, { rollout: 1 }); // a replay of game A in rollout 1
   play(later, 0, 1);
   return { runId, a, b, c, later };
 }
 
 describe("training batch", () => {
-  it("agent turns with their exact context and group advantages, designer first generations centred per skill; the rest counted", () => {
+  it("one group per game and rollout, the canary and scored step errors in it; designer samples with their stored advantage; the rest counted", () => {
     const { runId, a, b, later } = seed();
-    const batch = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, rewardScale: 2 });
+    const batch = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, designerRegenerations: [0] });
     const agent = batch.lines.filter((line) => line.role === "agent");
     const designer = batch.lines.filter((line) => line.role === "designer");
-    // env A: 4 selected plays (one of 2 turns) = 5 lines; env B: 2 plays.
-    expect(agent).toHaveLength(7);
+    // Game A in rollout 0: the canary and 4 plays (one of 2 turns, one line); game B: 3 plays.
+    expect(agent).toHaveLength(8);
     expect(batch.lines.every((line) => line.ref.environmentId !== later)).toBe(true);
-    const multi = agent.filter((line) => line.ref.environmentId === a && line.ref.episodeId === agent.find((l) => l.ref.turn === 1)!.ref.episodeId);
-    expect(multi.map((line) => line.tokens)).toEqual([[1, 2, 7], [1, 2, 7, 5, 8, 9]]);
-    expect(multi[1]!.mask).toEqual([0, 0, 0, 0, 1, 1]);
-    expect(multi[1]!.behaviorLogprobs).toEqual([null, null, null, null, -0.5, -1.5]);
+    const multi = agent.filter((line) => line.tokens.length === 6);
+    expect(multi).toHaveLength(1);
+    expect(multi[0]!.tokens).toEqual([1, 2, 7, 5, 8, 9]);
+    expect(multi[0]!.mask).toEqual([0, 0, 1, 0, 1, 1]); // the observation token (5) masked out
+    expect(multi[0]!.behaviorLogprobs).toEqual([null, null, -0.5, null, -0.5, -1.5]);
+    expect(multi[0]!.ref).toMatchObject({ environmentId: a, turn: null });
     for (const line of agent) expect(line.tokens.length === line.mask.length && line.mask.length === line.behaviorLogprobs.length).toBe(true);
-    const winners = agent.filter((line) => line.ref.environmentId === a && line.advantage > 0);
-    const losers = agent.filter((line) => line.ref.environmentId === a && line.advantage < 0);
-    expect(winners).toHaveLength(3); // the two winning plays, one with two turns
-    expect(losers).toHaveLength(2);
-    expect(winners[0]!.advantage).toBeCloseTo(-losers[0]!.advantage, 12); // 2 wins, 2 losses: symmetric
-    expect(agent.filter((line) => line.ref.environmentId === b).map((line) => line.advantage)).toEqual([0, 0]);
-    // Designer: Planning 0.8 and 0.2 centred (mean 0.5) x 2; Logic's only valid one has no tokens.
-    expect(designer.map((line) => [line.ref.environmentId, line.advantage])).toEqual([[a, expect.closeTo(0.6, 12)], [b, expect.closeTo(-0.6, 12)]]);
+    // A: returns [0, 1, 0, 0, 1]: mean 0.4, population std sqrt(0.24).
+    const std = Math.sqrt(0.24);
+    expect(agent.filter((line) => line.ref.environmentId === a).map((line) => line.advantage)).toEqual([-0.4 / std, 0.6 / std, -0.4 / std, -0.4 / std, 0.6 / std].map((v) => expect.closeTo(v, 12)));
+    // B: returns [1, 1, -1]: mean 1/3, population std sqrt(8/9).
+    expect(agent.filter((line) => line.ref.environmentId === b).map((line) => line.advantage)).toEqual([2 / 3, 2 / 3, -4 / 3].map((v) => expect.closeTo(v / Math.sqrt(8 / 9), 12)));
+    // Designer first, with the advantage stored when its reward was scored.
+    expect(batch.lines.slice(0, 2).map((line) => line.role)).toEqual(["designer", "designer"]);
+    expect(designer.map((line) => [line.ref.environmentId, line.advantage])).toEqual([[a, 9.6], [b, -9.6]]);
     expect(designer[0]!.tokens).toEqual([1, 2, 3, 10, 11]);
     expect(designer[0]!.mask).toEqual([0, 0, 0, 1, 1]);
-    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 7, designer: 2 }, "left out": { canary: 1, hinted: 1, errored: 1, noTokens: 1, unscored: 0, invalidOrRepair: 1 } });
-    const agentOnly = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 1, roles: ["agent"], includeHinted: true, includeCanary: true });
-    expect(agentOnly.header.roles).toEqual({ agent: 7 + 2 + 1, designer: 0 }); // + canary, hinted, and iteration 1
+    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 8, designer: 2 }, "left out": { canary: 0, hinted: 1, errored: 1, noTokens: 1, unscored: 0, masked: 1, trimmed: 0 } });
+    // No designer samples unless their reward was scored in the range; the replay rollout is its own group.
+    const replay = buildTrainingBatch(db, { runId, fromIteration: 1, toIteration: 1 });
+    expect(replay.header.roles).toEqual({ agent: 2, designer: 0 });
+    expect(replay.lines.map((line) => [line.ref.environmentId, line.advantage])).toEqual([[a, 0], [later, 0]]);
+  });
+
+  it("designer samples first, agent samples trimmed past the actor batch; the canary left out on request", () => {
+    const { runId } = seed();
+    const trimmed = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, designerRegenerations: [0], actorBatch: 5 });
+    expect(trimmed.lines.map((line) => line.role)).toEqual(["designer", "designer", "agent", "agent", "agent"]);
+    expect(trimmed.header["left out"].trimmed).toBe(5);
+    const noCanary = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"], includeCanary: false });
+    expect(noCanary.header).toMatchObject({ roles: { agent: 7, designer: 0 }, "left out": { canary: 1 } });
   });
 
   it("stores token records exactly and exports rows without token ids saying so", () => {
