@@ -255,7 +255,7 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await form.getByLabel("Plays", { exact: true }).fill("two");
     await form.getByLabel("Hinted plays").fill("2");
     await form.getByLabel("Max turns").fill("3");
-    await form.getByLabel("more settings").fill('{"backend": {"stream": false, "logprobs": false}}');
+    await form.getByLabel("more settings").fill('{"backend": {"stream": false, "logprobs": false}, "training": null}');
     await form.getByRole("button", { name: "Start" }).click();
     expect(await form.getByTestId("error-plays").innerText()).toMatch(/plays: expected .*"two"/);
     await page.screenshot({ path: join(shots, "start-run-error.png") });

@@ -22,7 +22,7 @@ it("tells the researcher, when a run opens its corpus, which lines were left out
   const corpus = join(dir, "docs.jsonl");
   writeFileSync(corpus, [JSON.stringify({ text: "a document" }), "{broken", JSON.stringify({ title: "no text" })].join("\n"));
   const config = parseRunConfig(
-    { db: join(dir, "ws.sqlite"), seed: 1, iterations: 1, envsPerIteration: 1, plays: 1, hintPlays: 0, maxTurns: 1, backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m" }, corpus: { path: corpus } },
+    { db: join(dir, "ws.sqlite"), seed: 1, iterations: 1, envsPerIteration: 1, plays: 1, hintPlays: 0, maxTurns: 1, backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m" }, corpus: { path: corpus }, training: null },
     "run.json",
   );
   const controller = new RunController({

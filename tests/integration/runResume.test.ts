@@ -34,6 +34,7 @@ function writeConfig(name: string): string {
   writeFileSync(path, JSON.stringify({
     db: `${name}.sqlite`, seed: 11, iterations: 2, envsPerIteration: 3, plays: 4, hintPlays: 4, maxTurns: 3,
     backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false, maxConcurrency: 16 },
+    training: null, // collect only: the server is scripted
     corpus: { path: "corpus.jsonl" },
   }));
   return path;

@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 function configJson(extra: Record<string, unknown> = {}, backend: Record<string, unknown> = {}) {
-  return { db: "w.sqlite", seed: 5, iterations: 1, envsPerIteration: 1, plays: 2, hintPlays: 2, maxTurns: 3, backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false, ...backend }, corpus: null, ...extra };
+  return { db: "w.sqlite", seed: 5, iterations: 1, envsPerIteration: 1, plays: 2, hintPlays: 2, maxTurns: 3, backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false, ...backend }, corpus: null, training: null, ...extra };
 }
 
 function writeConfig(name: string, json: Record<string, unknown>): string {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkRunConfigFiles } from "../../main/selfplay/checkRunConfigFiles.js";
-import type { RunConfig } from "../../shared/runConfig.js";
+import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
 import { InputError } from "../../shared/validation/InputError.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spade-checkfiles-"));
@@ -50,5 +50,13 @@ describe("checkRunConfigFiles: the model must be a GGUF", () => {
 
   it("still names a missing model as missing", () => {
     expect(refusal(join(dir, "nope.gguf"))).toBe(`run.json: backend.modelPath: ${join(dir, "nope.gguf")} does not exist`);
+  });
+});
+
+describe("checkRunConfigFiles: training the backend cannot do is refused before the run", () => {
+  it("a run on a server with the recipe's default training names what to set; collect-only passes", () => {
+    const parse = (extra: Record<string, unknown>) => parseRunConfig({ db: "w.sqlite", backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m" }, corpus: null, ...extra }, "run.json");
+    expect(() => checkRunConfigFiles(parse({}), "run.json")).toThrow(/run\.json: training: .*backend\.kind is "openai": set "training": null/);
+    expect(() => checkRunConfigFiles(parse({ training: null }), "run.json")).not.toThrow();
   });
 });

@@ -55,7 +55,7 @@ describe("recipes", () => {
       "deviation: our skill list",
     ]);
     expect(describeAblations(parse({ reward: { kind: "variance" } }))).toEqual(["no corpus", "reward: learning potential + variance add-on"]);
-    expect(describeAblations(parse({ training: null, plays: 4, reward: { scale: 10 } }))).toEqual(["no corpus", "collect only (no training)", "deviation: 4 plays per game (not ceil(actorBatch / valid games))", "deviation: designer reward scale 10"]);
+    expect(describeAblations(parse({ training: null, plays: 4, reward: { scale: 10 } }))).toEqual(["no corpus", "collect only (no training)", "deviation: designer reward scale 10"]);
     expect(describeAblations(parse({ training: { every: 2, includeCanary: false } }))).toEqual(["no corpus", "deviation: training every 2 rollouts", "deviation: canary plays not trained"]);
   });
 

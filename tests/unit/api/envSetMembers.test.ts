@@ -51,7 +51,7 @@ describe("imported environment sets in the workbench", () => {
   }, 120_000);
 
   it("runs a fixed pool on the set from the start form's config", async () => {
-    const form = { ...defaultRunForm, backendKind: "openai" as const, baseUrl: model.baseUrl, model: "scripted", designerKind: "fixed" as const, designerSet: "imported", envsPerIteration: "1", plays: "1", hintPlays: "1", maxTurns: "2", extra: '{"backend": {"stream": false, "logprobs": false}}' };
+    const form = { ...defaultRunForm, backendKind: "openai" as const, baseUrl: model.baseUrl, model: "scripted", designerKind: "fixed" as const, designerSet: "imported", envsPerIteration: "1", plays: "1", hintPlays: "1", maxTurns: "2", extra: '{"backend": {"stream": false, "logprobs": false}, "training": null}' };
     const checked = checkRunForm(form);
     expect(checked).toHaveProperty("config");
     expect(buildRunConfig(form).designer).toMatchObject({ kind: "fixed", set: "imported" });
