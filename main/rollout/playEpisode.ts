@@ -118,8 +118,9 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
     try {
       return { reply: await backend.chat(request), latencyMs: performance.now() - started };
     } catch (error) {
-      // The reference ends the episode truncated (return 0) when the context is full: a normal, trained play.
-      if (error instanceof PromptTooLongError) return { stop: null };
+      // The reference ends the episode truncated (return 0) when the context fills: a normal, trained
+      // play. A first prompt that cannot fit at all is a setting to fix: an errored play.
+      if (error instanceof PromptTooLongError) return { stop: index === 0 ? { error: `context full on turn 0: ${error.message}` } : null };
       return { stop: { error: `agent model failed on turn ${index}: ${describe(error)}` } };
     }
   };

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ScriptedBackend } from "../../main/bench/ScriptedBackend.js";
 import type { ChatRequest } from "../../main/llm/LlmBackend.js";
+import { PromptTooLongError } from "../../main/llm/PromptTooLongError.js";
 import { resourcePath } from "../../main/paths.js";
 import { playEpisode } from "../../main/rollout/playEpisode.js";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
@@ -90,6 +91,19 @@ describe("the reference agent protocol on games", () => {
     expect(episode.turns).toHaveLength(1);
     expect(episode.turns[0]).toMatchObject({ truncated: true, terminated: false, reward: 0, observation: "" });
     expect(episode.return).toBe(0);
+  });
+
+  it("a play that fills the context ends truncated with return 0, as a normal (trained) play, not an error", async () => {
+    const backend = new ScriptedBackend((_, call) => {
+      if (call > 0) throw new PromptTooLongError(600, 512);
+      return "\\boxed{0123}";
+    });
+    const episode = await play(codeBreaker, backend);
+    expect(backend.calls).toHaveLength(2);
+    expect(episode.turns).toHaveLength(1);
+    expect(episode.turns[0]!.terminated).toBe(false);
+    expect(episode.return).toBe(0);
+    expect(episode.error).toBeNull();
   });
 
   it("an exception in step() scores -1 and ends the episode", async () => {

@@ -269,7 +269,7 @@ describe("the self-play loop on the reference schedule", () => {
     expect(attempts).toHaveLength(2);
     for (const attempt of attempts) expect(attempt).toMatchObject({ valid: false, validationError: expect.stringMatching(/^prompt too long \(\d+ > 20 tokens\): raise backend\.contextSize/) });
 
-    // A play whose prompt does not fit is an errored play, and the run goes on.
+    // A play whose first prompt does not fit is an errored play (a later one ends it truncated), and the run goes on.
     const agentTooLong = new ScriptedBackend((request) => {
       if (requestRole(request) === "agent") throw new PromptTooLongError(5000, 4096);
       return selfPlayReply(request);
