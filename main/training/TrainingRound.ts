@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { LoraSpec } from "../../shared/backendConfig.js";
 import type { TrainingConfig } from "../../shared/trainingConfig.js";
@@ -53,6 +53,13 @@ export interface TrainingRoundOptions {
   workDir?: string;
   /** Where adapter versions are kept. Defaults to `adapters/` next to the database. */
   adaptersDir?: string;
+  /**
+   * Where the model that samples runs: "local" (llama.cpp: each round's GGUF LoRA is checked against
+   * the base GGUF and switched in) or "server" (an OpenAI-compatible vLLM or SGLang server: each
+   * round's adapter folder, e.g. PEFT, is loaded into the server through its dynamic LoRA route).
+   * Defaults to "local".
+   */
+  serving?: "local" | "server";
   /** Whether to release the model while training when training.unloadModel is unset. Defaults to false (the factory says true on a local GPU). */
   unloadByDefault?: boolean;
   onEvent?: (event: LoopEvent) => void;
@@ -141,7 +148,8 @@ export class TrainingRound implements TrainingStep {
         if (release) await this.options.backend.unload!();
         try {
           const trainer = (this.trainer ??= await this.options.createTrainer());
-          const output = join(roundDir, "output", `round-${round.round}.gguf`);
+          // A local run loads a GGUF LoRA; a server loads the trainer's adapter folder (PEFT).
+          const output = join(roundDir, "output", this.serving === "server" ? `round-${round.round}` : `round-${round.round}.gguf`);
           rmSync(dirname(output), { recursive: true, force: true });
           mkdirSync(dirname(output), { recursive: true });
           trained = await trainer.train(
@@ -188,7 +196,11 @@ export class TrainingRound implements TrainingStep {
     return this.finish(round, status, reason, adapter);
   }
 
-  /** Installs the trainer's GGUF LoRA under its fixed name and registers it with its round, at most once. */
+  private get serving(): "local" | "server" {
+    return this.options.serving ?? "local";
+  }
+
+  /** Installs the trainer's GGUF LoRA (or, for a server, its adapter folder) under its fixed name and registers it with its round, at most once. */
   private async register(round: StoredRound, trained: RoundTrainResult, parent: Adapter | null, roundDir: string): Promise<Adapter> {
     const { db, runId } = this.options;
     const name = `run-${runId}-r${round.round}`;
@@ -197,6 +209,7 @@ export class TrainingRound implements TrainingStep {
       setTrainingRoundAdapter(db, runId, round.round, registered.id);
       return registered;
     }
+    if (this.serving === "server") return this.registerFolder(round, trained, parent, roundDir, name);
     const adaptersDir = this.options.adaptersDir ?? adaptersDirFor(db.name);
     let destPath = join(adaptersDir, `${name}.gguf`);
     let adapterSha256: string;
@@ -228,6 +241,29 @@ export class TrainingRound implements TrainingStep {
     return getAdapter(db, id)!;
   }
 
+  /** A server's adapter: the trainer's folder copied under the adapters folder, registered with its round. */
+  private registerFolder(round: StoredRound, trained: RoundTrainResult, parent: Adapter | null, roundDir: string, name: string): Adapter {
+    const { db, runId } = this.options;
+    const destPath = join(this.options.adaptersDir ?? adaptersDirFor(db.name), name);
+    rmSync(destPath, { recursive: true, force: true });
+    cpSync(trained.adapterPath, destPath, { recursive: true });
+    const id = transaction(db, () => {
+      const adapterId = insertAdapter(db, {
+        name,
+        path: destPath,
+        runId,
+        parentId: parent?.id ?? null,
+        manifest: { batch: join(roundDir, "batch.jsonl"), round: round.round, afterIteration: round.afterIteration, format: "folder" },
+        trainerCommand: trainerLabel(this.options.config),
+        metrics: trained.metrics,
+        status: "ready",
+      });
+      setTrainingRoundAdapter(db, runId, round.round, adapterId);
+      return adapterId;
+    });
+    return getAdapter(db, id)!;
+  }
+
   private finish(round: StoredRound, status: "completed" | "failed" | "rejected", reason: string | null, adapter: Adapter | null): "done" {
     const { db, runId } = this.options;
     finishTrainingRound(db, runId, round.round, status, reason === null ? {} : { reason });
@@ -239,6 +275,13 @@ export class TrainingRound implements TrainingStep {
   /** Makes the backend sample with `adapter` (null: the adapters the run started with). */
   private async useAdapter(adapter: Adapter | null): Promise<void> {
     const { backend } = this.options;
+    if (this.serving === "server") {
+      // The server keeps what it serves until told otherwise: load a new adapter, else keep the model as it is.
+      if (adapter === null || backend.adapter === adapter.name) return;
+      if (!backend.loadAdapter) throw new Error(`${backend.name} cannot load LoRA adapters at run time, so a run on it cannot train inside the run (set "training": null)`);
+      await backend.loadAdapter(adapter.path, adapter.name);
+      return;
+    }
     const lora = adapter ? [{ path: adapter.path }] : (this.options.initialLora ?? []);
     const wanted = lora.length === 0 ? null : lora.map(({ path, scale = 1 }) => basename(path) + (scale === 1 ? "" : `@${scale}`)).join("+");
     if (backend.adapter === wanted) return;

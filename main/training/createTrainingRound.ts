@@ -20,8 +20,16 @@ export interface TrainingRoundParts {
  * Checked before a run is created (`checkRunConfigFiles`) and again here.
  */
 export function trainingRefusal(config: RunConfig): string | null {
-  if (!config.training || config.backend.kind === "llama") return null;
-  return `training: the run trains after every rollout (the recipe's default) with the built-in trainer, which trains the local GGUF a backend of kind "llama" samples from, but this run's backend.kind is "${config.backend.kind}": set "training": null to only collect experience (then train with \`spade train\`)`;
+  const training = config.training;
+  if (!training || config.backend.kind === "llama") return null;
+  const server = `this run's backend.kind is "${config.backend.kind}" (a server: each round's adapter is loaded into it through vLLM's or SGLang's dynamic LoRA route)`;
+  if (training.trainer.kind === "gguf") {
+    return `training.trainer: the recipe's default trainer "gguf" trains the local GGUF a backend of kind "llama" samples from, but ${server}: set training.trainer to {"kind": "hf", "baseModel": <the checkpoint the server serves>} or {"command": [program, script, ...args]}, or "training": null to only collect experience`;
+  }
+  if (training.trainer.kind === "hf" && !training.trainer.baseModel) {
+    return `training.trainer: "hf" needs baseModel (the Hugging Face checkpoint the server serves), because ${server}`;
+  }
+  return null;
 }
 
 /** The run's training step; null for a collect-only run (`"training": null`). */
@@ -29,7 +37,27 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
   const training = config.training;
   if (!training) return null;
   const refusal = trainingRefusal(config);
-  if (refusal || config.backend.kind !== "llama") throw new Error(refusal ?? "unreachable");
+  if (refusal) throw new Error(refusal);
+  if (config.backend.kind === "openai") {
+    // Training against a server: the trainer trains the checkpoint the server serves and writes an
+    // adapter folder, which each round loads into the server (no GGUF conversion).
+    const base = training.trainer.kind === "hf" ? training.trainer.baseModel! : config.backend.model;
+    // The server loads the PEFT folder itself: no conversion to GGUF.
+    const trainerConfig = training.trainer.kind === "hf" ? { ...training, trainer: { ...training.trainer, convertScript: null } } : training;
+    return new TrainingRound({
+      db: parts.db,
+      runId: parts.runId,
+      seed: config.seed,
+      config: training,
+      schedule: config,
+      backend: parts.backend,
+      baseModelPath: base,
+      serving: "server",
+      createTrainer: parts.createTrainer ?? (() => createRoundTrainer(trainerConfig, { onLog: () => undefined, threads: training.threads })),
+      gate: training.eval ? suiteGate(parts.db, config, training.eval) : undefined,
+      onEvent: parts.onEvent,
+    });
+  }
   if (training.trainer.kind === "hf" && (!training.trainer.baseModel || !training.trainer.convertScript)) {
     // The hf trainer trains a Hugging Face checkpoint and writes PEFT adapters: inside a run it needs
     // that checkpoint and the conversion to a GGUF LoRA the run's llama.cpp loads.

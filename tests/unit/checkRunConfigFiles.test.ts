@@ -56,7 +56,10 @@ describe("checkRunConfigFiles: the model must be a GGUF", () => {
 describe("checkRunConfigFiles: training the backend cannot do is refused before the run", () => {
   it("a run on a server with the recipe's default training names what to set; collect-only passes", () => {
     const parse = (extra: Record<string, unknown>) => parseRunConfig({ db: "w.sqlite", backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m" }, corpus: null, ...extra }, "run.json");
-    expect(() => checkRunConfigFiles(parse({}), "run.json")).toThrow(/run\.json: training: .*backend\.kind is "openai": set "training": null/);
+    expect(() => checkRunConfigFiles(parse({}), "run.json")).toThrow(/run\.json: training\.trainer: the recipe's default trainer "gguf" .*backend\.kind is "openai".*\{"kind": "hf", "baseModel": .*"training": null/);
+    expect(() => checkRunConfigFiles(parse({ training: { trainer: "hf" } }), "run.json")).toThrow(/training\.trainer: "hf" needs baseModel \(the Hugging Face checkpoint the server serves\)/);
     expect(() => checkRunConfigFiles(parse({ training: null }), "run.json")).not.toThrow();
+    expect(() => checkRunConfigFiles(parse({ training: { trainer: { kind: "hf", baseModel: "Qwen/Qwen3-0.6B" } } }), "run.json")).not.toThrow();
+    expect(() => checkRunConfigFiles(parse({ training: { trainer: { command: ["python3", "trainer.py"] } } }), "run.json")).not.toThrow();
   });
 });
