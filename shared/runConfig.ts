@@ -420,7 +420,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     hint: fillHint(c.hint ?? {}, d),
     sandbox: fillSandbox(c.sandbox ?? {}),
     ...(c.trainer === undefined ? {} : { trainer: fillTrainer(c.trainer) }),
-    training: c.training === null ? null : fillTrainingConfig(c.training ?? {}, d.training.hyper),
+    training: c.training === null ? null : fillTrainingConfig(c.training ?? {}, d.training),
   };
 }
 

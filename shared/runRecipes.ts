@@ -3,7 +3,7 @@
 // `cmd/games/train_spade_*.sh` and `cmd/tool_use/_train_spade_blend.sh` (see the README's parity table).
 
 import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
-import type { TrainingHyper } from "./trainingConfig.js";
+import type { RecipeTrainingDefaults } from "./trainingConfig.js";
 
 export const recipeNames = ["spade-games", "spade-tool-use"] as const;
 export type RecipeName = (typeof recipeNames)[number];
@@ -29,7 +29,7 @@ export interface RecipeDefaults {
   agent: { temperature: number; topP: number; topK: number; maxTokens: number };
   hint: { temperature: number; maxTokens: number };
   /** Training inside the run: the recipe trains after every rollout with the built-in GGUF trainer; these hyperparameters differ from the trainer's defaults. */
-  training: { hyper: Partial<TrainingHyper> };
+  training: RecipeTrainingDefaults;
 }
 
 const games: RecipeDefaults = {
@@ -48,7 +48,7 @@ const games: RecipeDefaults = {
   reward: { proposerDelay: 4, scale: "auto" },
   agent: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192 },
   hint: { temperature: 0.3, maxTokens: 4096 },
-  training: { hyper: {} },
+  training: { hyper: {}, compactFilter: false },
 };
 
 const toolUse: RecipeDefaults = {
@@ -60,8 +60,8 @@ const toolUse: RecipeDefaults = {
   // The same per-step scale: 8 x 8 = 64 -> capped at 50 with every game valid.
   reward: { proposerDelay: 8, scale: "auto" },
   hint: { temperature: 0.3, maxTokens: 2048 },
-  // The tool-use launcher's KL penalty (low-variance estimator).
-  training: { hyper: { klCoef: 0.005 } },
+  // The tool-use launcher's KL penalty (low-variance estimator) and compact filter.
+  training: { hyper: { klCoef: 0.005 }, compactFilter: true },
 };
 
 /** The defaults of a recipe. */

@@ -49,6 +49,12 @@ export interface TrainingConfig {
   /** Which roles' samples each round trains on. Defaults to ["agent", "designer"]. */
   roles: TrainingRole[];
   hyper: TrainingHyper;
+  /**
+   * The tool-use launcher's compact filter (`--spade-compact-filter`): a play that did not terminate
+   * (a turn limit, a reply cut off, a full context) counts in its group's advantages but trains no
+   * token. Defaults to the recipe's (false games, true tool use).
+   */
+  compactFilter: boolean;
   /** Train on canary plays (the canary is one of its game's plays, as in the reference). Defaults to true. */
   includeCanary: boolean;
   /** Train on hinted plays (the hint is privileged information). Defaults to false (left out and counted). */
@@ -142,6 +148,7 @@ export const trainingSchema = strict({
   hyper: strict(hyperShape).optional(),
   ...hyperShape,
   rewardScale: num().optional().describe("Ignored: the designer's advantage is the one stored when its reward is scored (reward.scale)."),
+  compactFilter: bool().optional().describe("Plays that did not terminate stay in their group but train no token (the tool-use launcher's compact filter). Defaults to the recipe's."),
   includeCanary: bool().optional(),
   includeHinted: bool().optional(),
   includeErrored: bool().optional(),
@@ -164,16 +171,23 @@ export function fillEvalBlock(block: z.output<typeof evalBlockSchema>): Training
   return { suite: block.suite, limit: block.limit ?? null, margin: block.margin ?? 0, maxTokens: block.maxTokens ?? 1024 };
 }
 
-/** A checked `training` block with its defaults filled in; `hyperDefaults` are a recipe's own (e.g. the tool-use KL). */
-export function fillTrainingConfig(block: z.output<typeof trainingSchema>, hyperDefaults: Partial<TrainingHyper> = {}): TrainingConfig {
+/** A recipe's own training defaults (e.g. the tool-use KL and compact filter). */
+export interface RecipeTrainingDefaults {
+  hyper: Partial<TrainingHyper>;
+  compactFilter: boolean;
+}
+
+/** A checked `training` block with its defaults filled in. */
+export function fillTrainingConfig(block: z.output<typeof trainingSchema>, recipe: RecipeTrainingDefaults = { hyper: {}, compactFilter: false }): TrainingConfig {
   const given = block.hyper ?? block;
-  const defaults = { ...defaultTrainingHyper, ...hyperDefaults };
+  const defaults = { ...defaultTrainingHyper, ...recipe.hyper };
   const hyper = Object.fromEntries(hyperKeys.map((key) => [key, given[key] ?? defaults[key]])) as unknown as TrainingHyper;
   return {
     every: block.every ?? 1,
     trainer: fillTrainer(block.trainer),
     roles: block.roles ?? [...trainingRoles],
     hyper,
+    compactFilter: block.compactFilter ?? recipe.compactFilter,
     includeCanary: block.includeCanary ?? true,
     includeHinted: block.includeHinted ?? false,
     includeErrored: block.includeErrored ?? false,

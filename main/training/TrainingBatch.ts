@@ -67,6 +67,8 @@ export interface LeftOutCounts {
   unscored: number;
   /** Designer samples masked out of the designer's update (a negative blend reward, as the reference). */
   masked: number;
+  /** Plays that did not terminate: in their group's advantages, but no line (the compact filter masks all their tokens). */
+  compactFiltered: number;
   /** Agent samples past the step's batch size (`actorBatch`, designer samples first). */
   trimmed: number;
 }
@@ -88,5 +90,5 @@ export interface TrainingBatch {
 }
 
 export function emptyLeftOut(): LeftOutCounts {
-  return { canary: 0, hinted: 0, errored: 0, noTokens: 0, unscored: 0, masked: 0, trimmed: 0 };
+  return { canary: 0, hinted: 0, errored: 0, noTokens: 0, unscored: 0, masked: 0, compactFiltered: 0, trimmed: 0 };
 }

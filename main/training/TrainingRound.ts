@@ -130,6 +130,7 @@ export class TrainingRound implements TrainingStep {
         designerRegenerations: rollouts.map((rollout) => batchScoredAt(rollout, schedule)).filter((regeneration) => regeneration !== null),
         actorBatch: schedule.actorBatch * config.every,
         roles: config.roles,
+        compactFilter: config.compactFilter,
         includeCanary: config.includeCanary,
         includeHinted: config.includeHinted,
         includeErrored: config.includeErrored,

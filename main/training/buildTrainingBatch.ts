@@ -25,6 +25,11 @@ export interface TrainingBatchOptions {
   includeErrored?: boolean;
   /** Samples of one step: designer samples first, agent samples past it are trimmed and counted. Defaults to no limit. */
   actorBatch?: number | null;
+  /**
+   * The compact filter: a play that did not terminate counts in its group's advantages but trains
+   * no token, so it is left out of the lines and counted. Defaults to false.
+   */
+  compactFilter?: boolean;
   /** Keep a row for each sample without recorded tokens, saying why (export). Defaults to false (counted only). */
   keepUntokenised?: boolean;
 }
@@ -84,6 +89,7 @@ export function buildTrainingBatch(db: ReadonlyDb, options: TrainingBatchOptions
         const sequences = episodeSequence(turns.map((turn) => ({ promptTokenIds: turn.promptTokenIds, tokenIds: turn.tokenIds, tokenLogprobs: turn.tokenLogprobs })));
         if (sequences === null) return untokenisedRow(line);
         const sampling = distributionOf(turns[0]?.sampling ?? null);
+        if (options.compactFilter === true && !play.terminated) return void leftOut.compactFiltered++;
         agentSamples.push(sequences.map((sequence) => ({ ...line, ...sequence, sampling })));
       });
     }

@@ -34,7 +34,8 @@ describe("recipes", () => {
     expect(c).toMatchObject({ regenerationInterval: 8, skillsPerRegen: null, plays: 4, corpus: { maxWords: 4000 } });
     expect(c.designer).toMatchObject({ skills: toolUseSkills, toolUse: true });
     expect(c.reward).toMatchObject({ proposerDelay: 2, scale: "auto" });
-    expect(c.training?.hyper.klCoef).toBe(0.005); // the tool-use launcher's KL penalty
+    expect(c.training).toMatchObject({ compactFilter: true, hyper: { klCoef: 0.005 } }); // the tool-use launcher's KL penalty and compact filter
+    expect(parse().training?.compactFilter).toBe(false);
     expect(parse().training?.hyper.klCoef).toBe(0);
     expect(c.hint.maxTokens).toBe(2048);
     expect(() => parse({ recipe: "paper" })).toThrow(/run\.json: recipe: expected one of "spade-games", "spade-tool-use"/);

@@ -140,7 +140,7 @@ describe("training batch", () => {
     expect(designer.map((line) => [line.ref.environmentId, line.advantage])).toEqual([[a, 9.6], [b, -9.6]]);
     expect(designer[0]!.tokens).toEqual([1, 2, 3, 10, 11]);
     expect(designer[0]!.mask).toEqual([0, 0, 0, 1, 1]);
-    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 8, designer: 2 }, "left out": { canary: 0, hinted: 1, errored: 1, noTokens: 1, unscored: 0, masked: 1, trimmed: 0 } });
+    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 8, designer: 2 }, "left out": { canary: 0, hinted: 1, errored: 1, noTokens: 1, unscored: 0, masked: 1, compactFiltered: 0, trimmed: 0 } });
     // No designer samples unless their reward was scored in the range; the replay rollout is its own group.
     const replay = buildTrainingBatch(db, { runId, fromIteration: 1, toIteration: 1 });
     expect(replay.header.roles).toEqual({ agent: 2, designer: 0 });
@@ -154,6 +154,22 @@ describe("training batch", () => {
     expect(trimmed.header["left out"].trimmed).toBe(5);
     const noCanary = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"], includeCanary: false });
     expect(noCanary.header).toMatchObject({ roles: { agent: 7, designer: 0 }, "left out": { canary: 1 } });
+  });
+
+  it("the compact filter: a play that did not terminate counts in its group but trains nothing", () => {
+    const { runId, a } = seed();
+    const all = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"] });
+    // Game A's first turn of the two-turn play did not end it; every play's last turn did, so only cut plays drop.
+    const cut = insertEpisodeWithTurns(db, { runId, environmentId: a, hinted: false, canary: false, playIndex: 5, return: 0, adapter: null }, [turn([1, 2], [7], 0, false)]);
+    const filtered = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"], compactFilter: true });
+    expect(filtered.lines.some((line) => line.ref.episodeId === cut)).toBe(false);
+    expect(filtered.header["left out"].compactFiltered).toBe(1);
+    expect(filtered.header.roles.agent).toBe(all.header.roles.agent);
+    // Its return 0 still counts in game A's group: returns [0, 1, 0, 0, 1, 0], mean 1/3.
+    const winner = filtered.lines.find((line) => line.ref.environmentId === a && line.advantage > 0)!;
+    expect(winner.advantage).toBeCloseTo((1 - 1 / 3) / Math.sqrt(2 / 9), 12);
+    const unfiltered = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"] });
+    expect(unfiltered.lines.some((line) => line.ref.episodeId === cut)).toBe(true);
   });
 
   it("stores token records exactly and exports rows without token ids saying so", () => {

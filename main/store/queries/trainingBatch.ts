@@ -14,6 +14,8 @@ export interface RolloutPlay {
   error: string | null;
   /** The episode ended on a `step()` exception that scored a reward (-1 in the reference): a normal trajectory. */
   scoredStepError: boolean;
+  /** Its last turn reached an end state (not a turn limit, a cut-off reply or a full context). */
+  terminated: boolean;
   adapter: string | null;
 }
 
@@ -22,11 +24,12 @@ export function listRolloutPlays(db: ReadonlyDb, runId: number, from: number, to
   const rows = statement(
     db,
     `SELECT p.id, p.environment_id AS environmentId, COALESCE(p.rollout, e.iteration) AS rollout, p.hinted, p.canary, p."return" AS ret, p.error, p.adapter,
-       EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = p.id AND json_extract(t.info, '$.stepError') = 1) AS scoredStepError
+       EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = p.id AND json_extract(t.info, '$.stepError') = 1) AS scoredStepError,
+       COALESCE((SELECT t.terminated FROM turns t WHERE t.episode_id = p.id ORDER BY t.idx DESC LIMIT 1), 0) AS terminated
      FROM episodes p JOIN environments e ON e.id = p.environment_id
      WHERE p.run_id = ? AND e.valid = 1 AND COALESCE(p.rollout, e.iteration) BETWEEN ? AND ?
      ORDER BY rollout, e.iteration, e.slot, e.attempt, p.hinted, p.canary DESC, p.play_index`,
-  ).all(runId, from, to) as { id: number; environmentId: number; rollout: number; hinted: number; canary: number; ret: number; error: string | null; adapter: string | null; scoredStepError: number }[];
+  ).all(runId, from, to) as { id: number; environmentId: number; rollout: number; hinted: number; canary: number; ret: number; error: string | null; adapter: string | null; scoredStepError: number; terminated: number }[];
   return rows.map((row) => ({
     id: row.id,
     environmentId: row.environmentId,
@@ -36,6 +39,7 @@ export function listRolloutPlays(db: ReadonlyDb, runId: number, from: number, to
     return: row.ret,
     error: row.error,
     scoredStepError: row.scoredStepError === 1,
+    terminated: row.terminated === 1,
     adapter: row.adapter,
   }));
 }
