@@ -126,6 +126,12 @@ export interface AgentConfig {
   /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
   thinking: ThinkingMode;
   /**
+   * A tool-use reply with a `<tool_call>` that cannot be parsed is not trained, and a format note
+   * naming the expected call is appended to the next observation (the tool-use launcher's
+   * SPADE_MASK_MALFORMED_TOOLCALL). Defaults to the recipe's (false games, true tool use).
+   */
+  maskMalformedToolCalls: boolean;
+  /**
    * Deviation: strings that end an agent reply as an end-of-sequence token does (a reply that
    * reaches one counts as finished, not cut off). For small models that never stop by themselves.
    * Defaults to null (none, as the reference).
@@ -313,6 +319,7 @@ const agentSchema = strict({
   topK: int(0).optional(),
   maxTokens: int(1).optional(),
   historyTurns: int(1).nullish().describe("Keep only the last N exchanges in the agent's prompt. Defaults to all."),
+  maskMalformedToolCalls: bool().optional().describe("A tool-use reply with an unparsable <tool_call> is not trained and the next observation gets a format note. Defaults to the recipe's (true for tool use)."),
   thinking: thinking(),
   stop: z.array(text({ nonEmpty: true, maxLength: 100 })).max(16).nullish().describe("Deviation: strings that end an agent reply as an end-of-sequence token does. Defaults to none."),
 });
@@ -489,6 +496,7 @@ function fillAgent(o: z.output<typeof agentSchema>, d: RecipeDefaults): AgentCon
     topK: o.topK ?? d.agent.topK,
     maxTokens: o.maxTokens ?? d.agent.maxTokens,
     historyTurns: o.historyTurns ?? null,
+    maskMalformedToolCalls: o.maskMalformedToolCalls ?? d.agent.maskMalformedToolCalls,
     thinking: o.thinking ?? "off",
     stop: o.stop ?? null,
   };

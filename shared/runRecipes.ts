@@ -26,7 +26,8 @@ export interface RecipeDefaults {
   corpusMaxWords: number;
   /** "auto": the reference's per-step scale, (actor samples / designer samples) x regeneration interval, capped at 50. */
   reward: { proposerDelay: number; scale: number | "auto" };
-  agent: { temperature: number; topP: number; topK: number; maxTokens: number };
+  /** `maskMalformedToolCalls`: the tool-use launcher's SPADE_MASK_MALFORMED_TOOLCALL. */
+  agent: { temperature: number; topP: number; topK: number; maxTokens: number; maskMalformedToolCalls: boolean };
   hint: { temperature: number; maxTokens: number };
   /** Training inside the run: the recipe trains after every rollout with the built-in GGUF trainer; these hyperparameters differ from the trainer's defaults. */
   training: RecipeTrainingDefaults;
@@ -46,7 +47,7 @@ const games: RecipeDefaults = {
   corpusMaxWords: 6000,
   // The reference computes the scale per step as actor samples / designer samples x interval (192 / 24 x 4 = 32 with every game valid), capped at 50.
   reward: { proposerDelay: 4, scale: "auto" },
-  agent: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192 },
+  agent: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192, maskMalformedToolCalls: false },
   hint: { temperature: 0.3, maxTokens: 4096 },
   training: { hyper: {}, compactFilter: false },
 };
@@ -57,6 +58,7 @@ const toolUse: RecipeDefaults = {
   skillsPerRegen: null,
   designer: { ...games.designer, skills: [...recipeToolUseSkills], toolUse: true },
   corpusMaxWords: 4000,
+  agent: { ...games.agent, maskMalformedToolCalls: true },
   // The same per-step scale: 8 x 8 = 64 -> capped at 50 with every game valid.
   reward: { proposerDelay: 8, scale: "auto" },
   hint: { temperature: 0.3, maxTokens: 2048 },

@@ -41,7 +41,16 @@ export interface AgentProtocol {
   nativeTools?: boolean;
   /** Thinking control for the agent's calls. Defaults to "off" (the launchers' `enable_thinking: false`). */
   thinking?: ThinkingMode;
+  /**
+   * Tool use: a reply holding a `<tool_call>` that cannot be parsed is marked `malformedToolCall`
+   * in its turn's info (not trained) and a format note is appended to the next observation, as the
+   * tool-use launcher's SPADE_MASK_MALFORMED_TOOLCALL=1. Defaults to false.
+   */
+  maskMalformedToolCalls?: boolean;
 }
+
+/** The note after a malformed tool call (the reference's wording of the canonical call). */
+export const malformedToolCallNote = '[FORMAT] Your previous <tool_call> could not be parsed. Emit exactly: <tool_call>{"name": "<tool_name>", "arguments": {<args>}}</tool_call>';
 
 export interface PlayEpisodeOptions {
   session: EnvSession;
@@ -73,7 +82,7 @@ type Stop = { error: string; timedOut?: boolean } | null;
 /** Plays one episode of an open environment with the agent model, recording every turn with the exact prompt it was sent. */
 export async function playEpisode(options: PlayEpisodeOptions): Promise<RecordedEpisode> {
   const { session, backend, seed } = options;
-  const protocol = { messages: "reference", action: "first", endOnLength: true, stepErrorReward: -1, nativeTools: true, thinking: "off", ...options.protocol } as const satisfies AgentProtocol;
+  const protocol = { messages: "reference", action: "first", endOnLength: true, stepErrorReward: -1, nativeTools: true, thinking: "off", maskMalformedToolCalls: false, ...options.protocol } as const satisfies AgentProtocol;
   const maxTurns = options.maxTurns ?? 25;
   const hint = options.hint ?? null;
   const startedAt = Date.now();
@@ -181,15 +190,20 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
       }
       if (/<answer>[\s\S]*?<\/answer>/.test(reply.text) || calls.length === 0) {
         // An answer, or neither answer nor call (the environment answers with a format error).
+        const malformed = protocol.maskMalformedToolCalls && calls.length === 0 && reply.text.includes("<tool_call>");
         const stepped = await step(index, reply.text);
         if (!("result" in stepped)) {
           if (stepped.failed) record(index, sent, reply, latencyMs, reply.text, (last = stepped.failed));
           stop = stepped.stop;
           break;
         }
-        record(index, sent, reply, latencyMs, reply.text, (last = stepped.result));
-        if (stepped.result.terminated || stepped.result.truncated) break;
-        messages.push({ role: "user", content: stepped.result.observation });
+        const ended = stepped.result.terminated || stepped.result.truncated;
+        const result = malformed
+          ? { ...stepped.result, observation: ended ? stepped.result.observation : `${stepped.result.observation}\n\n${malformedToolCallNote}`, info: { ...stepped.result.info, malformedToolCall: true } }
+          : stepped.result;
+        record(index, sent, reply, latencyMs, reply.text, (last = result));
+        if (ended) break;
+        messages.push({ role: "user", content: result.observation });
         continue;
       }
       const outputs: string[] = [];

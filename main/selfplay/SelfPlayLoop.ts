@@ -494,7 +494,7 @@ export class SelfPlayLoop {
         maxTurns: this.config.maxTurns,
         sampling: { temperature: this.config.agent.temperature, topP: this.config.agent.topP, topK: this.config.agent.topK, maxTokens: this.config.agent.maxTokens, ...(this.config.agent.stop ? { stop: this.config.agent.stop } : {}) },
         historyTurns: this.config.agent.historyTurns ?? undefined,
-        protocol: { thinking: this.config.agent.thinking },
+        protocol: { thinking: this.config.agent.thinking, maskMalformedToolCalls: this.config.agent.maskMalformedToolCalls },
         signal: this.deps.signal,
         onEpisode: (episode) => {
           if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume

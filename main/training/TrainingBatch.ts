@@ -69,6 +69,8 @@ export interface LeftOutCounts {
   masked: number;
   /** Plays that did not terminate: in their group's advantages, but no line (the compact filter masks all their tokens). */
   compactFiltered: number;
+  /** Turns with a malformed tool call, kept in their play's context but not trained (`agent.maskMalformedToolCalls`). */
+  malformedToolCalls: number;
   /** Agent samples past the step's batch size (`actorBatch`, designer samples first). */
   trimmed: number;
 }
@@ -90,5 +92,5 @@ export interface TrainingBatch {
 }
 
 export function emptyLeftOut(): LeftOutCounts {
-  return { canary: 0, hinted: 0, errored: 0, noTokens: 0, unscored: 0, masked: 0, compactFiltered: 0, trimmed: 0 };
+  return { canary: 0, hinted: 0, errored: 0, noTokens: 0, unscored: 0, masked: 0, compactFiltered: 0, malformedToolCalls: 0, trimmed: 0 };
 }

@@ -86,7 +86,10 @@ export function buildTrainingBatch(db: ReadonlyDb, options: TrainingBatchOptions
         const ref: BatchRef = { runId, environmentId: play.environmentId, episodeId: play.id, turn: null, attempt: null };
         const line = { role: "agent" as const, advantage: advantages[i]!, ref, adapter: play.adapter };
         const turns = getTurns(db, play.id, { messages: false });
-        const sequences = episodeSequence(turns.map((turn) => ({ promptTokenIds: turn.promptTokenIds, tokenIds: turn.tokenIds, tokenLogprobs: turn.tokenLogprobs })));
+        const malformed = turns.filter((turn) => turn.info?.malformedToolCall === true).length;
+        leftOut.malformedToolCalls += malformed;
+        if (malformed > 0 && malformed === turns.length) return; // nothing of it is trained
+        const sequences = episodeSequence(turns.map((turn) => ({ promptTokenIds: turn.promptTokenIds, tokenIds: turn.tokenIds, tokenLogprobs: turn.tokenLogprobs, trained: turn.info?.malformedToolCall !== true })));
         if (sequences === null) return untokenisedRow(line);
         const sampling = distributionOf(turns[0]?.sampling ?? null);
         if (options.compactFilter === true && !play.terminated) return void leftOut.compactFiltered++;

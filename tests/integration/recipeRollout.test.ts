@@ -12,7 +12,7 @@ import { ScriptedBackend } from "../../main/bench/ScriptedBackend.js";
 import type { ChatRequest } from "../../main/llm/LlmBackend.js";
 import { PromptTooLongError } from "../../main/llm/PromptTooLongError.js";
 import { resourcePath } from "../../main/paths.js";
-import { playEpisode } from "../../main/rollout/playEpisode.js";
+import { malformedToolCallNote, playEpisode } from "../../main/rollout/playEpisode.js";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { insertEnvironment } from "../../main/store/queries/environments.js";
@@ -185,6 +185,25 @@ describe("tool use with native tool calls", () => {
     const episode = await play(withImports(reference("ledger_lookup.py")), backend, { maxTurns: 6 });
     expect(backend.calls[1]!.messages.filter((m) => m.role === "tool")).toHaveLength(2);
     expect(episode.return).toBe(1);
+  });
+
+  it("a malformed <tool_call> is marked not to train and the next observation names the expected call (the tool-use recipe)", async () => {
+    const script = (request: ChatRequest) => {
+      const assistants = request.messages.filter((m) => m.role === "assistant").length;
+      if (assistants === 0) return '<tool_call>{"name": "list_owners", "arguments": </tool_call>';
+      const native = ledgerAgent({ ...request, messages: request.messages.filter((_, i) => i === 0 || i > 2) });
+      return "toolCalls" in native ? native : native.text;
+    };
+    const masked = new ScriptedBackend(script);
+    const episode = await play(withImports(reference("ledger_lookup.py")), masked, { maxTurns: 6, protocol: { maskMalformedToolCalls: true } });
+    expect(episode.turns[0]!.info).toMatchObject({ malformedToolCall: true });
+    expect(episode.turns[0]!.observation.endsWith(malformedToolCallNote)).toBe(true);
+    expect(masked.calls[1]!.messages[2]!.content.endsWith(malformedToolCallNote)).toBe(true);
+    expect(episode.turns.slice(1).some((turn) => turn.info.malformedToolCall === true)).toBe(false);
+    const plain = new ScriptedBackend(script);
+    const unmasked = await play(withImports(reference("ledger_lookup.py")), plain, { maxTurns: 6 });
+    expect(unmasked.turns[0]!.info.malformedToolCall).toBeUndefined();
+    expect(plain.calls[1]!.messages[2]!.content).not.toContain("[FORMAT]");
   });
 
   it("a multi-turn reference task reveals its instructions one at a time and only accepts 'done' at the end", async () => {

@@ -36,6 +36,8 @@ describe("recipes", () => {
     expect(c.reward).toMatchObject({ proposerDelay: 2, scale: "auto" });
     expect(c.training).toMatchObject({ compactFilter: true, hyper: { klCoef: 0.005 } }); // the tool-use launcher's KL penalty and compact filter
     expect(parse().training?.compactFilter).toBe(false);
+    expect(c.agent.maskMalformedToolCalls).toBe(true); // SPADE_MASK_MALFORMED_TOOLCALL=1
+    expect(parse().agent.maskMalformedToolCalls).toBe(false);
     expect(parse().training?.hyper.klCoef).toBe(0);
     expect(c.hint.maxTokens).toBe(2048);
     expect(() => parse({ recipe: "paper" })).toThrow(/run\.json: recipe: expected one of "spade-games", "spade-tool-use"/);

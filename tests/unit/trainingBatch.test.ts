@@ -140,7 +140,7 @@ describe("training batch", () => {
     expect(designer.map((line) => [line.ref.environmentId, line.advantage])).toEqual([[a, 9.6], [b, -9.6]]);
     expect(designer[0]!.tokens).toEqual([1, 2, 3, 10, 11]);
     expect(designer[0]!.mask).toEqual([0, 0, 0, 1, 1]);
-    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 8, designer: 2 }, "left out": { canary: 0, hinted: 1, errored: 1, noTokens: 1, unscored: 0, masked: 1, compactFiltered: 0, trimmed: 0 } });
+    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 8, designer: 2 }, "left out": { canary: 0, hinted: 1, errored: 1, noTokens: 1, unscored: 0, masked: 1, compactFiltered: 0, malformedToolCalls: 0, trimmed: 0 } });
     // No designer samples unless their reward was scored in the range; the replay rollout is its own group.
     const replay = buildTrainingBatch(db, { runId, fromIteration: 1, toIteration: 1 });
     expect(replay.header.roles).toEqual({ agent: 2, designer: 0 });
@@ -170,6 +170,22 @@ describe("training batch", () => {
     expect(winner.advantage).toBeCloseTo((1 - 1 / 3) / Math.sqrt(2 / 9), 12);
     const unfiltered = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"] });
     expect(unfiltered.lines.some((line) => line.ref.episodeId === cut)).toBe(true);
+  });
+
+  it("a turn with a malformed tool call stays in its play's context but is not trained; a play of only such turns is left out", () => {
+    const { runId, later } = seed();
+    const mixed = insertEpisodeWithTurns(db, { runId, environmentId: later, hinted: false, canary: false, playIndex: 1, return: 0, adapter: null }, [
+      turn([1, 2], [7], -0.1, false, { malformedToolCall: true }),
+      turn([1, 2, 7, 5], [8, 9], 0),
+    ]);
+    const only = insertEpisodeWithTurns(db, { runId, environmentId: later, hinted: false, canary: false, playIndex: 2, return: 0, adapter: null }, [turn([1, 2], [7], -0.1, true, { malformedToolCall: true })]);
+    const batch = buildTrainingBatch(db, { runId, fromIteration: 1, toIteration: 1, roles: ["agent"] });
+    const line = batch.lines.find((l) => l.ref.episodeId === mixed)!;
+    expect(line.tokens).toEqual([1, 2, 7, 5, 8, 9]);
+    expect(line.mask).toEqual([0, 0, 0, 0, 1, 1]);
+    expect(line.behaviorLogprobs).toEqual([null, null, null, null, -0.5, -1.5]);
+    expect(batch.lines.some((l) => l.ref.episodeId === only)).toBe(false);
+    expect(batch.header["left out"].malformedToolCalls).toBe(2);
   });
 
   it("stores token records exactly and exports rows without token ids saying so", () => {
