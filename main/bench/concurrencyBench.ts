@@ -138,7 +138,7 @@ export const concurrencyBench: BenchSection = {
         const config = parseRunConfig(
           {
             db: join(dir, `c${concurrency}.sqlite`), seed: 1, iterations: 1, envsPerIteration: slots, plays, hintPlays, maxTurns,
-            backend: { kind: "openai", baseUrl: server.baseUrl, model: "latency", maxConcurrency: concurrency, stream: false, logprobs: false }, corpus: null,
+            backend: { kind: "openai", baseUrl: server.baseUrl, model: "latency", maxConcurrency: concurrency, stream: false, logprobs: false }, corpus: null, training: null,
           },
           "concurrency bench",
         );

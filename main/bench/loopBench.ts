@@ -35,7 +35,7 @@ export const loopBench: BenchSection = {
       const config = parseRunConfig(
         {
           db: join(dir, "bench.sqlite"), seed: 1, iterations, envsPerIteration, plays: 8, hintPlays: 8, maxTurns: 5, regenerationInterval: 1,
-          backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null,
+          backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null, training: null,
         },
         "loop bench",
       );
