@@ -101,6 +101,6 @@ function exportBatch(values: { db?: string; run?: string; out?: string; "include
   }
   if (values.json) process.stdout.write(JSON.stringify({ file: result.file, ...result.header, untokenised: result.untokenised }) + "\n");
   const leftOut = Object.entries(result.header["left out"]).filter(([, value]) => value > 0).map(([key, value]) => `${key} ${value}`).join(", ");
-  process.stderr.write(`batch.jsonl: ${result.header.roles.agent} agent and ${result.header.roles.designer} designer sequences, ${result.untokenised} rows without token ids${leftOut ? `; left out: ${leftOut}` : ""}\n`);
+  process.stderr.write(`batch.jsonl: ${result.header.roles.agent} agent and ${result.header.roles.designer} designer samples, ${result.untokenised} rows without token ids${leftOut ? `; left out: ${leftOut}` : ""}\n`);
   return 0;
 }
