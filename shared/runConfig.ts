@@ -138,6 +138,15 @@ export interface HintConfig {
   thinking: ThinkingMode;
 }
 
+export interface ValidatorConfig {
+  /**
+   * Deviation: this project's extra checks (determinism replay, reward range [-1, 1], non-empty
+   * `solution()` and `hint()`, random probes, observation size) make a game invalid, not only the
+   * reference's rule. Defaults to false (they are stored and shown as warnings).
+   */
+  strict: boolean;
+}
+
 export interface SandboxConfig {
   /** Defaults to 30000 ms (SPADE's per-step limit). */
   stepTimeoutMs: number;
@@ -182,6 +191,8 @@ export interface RunConfig {
   memory: MemoryConfig;
   agent: AgentConfig;
   hint: HintConfig;
+  /** Which validation checks make a game invalid. */
+  validator: ValidatorConfig;
   sandbox: SandboxConfig;
   /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
   trainer?: TrainerConfig;
@@ -313,6 +324,10 @@ const hintSchema = strict({
   thinking: thinking(),
 });
 
+const validatorSchema = strict({
+  strict: bool().optional().describe("Deviation: this project's extra checks (determinism, reward range [-1, 1], solution(), hint(), random probes, observation size) make a game invalid. Defaults to false (warnings)."),
+});
+
 const sandboxSchema = strict({
   stepTimeoutMs: int(1).optional(),
   validationTimeoutMs: int(1).optional(),
@@ -359,6 +374,7 @@ export const runConfigSchema = strict({
   memory: memorySchema.nullish(),
   agent: agentSchema.nullish(),
   hint: hintSchema.nullish(),
+  validator: validatorSchema.nullish().describe("Which validation checks make a game invalid: the reference's rule by default."),
   sandbox: sandboxSchema.nullish(),
   trainer: trainerSchema.optional().describe("How spade train turns this run's plays into an adapter."),
   training: trainingSchema.optional().describe("Training inside the run. Absent: the run only collects experience."),
@@ -404,6 +420,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     memory: fillMemory(c.memory ?? {}),
     agent: fillAgent(c.agent ?? {}, d),
     hint: fillHint(c.hint ?? {}, d),
+    validator: { strict: c.validator?.strict ?? false },
     sandbox: fillSandbox(c.sandbox ?? {}),
     ...(c.trainer === undefined ? {} : { trainer: fillTrainer(c.trainer) }),
     ...(c.training === undefined ? {} : { training: fillTrainingConfig(c.training) }),

@@ -276,7 +276,7 @@ export class SelfPlayLoop {
       sampled = sampledTokensOf(reply);
       code = extractPythonCode(reply.text);
       this.phase(iteration, state.slot, "validating");
-      const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs });
+      const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict });
       validation = code === null ? noCodeReport() : await validate(code);
       // The reference's f-string brace repair changes only code with a syntax error: run it (in the
       // sandbox) only then, and keep the repaired code if it differs.
@@ -338,7 +338,7 @@ export class SelfPlayLoop {
     const members = listEnvSetMembers(db, this.config.designer.set!);
     if (members.length === 0) throw new Error(`environment set "${this.config.designer.set}" is empty or does not exist`);
     const member = members[drawFixedPool(this.config.seed, members.length, this.config.envsPerIteration, iteration)[state.slot]!]!;
-    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs });
+    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict });
     if (this.deps.signal?.aborted) return;
     const id = transaction(db, () => {
       const envId = insertEnvironment(db, {

@@ -1,7 +1,7 @@
 import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
 import { recipeDefaults } from "../../shared/runRecipes.js";
 
-type AblationFields = Pick<RunConfig, "designer" | "corpus" | "memory" | "reward"> & Partial<Pick<RunConfig, "recipe" | "hint" | "agent">>;
+type AblationFields = Pick<RunConfig, "designer" | "corpus" | "memory" | "reward"> & Partial<Pick<RunConfig, "recipe" | "hint" | "agent" | "validator">>;
 
 /** Reward variants that are not in the reference, labelled as such. */
 const projectRewardKinds: Partial<Record<RunConfig["reward"]["kind"], string>> = {
@@ -34,6 +34,7 @@ export function describeDeviations(config: AblationFields): string[] {
   if (config.hint?.useEnvHint) deviations.push("deviation: environment's own hint()");
   if (config.reward.timeoutInBlend) deviations.push("deviation: timeout penalty in blend");
   if (config.designer.randomDifficulty) deviations.push("deviation: random difficulty");
+  if (config.validator?.strict) deviations.push("deviation: strict validator");
   if (config.agent?.stop) deviations.push(`deviation: agent replies stop at ${config.agent.stop.map((stop) => JSON.stringify(stop)).join(", ")}`);
   if (config.designer.kind === "llm" && JSON.stringify(config.designer.skills) !== JSON.stringify(recipe.designer.skills)) deviations.push("deviation: our skill list");
   return deviations;
