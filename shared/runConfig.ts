@@ -65,7 +65,7 @@ export interface DesignerConfig {
   repair: boolean;
   /** Defaults to the recipe's (0.6). */
   temperature: number;
-  /** Defaults to the recipe's (16384). */
+  /** Defaults to the recipe's (16384; 20000 in spade-games-8b). */
   maxTokens: number;
   /** The configured skills, rotated `skillsPerRegen` at a time. Defaults to the recipe's six. */
   skills: string[];
@@ -77,7 +77,7 @@ export interface DesignerConfig {
   difficulties: string[];
   /** Tool-use environments (`ToolUseBaseEnv`, tool calls). Defaults to the recipe's (false games, true tool use). */
   toolUse: boolean;
-  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to the recipe's ("off"; "on" in spade-games-8b). */
   thinking: ThinkingMode;
   /** The reference's f-string brace repair of the designer's code, run in the sandbox before validation. Defaults to true. */
   repairBraces: boolean;
@@ -115,7 +115,7 @@ export interface AgentConfig {
   maxTokens: number;
   /** Keep only the last N exchanges in the agent's prompt. Defaults to all. */
   historyTurns: number | null;
-  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to the recipe's ("off"; "on" in spade-games-8b). */
   thinking: ThinkingMode;
   /**
    * Deviation: strings that end an agent reply as an end-of-sequence token does (a reply that
@@ -250,7 +250,7 @@ export const trainerFormats = ["grpo", "designer", "trl-sft", "trl-kto", "art"] 
 export type TrainerFormat = (typeof trainerFormats)[number];
 
 const nonEmpty = () => text({ nonEmpty: true });
-const thinking = () => oneOf(["off", "on", "auto"]).optional().describe('Whether a thinking model reasons first: "off", "on" or "auto" (the model\'s default). Defaults to "off".');
+const thinking = () => oneOf(["off", "on", "auto"]).optional().describe('Whether a thinking model reasons first: "off", "on" or "auto" (the model\'s default). Defaults to the recipe\'s ("off"; "on" for the designer and agent in spade-games-8b).');
 
 /** A command run as a child process: an argv array (no shell) or one string (run by the shell). */
 const commandTemplate = expecting(z.union([nonEmpty(), textList()]), "an argv array or a shell command string");
@@ -355,7 +355,7 @@ const trainerSchema = strict({
  */
 export const runConfigSchema = strict({
   $schema: text().optional().describe("The JSON Schema of this file, for editors. Ignored."),
-  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults. Defaults to "spade-games".'),
+  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults: "spade-games", "spade-tool-use" or "spade-games-8b" (the 8B games launcher). Defaults to "spade-games".'),
   db: nonEmpty().describe("The workspace database. Relative to the config file."),
   name: text({ maxLength: maxRunNameLength }).nullish().describe("The run's label."),
   seed: int(0).optional().describe("Defaults to 42."),
@@ -423,8 +423,14 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     validator: { strict: c.validator?.strict ?? false },
     sandbox: fillSandbox(c.sandbox ?? {}),
     ...(c.trainer === undefined ? {} : { trainer: fillTrainer(c.trainer) }),
-    ...(c.training === undefined ? {} : { training: fillTrainingConfig(c.training) }),
+    ...(c.training === undefined ? {} : { training: withRecipeKl(fillTrainingConfig(c.training), c.training, d) }),
   };
+}
+
+/** The recipe's KL penalty where the training block does not set `klCoef` (flat or under `hyper`). */
+function withRecipeKl(training: TrainingConfig, written: z.output<typeof trainingSchema>, d: RecipeDefaults): TrainingConfig {
+  const given = written.hyper ? written.hyper.klCoef : written.klCoef;
+  return given === undefined ? { ...training, hyper: { ...training.hyper, klCoef: d.klCoef } } : training;
 }
 
 function fillDesigner(o: z.output<typeof designerSchema>, d: RecipeDefaults): DesignerConfig {
@@ -441,7 +447,7 @@ function fillDesigner(o: z.output<typeof designerSchema>, d: RecipeDefaults): De
     randomDifficulty: o.randomDifficulty ?? o.difficulties !== undefined,
     difficulties: o.difficulties ?? ["easy", "medium", "hard"],
     toolUse: o.toolUse ?? d.designer.toolUse,
-    thinking: o.thinking ?? "off",
+    thinking: o.thinking ?? d.thinking.designer,
     repairBraces: o.repairBraces ?? true,
   };
 }
@@ -490,7 +496,7 @@ function fillAgent(o: z.output<typeof agentSchema>, d: RecipeDefaults): AgentCon
     topK: o.topK ?? d.agent.topK,
     maxTokens: o.maxTokens ?? d.agent.maxTokens,
     historyTurns: o.historyTurns ?? null,
-    thinking: o.thinking ?? "off",
+    thinking: o.thinking ?? d.thinking.agent,
     stop: o.stop ?? null,
   };
 }
@@ -501,7 +507,7 @@ function fillHint(o: z.output<typeof hintSchema>, d: RecipeDefaults): HintConfig
     maxTokens: o.maxTokens ?? d.hint.maxTokens,
     leakCheck: o.leakCheck ?? false,
     useEnvHint: o.useEnvHint ?? false,
-    thinking: o.thinking ?? "off",
+    thinking: o.thinking ?? d.thinking.hint,
   };
 }
 

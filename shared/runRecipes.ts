@@ -1,10 +1,12 @@
 // The reference recipes (spade-rl/spade launchers) as this project's defaults. A run config names
 // one with `recipe`; every key it leaves out takes the recipe's value. Numbers come from
-// `cmd/games/train_spade_*.sh` and `cmd/tool_use/_train_spade_blend.sh` (see the README's parity table).
+// `cmd/games/train_spade_30b.sh` (and 4b), `cmd/games/train_spade_8b.sh` and
+// `cmd/tool_use/_train_spade_blend.sh` (see the README's parity table).
 
+import type { ThinkingMode } from "./llm.js";
 import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
 
-export const recipeNames = ["spade-games", "spade-tool-use"] as const;
+export const recipeNames = ["spade-games", "spade-tool-use", "spade-games-8b"] as const;
 export type RecipeName = (typeof recipeNames)[number];
 
 /** The values a recipe gives the keys a config leaves out. */
@@ -23,6 +25,10 @@ export interface RecipeDefaults {
   reward: { proposerDelay: number; scale: number };
   agent: { temperature: number; topP: number; topK: number; maxTokens: number };
   hint: { temperature: number; maxTokens: number };
+  /** Thinking per role (the launchers' `--spade-env-enable-thinking`, `--spade-actor-enable-thinking`; off otherwise). */
+  thinking: { designer: ThinkingMode; agent: ThinkingMode; hint: ThinkingMode };
+  /** The KL penalty of the recipe's training step (`--kl-loss-coef`), the default of `training.klCoef`. */
+  klCoef: number;
 }
 
 const games: RecipeDefaults = {
@@ -40,6 +46,18 @@ const games: RecipeDefaults = {
   reward: { proposerDelay: 4, scale: 32 },
   agent: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192 },
   hint: { temperature: 0.3, maxTokens: 4096 },
+  thinking: { designer: "off", agent: "off", hint: "off" },
+  klCoef: 0,
+};
+
+// The 8B games launcher: the games recipe with thinking on for the designer and the agent
+// (`--spade-env-enable-thinking`, `ACTOR_THINKING=1`), designer replies of 20000 tokens and a KL
+// penalty of 0.005 (low-variance estimator).
+const games8b: RecipeDefaults = {
+  ...games,
+  designer: { ...games.designer, maxTokens: 20000 },
+  thinking: { designer: "on", agent: "on", hint: "off" },
+  klCoef: 0.005,
 };
 
 const toolUse: RecipeDefaults = {
@@ -55,5 +73,5 @@ const toolUse: RecipeDefaults = {
 
 /** The defaults of a recipe. */
 export function recipeDefaults(recipe: RecipeName): RecipeDefaults {
-  return recipe === "spade-tool-use" ? toolUse : games;
+  return recipe === "spade-tool-use" ? toolUse : recipe === "spade-games-8b" ? games8b : games;
 }
