@@ -34,6 +34,16 @@ export interface ValidationCheck {
   detail: string;
   /** The line of the environment's code the failure points at, when known (editor markers). */
   line?: number;
+  /**
+   * True on a failed check that does not make the game invalid: one of this project's extra checks
+   * (not the reference's rule) outside `validator.strict`. Shown as a warning, never as a failure.
+   */
+  warning?: boolean;
+}
+
+/** The failed checks that are only warnings (see `ValidationCheck.warning`). */
+export function validationWarnings(report: { checks: readonly ValidationCheck[] }): ValidationCheck[] {
+  return report.checks.filter((check) => !check.ok && check.warning === true);
 }
 
 /** `spade env validate --json` output. */
@@ -41,7 +51,7 @@ export interface ValidationReport {
   valid: boolean;
   className: string | null;
   checks: ValidationCheck[];
-  /** The first failing check's message; contains `timeout` or `memory` for those failures. */
+  /** The first failing check's message (warnings aside); contains `timeout` or `memory` for those failures. */
   error: string | null;
   durationMs: number;
 }

@@ -73,7 +73,7 @@ export interface DesignerConfig {
   topP: number;
   /** Defaults to the recipe's (20). */
   topK: number;
-  /** Defaults to the recipe's (16384). */
+  /** Defaults to the recipe's (16384; 20000 in spade-games-8b). */
   maxTokens: number;
   /** The configured skills, rotated `skillsPerRegen` at a time. Defaults to the recipe's six. */
   skills: string[];
@@ -85,7 +85,7 @@ export interface DesignerConfig {
   difficulties: string[];
   /** Tool-use environments (`ToolUseBaseEnv`, tool calls). Defaults to the recipe's (false games, true tool use). */
   toolUse: boolean;
-  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to the recipe's ("off"; "on" in spade-games-8b). */
   thinking: ThinkingMode;
   /** The reference's f-string brace repair of the designer's code, run in the sandbox before validation. Defaults to true. */
   repairBraces: boolean;
@@ -123,7 +123,7 @@ export interface AgentConfig {
   maxTokens: number;
   /** Keep only the last N exchanges in the agent's prompt. Defaults to all. */
   historyTurns: number | null;
-  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
+  /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to the recipe's ("off"; "on" in spade-games-8b). */
   thinking: ThinkingMode;
   /**
    * A tool-use reply with a `<tool_call>` that cannot be parsed is not trained, and a format note
@@ -150,6 +150,15 @@ export interface HintConfig {
   useEnvHint: boolean;
   /** Whether a thinking model reasons first: "off" (the launchers' enable_thinking: false), "on", or "auto" (the model's default). Defaults to "off". */
   thinking: ThinkingMode;
+}
+
+export interface ValidatorConfig {
+  /**
+   * Deviation: this project's extra checks (determinism replay, reward range [-1, 1], non-empty
+   * `solution()` and `hint()`, random probes, observation size) make a game invalid, not only the
+   * reference's rule. Defaults to false (they are stored and shown as warnings).
+   */
+  strict: boolean;
 }
 
 export interface SandboxConfig {
@@ -198,6 +207,8 @@ export interface RunConfig {
   memory: MemoryConfig;
   agent: AgentConfig;
   hint: HintConfig;
+  /** Which validation checks make a game invalid. */
+  validator: ValidatorConfig;
   sandbox: SandboxConfig;
   /** How `spade train` turns this run's plays into an adapter. Absent: no trainer configured. */
   trainer?: TrainerConfig;
@@ -255,7 +266,7 @@ export const trainerFormats = ["grpo", "designer", "trl-sft", "trl-kto", "art"] 
 export type TrainerFormat = (typeof trainerFormats)[number];
 
 const nonEmpty = () => text({ nonEmpty: true });
-const thinking = () => oneOf(["off", "on", "auto"]).optional().describe('Whether a thinking model reasons first: "off", "on" or "auto" (the model\'s default). Defaults to "off".');
+const thinking = () => oneOf(["off", "on", "auto"]).optional().describe('Whether a thinking model reasons first: "off", "on" or "auto" (the model\'s default). Defaults to the recipe\'s ("off"; "on" for the designer and agent in spade-games-8b).');
 
 /** A command run as a child process: an argv array (no shell) or one string (run by the shell). */
 const commandTemplate = expecting(z.union([nonEmpty(), textList()]), "an argv array or a shell command string");
@@ -332,6 +343,10 @@ const hintSchema = strict({
   thinking: thinking(),
 });
 
+const validatorSchema = strict({
+  strict: bool().optional().describe("Deviation: this project's extra checks (determinism, reward range [-1, 1], solution(), hint(), random probes, observation size) make a game invalid. Defaults to false (warnings)."),
+});
+
 const sandboxSchema = strict({
   stepTimeoutMs: int(1).optional(),
   validationTimeoutMs: int(1).optional(),
@@ -359,7 +374,7 @@ const trainerSchema = strict({
  */
 export const runConfigSchema = strict({
   $schema: text().optional().describe("The JSON Schema of this file, for editors. Ignored."),
-  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults. Defaults to "spade-games".'),
+  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults: "spade-games", "spade-tool-use" or "spade-games-8b" (the 8B games launcher). Defaults to "spade-games".'),
   db: nonEmpty().describe("The workspace database. Relative to the config file."),
   name: text({ maxLength: maxRunNameLength }).nullish().describe("The run's label."),
   seed: int(0).optional().describe("Defaults to 42."),
@@ -379,6 +394,7 @@ export const runConfigSchema = strict({
   memory: memorySchema.nullish(),
   agent: agentSchema.nullish(),
   hint: hintSchema.nullish(),
+  validator: validatorSchema.nullish().describe("Which validation checks make a game invalid: the reference's rule by default."),
   sandbox: sandboxSchema.nullish(),
   trainer: trainerSchema.optional().describe("How spade train turns this run's plays into an adapter."),
   training: trainingSchema.nullish().describe("Training inside the run. Defaults to the recipe's (the built-in trainer after every rollout); null: the run only collects experience."),
@@ -425,6 +441,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     memory: fillMemory(c.memory ?? {}),
     agent: fillAgent(c.agent ?? {}, d),
     hint: fillHint(c.hint ?? {}, d),
+    validator: { strict: c.validator?.strict ?? false },
     sandbox: fillSandbox(c.sandbox ?? {}),
     ...(c.trainer === undefined ? {} : { trainer: fillTrainer(c.trainer) }),
     training: c.training === null ? null : fillTrainingConfig(c.training ?? {}, d.training),
@@ -447,7 +464,7 @@ function fillDesigner(o: z.output<typeof designerSchema>, d: RecipeDefaults): De
     randomDifficulty: o.randomDifficulty ?? o.difficulties !== undefined,
     difficulties: o.difficulties ?? ["easy", "medium", "hard"],
     toolUse: o.toolUse ?? d.designer.toolUse,
-    thinking: o.thinking ?? "off",
+    thinking: o.thinking ?? d.thinking.designer,
     repairBraces: o.repairBraces ?? true,
   };
 }
@@ -497,7 +514,7 @@ function fillAgent(o: z.output<typeof agentSchema>, d: RecipeDefaults): AgentCon
     maxTokens: o.maxTokens ?? d.agent.maxTokens,
     historyTurns: o.historyTurns ?? null,
     maskMalformedToolCalls: o.maskMalformedToolCalls ?? d.agent.maskMalformedToolCalls,
-    thinking: o.thinking ?? "off",
+    thinking: o.thinking ?? d.thinking.agent,
     stop: o.stop ?? null,
   };
 }
@@ -508,7 +525,7 @@ function fillHint(o: z.output<typeof hintSchema>, d: RecipeDefaults): HintConfig
     maxTokens: o.maxTokens ?? d.hint.maxTokens,
     leakCheck: o.leakCheck ?? false,
     useEnvHint: o.useEnvHint ?? false,
-    thinking: o.thinking ?? "off",
+    thinking: o.thinking ?? d.thinking.hint,
   };
 }
 

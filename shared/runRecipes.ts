@@ -1,11 +1,13 @@
 // The reference recipes (spade-rl/spade launchers) as this project's defaults. A run config names
 // one with `recipe`; every key it leaves out takes the recipe's value. Numbers come from
-// `cmd/games/train_spade_*.sh` and `cmd/tool_use/_train_spade_blend.sh` (see the README's parity table).
+// `cmd/games/train_spade_30b.sh` (and 4b), `cmd/games/train_spade_8b.sh` and
+// `cmd/tool_use/_train_spade_blend.sh` (see the README's parity table).
 
+import type { ThinkingMode } from "./llm.js";
 import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
 import type { RecipeTrainingDefaults } from "./trainingConfig.js";
 
-export const recipeNames = ["spade-games", "spade-tool-use"] as const;
+export const recipeNames = ["spade-games", "spade-tool-use", "spade-games-8b"] as const;
 export type RecipeName = (typeof recipeNames)[number];
 
 /** The values a recipe gives the keys a config leaves out. */
@@ -31,6 +33,8 @@ export interface RecipeDefaults {
   hint: { temperature: number; maxTokens: number };
   /** Training inside the run: the recipe trains after every rollout with the built-in GGUF trainer; these hyperparameters differ from the trainer's defaults. */
   training: RecipeTrainingDefaults;
+  /** Thinking per role (the launchers' `--spade-env-enable-thinking`, `--spade-actor-enable-thinking`; off otherwise). */
+  thinking: { designer: ThinkingMode; agent: ThinkingMode; hint: ThinkingMode };
 }
 
 const games: RecipeDefaults = {
@@ -50,6 +54,17 @@ const games: RecipeDefaults = {
   agent: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192, maskMalformedToolCalls: false },
   hint: { temperature: 0.3, maxTokens: 4096 },
   training: { hyper: {}, compactFilter: false },
+  thinking: { designer: "off", agent: "off", hint: "off" },
+};
+
+// The 8B games launcher: the games recipe with thinking on for the designer and the agent
+// (`--spade-env-enable-thinking`, `ACTOR_THINKING=1`), designer replies of 20000 tokens and a KL
+// penalty of 0.005 (low-variance estimator).
+const games8b: RecipeDefaults = {
+  ...games,
+  designer: { ...games.designer, maxTokens: 20000 },
+  thinking: { designer: "on", agent: "on", hint: "off" },
+  training: { hyper: { klCoef: 0.005 }, compactFilter: false },
 };
 
 const toolUse: RecipeDefaults = {
@@ -68,5 +83,5 @@ const toolUse: RecipeDefaults = {
 
 /** The defaults of a recipe. */
 export function recipeDefaults(recipe: RecipeName): RecipeDefaults {
-  return recipe === "spade-tool-use" ? toolUse : games;
+  return recipe === "spade-tool-use" ? toolUse : recipe === "spade-games-8b" ? games8b : games;
 }

@@ -29,6 +29,8 @@ export interface ReportEnvironment extends EnvStatistics {
   slot: number;
   attempt: number;
   skill: string | null;
+  /** Extension: the validation's warnings ("check: detail"), failed extra checks that did not invalidate it (outside validator.strict). */
+  validationWarnings?: string[];
   /** Extension: the first lines of the designer's raw reply, for invalid attempts (null otherwise). */
   replyHead?: string | null;
   /** The adapter the designer attempt was sampled with (as for episodes). */

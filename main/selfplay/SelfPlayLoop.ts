@@ -300,7 +300,7 @@ export class SelfPlayLoop {
       sampled = sampledTokensOf(reply);
       code = extractPythonCode(reply.text);
       this.phase(iteration, state.slot, "validating");
-      const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs });
+      const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict });
       validation = code === null ? noCodeReport() : await validate(code);
       // The reference's f-string brace repair changes only code with a syntax error: run it (in the
       // sandbox) only then, and keep the repaired code if it differs.
@@ -362,7 +362,7 @@ export class SelfPlayLoop {
     const members = listEnvSetMembers(db, this.config.designer.set!);
     if (members.length === 0) throw new Error(`environment set "${this.config.designer.set}" is empty or does not exist`);
     const member = members[drawFixedPool(this.config.seed, members.length, this.config.envsPerIteration, iteration)[state.slot]!]!;
-    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs });
+    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict });
     if (this.deps.signal?.aborted) return;
     const id = transaction(db, () => {
       const envId = insertEnvironment(db, {
@@ -429,7 +429,7 @@ export class SelfPlayLoop {
   private async hintFor(env: Environment): Promise<string | null> {
     const { db, backend } = this.deps;
     const stored = getHint(db, env.id);
-    if (stored) return stored.text;
+    if (stored) return stored.text === "" ? null : stored.text; // an empty writer hint: every reply was empty, no hinted plays
     const { hint: own, solution } = await this.probe(env.id, env.code!);
     // Deviation `hint.useEnvHint`: the environment's own hint, through the same leak check as a
     // written one (an environment must not buy regret by revealing its answer). A fixed pool has no
@@ -444,12 +444,16 @@ export class SelfPlayLoop {
       const adapter = backend.adapter;
       const written = await writeHint(backend, env.code!, solution, sampling, { setting: this.config.designer.toolUse ? "toolUse" : "games", leakCheck: this.config.hint.leakCheck, thinking: this.config.hint.thinking });
       if (this.deps.signal?.aborted) return null;
+      const emptyNote = `no hint for environment ${env.id}: the hint writer's ${written.calls} replies were empty; its hinted plays are skipped and its regret is 0`;
       transaction(db, () => {
         const hintId = insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply, adapter });
         const sampled = sampledTokensOf(written.result);
         if (sampled) setSampledTokens(db, "hints", hintId, sampled);
+        if (written.empty) putRunNote(db, this.runId, env.iteration ?? 0, `hint empty ${env.id}`, emptyNote);
       });
-      return written.text;
+      if (!written.empty) return written.text;
+      this.emit({ type: "note", runId: this.runId, iteration: env.iteration ?? 0, kind: "hint empty", text: emptyNote });
+      return null;
     } catch (error) {
       const tooLong = asPromptTooLong(error);
       if (this.deps.signal?.aborted || !tooLong) throw error;

@@ -7,7 +7,7 @@ import { getHint } from "../store/queries/hints.js";
 import { getRun, listRuns, type Run } from "../store/queries/runs.js";
 import { listAdapters } from "../store/queries/adapters.js";
 import { listTrainingRounds } from "../store/queries/trainingRounds.js";
-import { getRawReply } from "../store/queries/uiQueries.js";
+import { getRawReply, listValidationWarnings } from "../store/queries/uiQueries.js";
 import { storedRunAblations } from "./describeAblations.js";
 import { diagnoseRun } from "./diagnoseRun.js";
 
@@ -36,6 +36,7 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
       className: env.className,
       valid: env.valid,
       validationError: env.validationError,
+      validationWarnings: listValidationWarnings(db, env.id),
       novel: env.novelty === null ? null : env.novelty === "novel",
       hint: getHint(db, env.id)?.text ?? null,
       plays: env.plays ?? 0,

@@ -1,7 +1,7 @@
 import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
 import { recipeDefaults } from "../../shared/runRecipes.js";
 
-type AblationFields = Pick<RunConfig, "designer" | "corpus" | "memory" | "reward"> & Partial<Pick<RunConfig, "recipe" | "hint" | "agent" | "training">>;
+type AblationFields = Pick<RunConfig, "designer" | "corpus" | "memory" | "reward"> & Partial<Pick<RunConfig, "recipe" | "hint" | "agent" | "training" | "validator">>;
 
 /** Reward variants that are not in the reference, labelled as such. */
 const projectRewardKinds: Partial<Record<RunConfig["reward"]["kind"], string>> = {
@@ -35,6 +35,7 @@ export function describeDeviations(config: AblationFields): string[] {
   if (config.hint?.useEnvHint) deviations.push("deviation: environment's own hint()");
   if (config.reward.timeoutInBlend) deviations.push("deviation: timeout penalty in blend");
   if (config.designer.randomDifficulty) deviations.push("deviation: random difficulty");
+  if (config.validator?.strict) deviations.push("deviation: strict validator");
   if (config.agent?.stop) deviations.push(`deviation: agent replies stop at ${config.agent.stop.map((stop) => JSON.stringify(stop)).join(", ")}`);
   if (config.reward.scale !== "auto") deviations.push(`deviation: designer reward scale ${config.reward.scale}`);
   if (config.training && config.training.every !== 1) deviations.push(`deviation: training every ${config.training.every} rollouts`);

@@ -86,6 +86,8 @@ function gamesWithoutCorpus(input: DesignerPromptInput, skill: string, random: (
     maxTurns: String(maxTurns),
     pacingLow: String(Math.floor(maxTurns / 2)),
     pacingHigh: String(Math.floor((maxTurns * 3) / 4)),
+    answerCheck: loadPrompt("designer-games-answer-check.py"),
+    workedExample: loadPrompt("designer-games-worked-example.py"),
   });
 }
 

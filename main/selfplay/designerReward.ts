@@ -66,7 +66,7 @@ export interface GameReward {
   masked: boolean;
   /** (reward - mean reward of its skill's unmasked games) x scale; null when masked. */
   advantage: number | null;
-  /** Matched-timing regret: hinted mean - the first rollout's unhinted mean (signed). */
+  /** Matched-timing regret: hinted mean - the first rollout's unhinted mean (signed); 0 for a game without hinted plays (its hint failed), as the reference. */
   regret: number;
   /** Mean raw return over the window (what the plateau and frontier terms read). */
   windowMean: number;
@@ -100,7 +100,9 @@ export function varianceBonus(returns: readonly number[]): number {
 function rawReward(game: ScoredGame, config: RewardConfig, baseline: number): { reward: number; maskable: boolean; regret: number; windowMean: number } {
   const window = game.returnsByRollout.flat();
   const windowMean = mean(window);
-  const regret = mean(game.hintedReturns) - mean(game.returnsByRollout[0] ?? []);
+  // A game whose hint could not be written has no hinted plays: the reference counts its regret as 0.
+  const hinted = game.hintedReturns.length > 0;
+  const regret = hinted ? mean(game.hintedReturns) - mean(game.returnsByRollout[0] ?? []) : 0;
   const winRate = window.length === 0 ? 0 : window.filter((r) => r > 0).length / window.length;
   const regretTerm = clip(regret / config.regretScale, 0, 1);
   const blend = (regretWeight: number, plateauWeight: number) =>
@@ -116,7 +118,10 @@ function rawReward(game: ScoredGame, config: RewardConfig, baseline: number): { 
     case "solveRate":
       return result(blend(0, 1), true);
     case "regret":
-      return result(game.timedOut ? config.timeoutPenalty : regretTerm, false);
+      // The reference's `regret_based`: hinted mean - the unhinted mean over the whole window,
+      // floored at 0, not divided by regretScale; a step time-out replaces it with the penalty.
+      if (game.timedOut) return result(config.timeoutPenalty, false);
+      return result(hinted ? Math.max(0, mean(game.hintedReturns) - windowMean) : 0, false);
     case "learningPotential":
       return result(window.length === 0 ? 0 : Math.abs(windowMean - baseline), false);
     case "variance":

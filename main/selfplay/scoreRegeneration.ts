@@ -83,6 +83,12 @@ export function trackersBefore(database: WritableDb, runId: number, regeneration
   return trackers;
 }
 
+/** The fraction of the regeneration rollout's unhinted plays with return > 0; null when it has none. */
+export function regenerationWinRate(returnsByRollout: readonly (readonly number[])[]): number | null {
+  const first = returnsByRollout[0] ?? [];
+  return first.length === 0 ? null : first.filter((value) => value > 0).length / first.length;
+}
+
 export interface BatchScore {
   environmentId: number;
   winRate: number | null;
@@ -95,7 +101,7 @@ export interface BatchScore {
 /**
  * Scores the batch generated at `regeneration` once its proposer delay has passed: the window's
  * statistics, the delayed designer reward and advantage (none for a fixed pool), and every game
- * into memory with the window's win rate and its signed matched-timing regret. Call inside the
+ * into memory with the regeneration rollout's win rate and its signed matched-timing regret. Call inside the
  * transaction that completes the iteration. Returns the scores and the learning-potential gap.
  */
 export function scoreRegeneration(database: WritableDb, runId: number, regeneration: number, config: RunConfig, novel: (env: Environment) => boolean): { scores: BatchScore[]; learningPotentialGap: number | null; scale: number } {
@@ -114,9 +120,11 @@ export function scoreRegeneration(database: WritableDb, runId: number, regenerat
     const regret = reward ? Math.max(0, reward.regret) : stats.regret;
     upsertEnvStats(database, { environmentId: env.id, ...stats, regret, designerReward: reward?.reward ?? null, rewardKind: config.reward.kind, stepTimeouts: windows[i]!.timeouts });
     setDesignerAdvantage(database, env.id, reward?.advantage ?? null, reward?.masked ?? false);
-    if (stats.winRate !== null && novel(env)) {
+    // Memory's win rate is the regeneration rollout's (the plays the reference has when it stores the game), not the window's.
+    const winRate = regenerationWinRate(windows[i]!.returnsByRollout);
+    if (winRate !== null && novel(env)) {
       const signedRegret = reward?.regret ?? (stats.hintMeanReturn !== null && stats.meanReturn !== null ? stats.hintMeanReturn - stats.meanReturn : 0);
-      addToMemory(database, { environmentId: env.id, runId, skill: env.skill, code: env.code, winRate: stats.winRate, regret: signedRegret, iteration: regeneration });
+      addToMemory(database, { environmentId: env.id, runId, skill: env.skill, code: env.code, winRate, regret: signedRegret, iteration: regeneration });
     }
     scores.push({ environmentId: env.id, winRate: stats.winRate, regret, designerReward: reward?.reward ?? null, advantage: reward?.advantage ?? null, masked: reward?.masked ?? false });
   });

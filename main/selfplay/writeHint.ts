@@ -9,6 +9,10 @@ export interface WrittenHint {
   rawReply: string;
   /** True when a reply spelled out the solution and the kept text was redacted. */
   leaked: boolean;
+  /** True when every call replied with nothing (`emptyRetries` of them): there is no hint, and the game's regret is 0. */
+  empty: boolean;
+  /** The hint-writer calls made. */
+  calls: number;
   /** The kept reply's call: its token ids, log-probs and sampling, where the backend gives them. */
   result: ChatResult;
 }
@@ -37,7 +41,12 @@ export interface WriteHintOptions {
   leakCheck?: boolean;
   /** Thinking control for the hint writer's call (`hint.thinking`). Defaults to "off" (the launchers' `enable_thinking: false`). */
   thinking?: ThinkingMode;
+  /** Calls made while the reply is empty, as the reference's hint writer retries (`max_retries=3`). Defaults to 3. */
+  emptyRetries?: number;
 }
+
+/** The reference asks its hint writer again on an empty reply, up to three calls in all. */
+export const HINT_EMPTY_RETRIES = 3;
 
 /** Keeps the first three sentences and at most 600 characters (the workbench style). */
 export function tidyHint(reply: string): string {
@@ -102,21 +111,32 @@ export function hintMessages(code: string, options: WriteHintOptions = {}): Chat
 
 /**
  * The hint writer: a separate model call that reads the environment's code (temperature 0.3 in
- * the reference) and must not give the answer away. With `leakCheck`, a hint that spells out the
- * solution is asked for once more, then redacted.
+ * the reference) and must not give the answer away. An empty reply is asked for again, up to
+ * `emptyRetries` calls; when all are empty the result is `empty` (no hint). With `leakCheck`, a
+ * hint that spells out the solution is asked for once more, then redacted.
  */
 export async function writeHint(backend: LlmBackend, code: string, solution: string, sampling: HintSampling, options: WriteHintOptions = {}): Promise<WrittenHint> {
   const prompt = hintMessages(code, options);
   const tidy = options.style === "workbench" ? tidyHint : parseHintReply;
+  const emptyRetries = Math.max(1, options.emptyRetries ?? HINT_EMPTY_RETRIES);
+  let calls = 0;
+  // One reply that is not empty, or the last of `emptyRetries` empty ones. Each call has its own seed.
+  const ask = async (): Promise<{ result: ChatResult; text: string }> => {
+    let last: { result: ChatResult; text: string } | null = null;
+    for (let tries = 0; tries < emptyRetries; tries++) {
+      const result = await backend.chat({ messages: prompt, sampling: { ...sampling, seed: sampling.seed + calls }, thinking: options.thinking ?? "off" });
+      calls++;
+      last = { result, text: tidy(result.text) };
+      if (last.text.trim() !== "") return last;
+    }
+    return last!;
+  };
   const attempts = options.leakCheck ? 2 : 1;
-  let rawReply = "";
-  let text = "";
-  let result: ChatResult | null = null;
+  let reply: { result: ChatResult; text: string } | null = null;
   for (let attempt = 0; attempt < attempts; attempt++) {
-    result = await backend.chat({ messages: prompt, sampling: { ...sampling, seed: sampling.seed + attempt }, thinking: options.thinking ?? "off" });
-    rawReply = result.text;
-    text = tidy(result.text);
-    if (!options.leakCheck || !hintLeaksSolution(text, solution)) return { text, prompt, rawReply, leaked: false, result };
+    reply = await ask();
+    if (reply.text.trim() === "") return { text: "", prompt, rawReply: reply.result.text, leaked: false, empty: true, calls, result: reply.result };
+    if (!options.leakCheck || !hintLeaksSolution(reply.text, solution)) return { text: reply.text, prompt, rawReply: reply.result.text, leaked: false, empty: false, calls, result: reply.result };
   }
-  return { ...screenHint(text, solution), prompt, rawReply, result: result! };
+  return { ...screenHint(reply!.text, solution), prompt, rawReply: reply!.result.text, empty: false, calls, result: reply!.result };
 }

@@ -26,14 +26,33 @@ export function describeError(error: unknown): { detail: string; line?: number }
   return { detail: String(error) };
 }
 
-/** The record of one validation: named checks in the order they ran, stopping at the first failure. */
+export interface ValidationRunOptions {
+  /** Names of this project's extra checks: a failure there is a warning unless `strict`. Defaults to none. */
+  extraChecks?: ReadonlySet<string>;
+  /** The deviation `validator.strict`: extra checks invalidate a game too. Defaults to false. */
+  strict?: boolean;
+}
+
+/**
+ * The record of one validation: named checks in the order they ran. A failed check of the
+ * reference's rule ends the validation and makes the game invalid; a failed extra check is kept as
+ * a warning (or, with `strict`, is a failure like the others).
+ */
 export class ValidationRun {
   readonly checks: ValidationCheck[] = [];
   className: string | null = null;
   private readonly started = performance.now();
+  private readonly extraChecks: ReadonlySet<string>;
+  private readonly strict: boolean;
 
+  constructor(options: ValidationRunOptions = {}) {
+    this.extraChecks = options.extraChecks ?? new Set();
+    this.strict = options.strict ?? false;
+  }
+
+  /** True once a check failed that makes the game invalid (warnings do not). */
   get failed(): boolean {
-    return this.checks.some((check) => !check.ok);
+    return this.checks.some((check) => !check.ok && !check.warning);
   }
 
   pass(name: string, detail: string): void {
@@ -41,10 +60,11 @@ export class ValidationRun {
   }
 
   fail(name: string, detail: string, line?: number): void {
-    this.checks.push({ name, ok: false, detail, ...(line === undefined ? {} : { line }) });
+    const warning = !this.strict && this.extraChecks.has(name);
+    this.checks.push({ name, ok: false, detail, ...(line === undefined ? {} : { line }), ...(warning ? { warning } : {}) });
   }
 
-  /** Runs one check: `body` returns the pass message or throws; a throw fails the check. */
+  /** Runs one check: `body` returns the pass message or throws; a throw fails the check (or warns). Returns whether it passed. */
   async check(name: string, body: () => Promise<string>): Promise<boolean> {
     try {
       this.pass(name, await body());
@@ -57,7 +77,7 @@ export class ValidationRun {
   }
 
   report(): ValidationReport {
-    const firstFailure = this.checks.find((check) => !check.ok);
+    const firstFailure = this.checks.find((check) => !check.ok && !check.warning);
     return {
       valid: this.checks.length > 0 && !firstFailure,
       className: this.className,

@@ -14,30 +14,42 @@ export interface ValidateOptions {
   randomProbes?: number;
   /** Seed of the random probe actions. Defaults to a hash of the code. */
   probeSeed?: number;
+  /**
+   * The deviation `validator.strict`: this project's extra checks (EXTRA_CHECKS) make a game
+   * invalid, as the reference's rule does. Defaults to false: they are stored as warnings.
+   */
+  strict?: boolean;
 }
 
 /** SPADE's probe actions. */
 export const PROBE_ACTIONS = ["\\boxed{1}", "\\boxed{test}", "\\boxed{42}"];
 
 /**
- * The checks, in the order they run. Validation stops at the first failing one; the report lists
- * the checks that ran (the last one is the failure when the environment is invalid).
+ * The checks, in the order they run: first the reference's rule (a failure ends the validation and
+ * makes the game invalid), then this project's extra checks (EXTRA_CHECKS), which are stored as
+ * warnings unless `validator.strict`. The report lists the checks that ran.
  */
 export const CHECKS = [
+  // The reference's rule (spade/core/envs/synthetic_game_env.py):
   "code_executes", //     the code compiles and runs (standard library only)
-  "single_env_class", //  exactly one top-level class whose name ends in Env
+  "single_env_class", //  one top-level class whose name ends in Env
   "constructs", //        that class can be created with no arguments
   "tool_schemas", //      tool-use environments only: get_tools() gives OpenAI function schemas
   "reset_42", //          reset(seed=42) returns a non-empty str and a dict
+  "step_probes", //       step() answers the three fixed probes (until the episode ends) with typed 5-tuples, finite reward in [-10, 10]
+  "reset_123", //         reset(seed=123) works too
+  // This project's extra checks:
   "reset_deterministic", // reset(seed=42) twice gives the same first observation
-  "step_probes", //       step() answers each probe with a well-typed 5-tuple, finite reward in [-10, 10]
+  "random_probes", //     step() answers seeded random actions the same way (an environment cannot recognise the probes)
   "reward_range", //      the probe rewards stay in [-1, 1]
   "observation_size", //  no observation was cut at the size limit
-  "reset_123", //         reset(seed=123) works too
   "solution", //          solution() returns a non-empty str
   "hint", //              hint(), when defined, returns a non-empty str
   "deterministic", //     whole short trajectories for seeds 42 and 123 repeat exactly in a fresh play
 ] as const;
+
+/** This project's checks beyond the reference's rule: warnings, or failures under `validator.strict`. */
+export const EXTRA_CHECKS: ReadonlySet<string> = new Set(["reset_deterministic", "random_probes", "reward_range", "observation_size", "solution", "hint", "deterministic"]);
 
 const TRUNCATION = /\n\[observation truncated: (\d+) characters exceed the (\d+) character limit\]$/;
 
@@ -63,9 +75,9 @@ export function randomProbeActions(seed: number, count: number): string[] {
 /** Validates one environment's code in the sandbox, like Gymnasium's check_env (see CHECKS). */
 export async function validateEnvironment(pool: SandboxPool, code: string, options: ValidateOptions = {}): Promise<ValidationReport> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const probes = [...(options.probeActions ?? PROBE_ACTIONS), ...randomProbeActions(options.probeSeed ?? deriveSeed("probes", code), options.randomProbes ?? 3)];
+  const probes = { fixed: options.probeActions ?? PROBE_ACTIONS, random: randomProbeActions(options.probeSeed ?? deriveSeed("probes", code), options.randomProbes ?? 3) };
   const deadlineAt = Date.now() + timeoutMs;
-  const run = new ValidationRun();
+  const run = new ValidationRun({ extraChecks: EXTRA_CHECKS, strict: options.strict ?? false });
   let session: EnvSession;
   try {
     session = await pool.open(code, { deadlineAt });
@@ -77,13 +89,13 @@ export async function validateEnvironment(pool: SandboxPool, code: string, optio
   run.pass("code_executes", "the code compiles and runs");
   run.pass("single_env_class", `found ${session.className}`);
   run.pass("constructs", `${session.className}() was created`);
-  let trajectories: string[];
+  let replay: { probes: string[]; trajectories: string[] } | null;
   try {
-    trajectories = await runSessionChecks(run, session, probes);
+    replay = await runSessionChecks(run, session, probes);
   } finally {
     await session.close();
   }
-  if (!run.failed && trajectories.length > 0) await checkDeterminism(run, pool, code, probes, trajectories, deadlineAt);
+  if (!run.failed && replay) await checkDeterminism(run, pool, code, replay.probes, replay.trajectories, deadlineAt);
   return run.report();
 }
 
@@ -151,13 +163,27 @@ function recordOpenFailure(run: ValidationRun, error: unknown): void {
   }
 }
 
-/** Runs the checks on an open session; returns the seed 42 and 123 trajectories when every check passed. */
-async function runSessionChecks(run: ValidationRun, session: EnvSession, probes: string[]): Promise<string[]> {
+/**
+ * Runs the checks on an open session: the reference's rule, then the extra checks. Returns the
+ * probes and the seed 42 and 123 trajectories for the determinism replay, or null when the
+ * validation stops here (an invalidating failure, or the session ended).
+ */
+async function runSessionChecks(run: ValidationRun, session: EnvSession, probes: { fixed: string[]; random: string[] }): Promise<{ probes: string[]; trajectories: string[] } | null> {
   const observations: Array<{ what: string; observation: string }> = [];
   const probeResults: Array<{ action: string; step: StepResult }> = [];
   const steps: Array<[string, () => Promise<string>]> = [];
   if (session.kind === "tool") steps.push(["tool_schemas", async () => checkTools(session.tools)]);
   let firstObservation = "";
+  let randomProbesPassed = false;
+  const probe = async (action: string): Promise<StepResult> => {
+    const step = await session.step(action);
+    if (!Number.isFinite(step.reward) || Math.abs(step.reward) > 10) {
+      throw new CheckFailure(`step(${quote(action)}) returned a reward of ${step.reward}; rewards must be finite numbers in [-10, 10]`);
+    }
+    probeResults.push({ action, step });
+    observations.push({ what: `step(${quote(action)})`, observation: step.observation });
+    return step;
+  };
   steps.push(
     ["reset_42", async () => {
       const { observation } = await session.reset(42);
@@ -166,6 +192,20 @@ async function runSessionChecks(run: ValidationRun, session: EnvSession, probes:
       firstObservation = observation;
       return `reset(seed=42) returned a ${observation.length}-character observation and an info dict`;
     }],
+    // As the reference: the probes follow reset(seed=42) and stop when the episode ends.
+    ["step_probes", async () => {
+      const answered: string[] = [];
+      for (const action of probes.fixed) {
+        const step = await probe(action);
+        answered.push(quote(action));
+        if (step.terminated || step.truncated) break;
+      }
+      return `step() answered ${answered.join(", ")} with well-typed 5-tuples`;
+    }],
+    ["reset_123", async () => {
+      await session.reset(123);
+      return "reset(seed=123) works";
+    }],
     ["reset_deterministic", async () => {
       const { observation } = await session.reset(42);
       if (observation !== firstObservation) {
@@ -173,18 +213,15 @@ async function runSessionChecks(run: ValidationRun, session: EnvSession, probes:
       }
       return "reset(seed=42) twice gave the same observation";
     }],
-    ["step_probes", async () => {
+    ["random_probes", async () => {
+      if (probes.random.length === 0) return "no random probes asked for";
       await session.reset(42);
-      for (const action of probes) {
-        const step = await session.step(action);
-        if (!Number.isFinite(step.reward) || Math.abs(step.reward) > 10) {
-          throw new CheckFailure(`step(${quote(action)}) returned a reward of ${step.reward}; rewards must be finite numbers in [-10, 10]`);
-        }
-        probeResults.push({ action, step });
-        observations.push({ what: `step(${quote(action)})`, observation: step.observation });
+      for (const action of probes.random) {
+        const step = await probe(action);
         if (step.terminated || step.truncated) await session.reset(42);
       }
-      return `step() answered ${probes.map((action) => quote(action)).join(", ")} with well-typed 5-tuples`;
+      randomProbesPassed = true;
+      return `step() answered the random actions ${probes.random.map((action) => quote(action)).join(", ")} with well-typed 5-tuples`;
     }],
     ["reward_range", async () => {
       const outside = probeResults.find(({ step }) => step.reward < -1 || step.reward > 1);
@@ -197,11 +234,6 @@ async function runSessionChecks(run: ValidationRun, session: EnvSession, probes:
         if (cut) throw new CheckFailure(`the observation of ${what} is ${cut[1]} characters, over the ${cut[2]} character limit`);
       }
       return `all ${observations.length} observations are within the size limit`;
-    }],
-    ["reset_123", async () => {
-      const { observation } = await session.reset(123);
-      if (observation.length === 0) throw new CheckFailure("reset(seed=123) returned an empty observation");
-      return "reset(seed=123) works";
     }],
     ["solution", async () => {
       const solution = await session.solution();
@@ -217,7 +249,7 @@ async function runSessionChecks(run: ValidationRun, session: EnvSession, probes:
   );
   for (const [name, body] of steps) {
     let sessionEnded = false;
-    const ok = await run.check(name, async () => {
+    await run.check(name, async () => {
       try {
         return await body();
       } catch (error) {
@@ -225,14 +257,16 @@ async function runSessionChecks(run: ValidationRun, session: EnvSession, probes:
         throw error;
       }
     });
-    if (!ok || sessionEnded) return [];
+    if (run.failed || sessionEnded) return null;
   }
+  // The replay uses the probes the environment answered: the random ones only when they passed.
+  const replayed = randomProbesPassed ? [...probes.fixed, ...probes.random] : probes.fixed;
   try {
-    return [await trajectory(session, 42, probes), await trajectory(session, 123, probes)];
+    return { probes: replayed, trajectories: [await trajectory(session, 42, replayed), await trajectory(session, 123, replayed)] };
   } catch (error) {
     const { detail, line } = describeError(error);
     run.fail("deterministic", `replaying the probe trajectories failed: ${detail}`, line);
-    return [];
+    return null;
   }
 }
 

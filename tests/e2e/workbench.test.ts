@@ -1,5 +1,5 @@
 // The workbench end to end: the real `spade serve` on a filled workspace, driven in Debian's Chromium.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -291,5 +291,26 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await open("#/settings");
     expect(await page.getByTestId("settings-view").innerText()).toContain("workspace.sqlite");
     expect(errors).toEqual([]);
+  });
+
+  it("shows a failed extra check as a warning, apart from failures: the verdict, the row's sign and colour, a warning marker", async () => {
+    // A game whose only fault is a reward outside [-1, 1]: valid under the reference's rule, with a warning.
+    const code = readFileSync(join(import.meta.dirname, "..", "fixtures", "environments", "broken", "reward_out_of_range.py"), "utf8");
+    const saved = await api("saveEnvironmentVersion", { parentId: fixture.envId, code });
+    const { envId, validation } = saved.body.result as { envId: number; validation: { valid: boolean } };
+    expect(validation.valid).toBe(true);
+    await open(`#/envs/${envId}`);
+    const editor = page.locator(".monaco-editor");
+    await editor.locator(".view-lines").waitFor({ timeout: 30_000 });
+    const panel = page.getByTestId("validation-panel");
+    expect(await panel.locator("h4").innerText()).toContain("valid with 1 warning");
+    const warned = panel.locator("li[data-status='warning']");
+    expect(await warned.innerText()).toMatch(/⚠ reward_range \(warning: this project's check, not the reference's rule\)/);
+    const colour = (selector: string) => panel.locator(selector).first().evaluate((element) => (globalThis as unknown as { getComputedStyle(node: unknown): { color: string } }).getComputedStyle(element).color);
+    expect(await colour("li[data-status='warning']")).not.toBe(await colour("li[data-status='pass']"));
+    expect(await panel.locator("li[data-status='fail']").count()).toBe(0);
+    await editor.locator(".squiggly-warning").first().waitFor({ timeout: 10_000 });
+    expect(await editor.locator(".squiggly-error").count()).toBe(0);
+    await page.screenshot({ path: join(shots, "env-warning.png") });
   });
 });

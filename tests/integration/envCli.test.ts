@@ -50,6 +50,20 @@ describe("spade env validate (built CLI)", () => {
     expect(stdout).toMatch(/FAIL\s+code_executes\s+the code does not compile: SyntaxError: expected ':' \[line 2\]/);
   });
 
+  it("shows a failed extra check as a WARN line and exits 0 (the reference's rule); --strict makes it a FAIL and exits 1", () => {
+    const lenient = spade("env", "validate", broken("reward_out_of_range"));
+    expect(lenient.code).toBe(0);
+    expect(lenient.stdout).toMatch(/: VALID \(\w+Env\), 1 warning in \d+ ms/);
+    expect(lenient.stdout).toMatch(/WARN\s+reward_range\s+step\(.*\) gave a reward of 5; rewards should stay in \[-1, 1\]/);
+    expect(lenient.stdout).not.toContain("FAIL");
+    const json = JSON.parse(spade("env", "validate", broken("reward_out_of_range"), "--json").stdout);
+    expect(json.checks.find((check: { name: string }) => check.name === "reward_range")).toMatchObject({ ok: false, warning: true });
+    const strict = spade("env", "validate", broken("reward_out_of_range"), "--strict");
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain("INVALID");
+    expect(strict.stdout).toMatch(/FAIL\s+reward_range/);
+  });
+
   it("exits 2 for an unreadable file or bad arguments", () => {
     const missing = spade("env", "validate", join(root, "no/such/file.py"), "--json");
     expect(missing.code).toBe(2);

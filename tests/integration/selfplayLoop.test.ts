@@ -116,10 +116,11 @@ describe("the self-play loop on the reference schedule", () => {
     }
     // Different skills: each game is alone in its skill, so its centred advantage is 0 (x 32).
     for (const env of envs) expect(getDesignerAdvantage(db, env.id)).toMatchObject({ advantage: 0, masked: false });
-    // Memory: both games (no novelty gate in the recipe), with the window's win rate and signed regret.
+    // Memory: both games (no novelty gate in the recipe), with the regeneration rollout's win rate (as the reference) and signed regret.
     const memory = listMemory(db, runId, { inMemoryOnly: true });
     expect(memory.map((m) => m.environmentId).sort()).toEqual(envs.map((e) => e.id).sort());
-    expect(memory[0]!.winRate).toBe(getEnvStats(db, memory[0]!.environmentId)!.winRate);
+    const firstRollout = listScheduledPlays(db, memory[0]!.environmentId).filter((p) => !p.hinted && p.rollout === 0);
+    expect(memory[0]!.winRate).toBe(firstRollout.filter((p) => p.return > 0).length / firstRollout.length);
     expect(getMetrics(db, runId).map((m) => m.metrics.regeneration)).toEqual([1, 0, 0]);
     expect(getRun(db, runId)!.iterationsCompleted).toBe(config.iterations);
   });

@@ -44,4 +44,32 @@ describe("the hint writer", () => {
     expect(getSampledTokens(db, "hints", id)).toEqual({ promptTokenIds: [1, 2, 3], tokenIds: [9, 8], tokenLogprobs: [-0.5, -0.25], sampling: { temperature: 0.3, seed: 7 } });
     db.close();
   });
+
+  it("asks again on an empty reply, up to three calls in all with a new seed each, as the reference's writer retries", async () => {
+    const replies = ["", "   ", "Count the doors first."];
+    const requests: ChatRequest[] = [];
+    const backend: LlmBackend = {
+      name: "scripted",
+      parallelism: 1,
+      adapter: null,
+      async chat(request) {
+        requests.push(request);
+        return { text: replies[requests.length - 1] ?? "unexpected", reasoning: null, finishReason: "stop", promptTokens: 3, completionTokens: 1 };
+      },
+      async dispose() {},
+    };
+    const written = await writeHint(backend, "class AEnv: pass", "\\boxed{4}", sampling);
+    expect(written).toMatchObject({ text: "Count the doors first.", empty: false, calls: 3 });
+    expect(requests.map((request) => request.sampling?.seed)).toEqual([7, 8, 9]);
+  });
+
+  it("gives up after three empty replies: no hint, marked empty, the last reply kept", async () => {
+    const { backend, requests } = recordingBackend({ text: "" });
+    const written = await writeHint(backend, "class AEnv: pass", "\\boxed{4}", sampling);
+    expect(written).toMatchObject({ text: "", empty: true, calls: 3, rawReply: "" });
+    expect(requests).toHaveLength(3);
+    const once = recordingBackend({});
+    expect(await writeHint(once.backend, "class AEnv: pass", "\\boxed{4}", sampling)).toMatchObject({ empty: false, calls: 1 });
+    expect(once.requests).toHaveLength(1);
+  });
 });

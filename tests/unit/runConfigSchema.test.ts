@@ -47,8 +47,8 @@ describe("run config parsing", () => {
   it("fills the recipe's defaults in code after checking the shape", () => {
     const games = parseRunConfig(base, "run.json");
     const toolUse = parseRunConfig({ ...base, recipe: "spade-tool-use" }, "run.json");
-    expect([games.regenerationInterval, games.skillsPerRegen, games.reward.scale, games.designer.toolUse]).toEqual([4, 3, 32, false]);
-    expect([toolUse.regenerationInterval, toolUse.skillsPerRegen, toolUse.reward.scale, toolUse.designer.toolUse]).toEqual([8, null, 50, true]);
+    expect([games.regenerationInterval, games.skillsPerRegen, games.reward.scale, games.designer.toolUse]).toEqual([4, 3, "auto", false]);
+    expect([toolUse.regenerationInterval, toolUse.skillsPerRegen, toolUse.reward.scale, toolUse.designer.toolUse]).toEqual([8, null, "auto", true]);
     expect(parseRunConfig({ ...base, designer: { skills: ["a", "b"] }, skillsPerRegen: 2 }, "run.json").skillsPerRegen).toBe(2);
   });
 

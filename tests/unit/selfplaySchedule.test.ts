@@ -135,7 +135,8 @@ describe("the delayed designer reward (worked example)", () => {
     near(scoreBatch(timed, at32(parse().reward), new Map())[0]!.reward, 0.94);
     near(scoreBatch(timed, at32(parse({ reward: { timeoutInBlend: true } }).reward), new Map())[0]!.reward, -0.5);
     near(scoreBatch(timed, at32(parse({ reward: { kind: "regret" } }).reward), new Map())[0]!.reward, -0.5);
-    near(scoreBatch(games.slice(0, 1), at32(parse({ reward: { kind: "regret" } }).reward), new Map())[0]!.reward, 1);
+    // regret_based: hinted mean .75 - the whole window's unhinted mean .375, not divided by .15.
+    near(scoreBatch(games.slice(0, 1), at32(parse({ reward: { kind: "regret" } }).reward), new Map())[0]!.reward, 0.375);
   });
   it("learning potential: |game mean - slow EMA| after updating the skill's tracker with the batch's mean", () => {
     // An earlier batch left skill A at 0.5. This batch's A mean is (3 + 1) / 16 = .25:

@@ -1,17 +1,19 @@
-import type { PlayReport, ValidationReport } from "../../../shared/environment.js";
+import { validationWarnings, type PlayReport, type ValidationReport } from "../../../shared/environment.js";
 
 function indent(text: string, prefix = "    "): string {
   return text.split("\n").map((line) => prefix + line).join("\n");
 }
 
-/** `spade env validate` without --json: one line per check. */
+/** `spade env validate` without --json: one line per check; a failed extra check is a WARN line, not a FAIL. */
 export function formatValidationReport(file: string, report: ValidationReport): string {
   const verdict = report.valid ? "VALID" : "INVALID";
-  const lines = [`${file}: ${verdict}${report.className ? ` (${report.className})` : ""} in ${report.durationMs} ms`];
+  const warnings = validationWarnings(report).length;
+  const warned = warnings === 0 ? "" : `, ${warnings} warning${warnings === 1 ? "" : "s"}`;
+  const lines = [`${file}: ${verdict}${report.className ? ` (${report.className})` : ""}${warned} in ${report.durationMs} ms`];
   const width = Math.max(...report.checks.map((check) => check.name.length), 0);
   for (const check of report.checks) {
     const where = check.line === undefined ? "" : ` [line ${check.line}]`;
-    lines.push(`  ${check.ok ? "PASS" : "FAIL"}  ${check.name.padEnd(width)}  ${check.detail}${where}`);
+    lines.push(`  ${check.ok ? "PASS" : check.warning ? "WARN" : "FAIL"}  ${check.name.padEnd(width)}  ${check.detail}${where}`);
   }
   return lines.join("\n") + "\n";
 }

@@ -34,6 +34,7 @@ export const reportCommand: Command = {
           ? `win ${fmt(env.winRate)} hinted ${fmt(env.hintWinRate)} regret ${fmt(env.regret)} reward ${fmt(env.designerReward)}${env.novel === false ? " duplicate" : ""}`
           : `invalid: ${env.validationError ?? "?"}`;
         process.stdout.write(`  #${env.id} it${env.iteration} slot${env.slot}.${env.attempt} ${env.className ?? "-"}: ${stats}\n`);
+        for (const warning of env.validationWarnings ?? []) process.stdout.write(`      warning| ${warning}\n`);
         if (env.replyHead) process.stdout.write(env.replyHead.split("\n").map((line) => `      reply| ${line}\n`).join(""));
       }
       if (run.diagnosis) process.stdout.write(`  diagnosis: ${run.diagnosis.message}\n`);

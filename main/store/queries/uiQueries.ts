@@ -26,7 +26,7 @@ export function removeFromMemory(db: WritableDb, environmentId: number): boolean
   return statement(db, `UPDATE memory SET in_memory = 0, pinned = 0, evicted_at = coalesce(evicted_at, ?) WHERE environment_id = ?`).run(Date.now(), environmentId).changes === 1;
 }
 
-/** A designer attempt's outcome for the run diagnosis: validity, error and the first failing check's name. */
+/** A designer attempt's outcome for the run diagnosis: validity, error and the first failing check's name (warnings aside). */
 export interface AttemptOutcomeRow {
   valid: boolean;
   error: string | null;
@@ -38,10 +38,20 @@ export function listAttemptOutcomes(db: ReadonlyDb, runId: number, limit: number
   const rows = statement(
     db,
     `SELECT e.valid, e.validation_error,
-       (SELECT json_extract(c.value, '$.name') FROM json_each(e.validation, '$.checks') c WHERE json_extract(c.value, '$.ok') = 0 LIMIT 1) AS failed_check
+       (SELECT json_extract(c.value, '$.name') FROM json_each(e.validation, '$.checks') c WHERE json_extract(c.value, '$.ok') = 0 AND coalesce(json_extract(c.value, '$.warning'), 0) = 0 LIMIT 1) AS failed_check
      FROM environments e WHERE e.run_id = ? AND e.source IN ('designer', 'repair', 'fixed') ORDER BY e.id DESC LIMIT ?`,
   ).all(runId, limit) as { valid: number; validation_error: string | null; failed_check: string | null }[];
   return rows.map((row) => ({ valid: row.valid === 1, error: row.validation_error, failedCheck: row.failed_check }));
+}
+
+/** The warnings of an environment's stored validation (failed extra checks that did not invalidate it), as "check: detail". */
+export function listValidationWarnings(db: ReadonlyDb, environmentId: number): string[] {
+  return statement(
+    db,
+    `SELECT json_extract(c.value, '$.name') || ': ' || json_extract(c.value, '$.detail')
+     FROM environments e, json_each(e.validation, '$.checks') c
+     WHERE e.id = ? AND json_extract(c.value, '$.ok') = 0 AND coalesce(json_extract(c.value, '$.warning'), 0) = 1`,
+  ).pluck().all(environmentId) as string[];
 }
 
 /** An attempt's raw designer reply, without loading its prompt (for `spade report`'s text output). */

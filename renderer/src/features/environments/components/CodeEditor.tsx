@@ -27,7 +27,7 @@ export function CodeEditor({ initialValue, onChange, markers }: { initialValue: 
         startColumn: 1,
         endColumn: model.getLineMaxColumn(marker.line),
         message: marker.message,
-        severity: monaco.MarkerSeverity.Error,
+        severity: marker.severity === "warning" ? monaco.MarkerSeverity.Warning : monaco.MarkerSeverity.Error,
       })),
     );
   }, [markers, mounted]);
