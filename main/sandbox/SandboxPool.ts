@@ -1,11 +1,13 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { freemem, tmpdir } from "node:os";
 import { join } from "node:path";
 import { resourcePath } from "../paths.js";
 import { SandboxUnconfinedError, unconfinedAllowedByEnvironment, type ConfinementMode } from "./confinement/chooseConfinement.js";
 import type { EnvSession } from "./EnvSession.js";
-import { SandboxCrashedError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
-import type { RepairResult } from "./protocol.js";
+import { checkedToolSchemas } from "./checkedToolSchemas.js";
+import { EnvironmentContractError, SandboxCrashedError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
+import type { OpenResult, RepairResult } from "./protocol.js";
 import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessReply, SandboxEnvSession, type SessionLimits } from "./SandboxEnvSession.js";
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
@@ -89,6 +91,8 @@ let warnedUnconfined = false;
 /** Memory assumed per sandbox before one was measured, in MiB. */
 const ASSUMED_PROCESS_MB = 160;
 const SAMPLES = 256;
+/** How many environments' first open answers the pool remembers (oldest forgotten first). */
+const MAX_REMEMBERED_OPEN_ANSWERS = 4096;
 /** An environment's idle process may be ended for the warm set after this long without a play, in ms. */
 const STALE_IDLE_MS = 1000;
 
@@ -127,6 +131,8 @@ export class SandboxPool {
   private readonly memorySamples: number[] = [];
   private readonly freshWaits: number[] = [];
   private readonly resets: number[] = [];
+  /** The first successful open's answer per code (hashes), that every later open must repeat. */
+  private readonly firstOpenAnswers = new Map<string, string>();
   private readonly memoryBoundCapacity: boolean;
   private readonly wantedCapacity: number;
   private recheck: NodeJS.Timeout | null = null;
@@ -280,7 +286,39 @@ export class SandboxPool {
       await session.close();
       throw harnessErrorToException(response.error);
     }
+    const inconsistent = this.checkOpenAnswer(code, opened);
+    if (inconsistent) {
+      await session.close();
+      throw inconsistent;
+    }
     return session;
+  }
+
+  /**
+   * Every open of the same code must answer as its first successful open did (class, kind, tool
+   * schemas, hint): an environment whose `get_tools()` or class changes between opens is that
+   * environment's error. Well-formed tool schemas are checked at every open. Returns the error, or
+   * null when the answer is consistent (the first answer is remembered).
+   */
+  private checkOpenAnswer(code: string, opened: OpenResult): EnvironmentContractError | null {
+    try {
+      checkedToolSchemas(opened.tools, opened.className);
+    } catch (error) {
+      return error as EnvironmentContractError;
+    }
+    const key = createHash("sha256").update(code).digest("base64");
+    const answer = createHash("sha256").update(JSON.stringify([opened.className, opened.kind, opened.tools, opened.hasHint])).digest("base64");
+    const first = this.firstOpenAnswers.get(key);
+    if (first === undefined) {
+      if (this.firstOpenAnswers.size >= MAX_REMEMBERED_OPEN_ANSWERS) this.firstOpenAnswers.delete(this.firstOpenAnswers.keys().next().value as string);
+      this.firstOpenAnswers.set(key, answer);
+      return null;
+    }
+    if (first === answer) return null;
+    const error = new EnvironmentContractError("open", `open answered differently from this environment's first open (class ${opened.className}, kind ${opened.kind}, ${opened.tools === null ? "no tools" : `${opened.tools.length} tool schemas`}); the class, get_tools() and hint() must not change between instances`);
+    error.stage = "reopen";
+    error.className = opened.className;
+    return error;
   }
 
   /**

@@ -57,6 +57,8 @@ interface EnvironmentProbe {
   observation: string;
   hint: string | null;
   solution: string;
+  /** Why the probe failed (the environment raised, hung or answered wrongly), else null. */
+  failure: string | null;
 }
 
 /** What one slot of an iteration knows as its units finish. */
@@ -361,13 +363,25 @@ export class SelfPlayLoop {
   private probe(envId: number, code: string): Promise<EnvironmentProbe> {
     let cached = this.probeCache.get(envId);
     if (!cached) {
-      cached = (async () => {
-        const session = await this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+      // Environment code: whatever it does (raise, hang, answer the wrong type) is this
+      // environment's recorded failure, never the run's.
+      cached = (async (): Promise<EnvironmentProbe> => {
+        let where = "open";
         try {
-          const { observation } = await session.reset(NOVELTY_PROBE_SEED);
-          return { observation, hint: await session.hint(), solution: await session.solution() };
-        } finally {
-          await session.close();
+          const session = await this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+          try {
+            where = `reset(seed=${NOVELTY_PROBE_SEED})`;
+            const { observation } = await session.reset(NOVELTY_PROBE_SEED);
+            where = "hint()";
+            const hint = await session.hint();
+            where = "solution()";
+            return { observation, hint, solution: await session.solution(), failure: null };
+          } finally {
+            await session.close();
+          }
+        } catch (error) {
+          if (this.deps.signal?.aborted) throw error;
+          return { observation: "", hint: null, solution: "", failure: `the probe of environment ${envId} failed at ${where}: ${error instanceof Error ? error.message : String(error)}` };
         }
       })();
       this.probeCache.set(envId, cached);
@@ -406,7 +420,11 @@ export class SelfPlayLoop {
     const { db, backend } = this.deps;
     const stored = getHint(db, env.id);
     if (stored) return stored.text;
-    const { hint: own, solution } = await this.probe(env.id, env.code!);
+    const { hint: own, solution, failure } = await this.probe(env.id, env.code!);
+    if (failure !== null) {
+      putRunNote(db, this.runId, env.iteration ?? 0, `probe failed ${env.id}`, `${failure}; the hint writer's hint is used`);
+      this.emit({ type: "note", runId: this.runId, iteration: env.iteration ?? 0, kind: "probe failed", text: failure });
+    }
     // Deviation `hint.useEnvHint`: the environment's own hint, through the same leak check as a
     // written one (an environment must not buy regret by revealing its answer). A fixed pool has no
     // designer side at all, so its environments' own hints come first there.

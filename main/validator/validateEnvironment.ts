@@ -143,7 +143,7 @@ function recordOpenFailure(run: ValidationRun, error: unknown): void {
     if (stage === "construct") run.fail("constructs", `${className ?? "the class"}() raised ${exception}`, line);
     else {
       run.pass("constructs", `${className ?? "the class"}() was created`);
-      run.fail("tool_schemas", `get_tools() raised ${exception}`, line);
+      run.fail("tool_schemas", error instanceof EnvironmentContractError ? error.message : `get_tools() raised ${exception}`, line);
     }
   } else {
     // A timeout, the memory limit or a crash while the code ran or the class was created.
