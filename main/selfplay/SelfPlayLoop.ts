@@ -425,13 +425,20 @@ export class SelfPlayLoop {
       putRunNote(db, this.runId, env.iteration ?? 0, `probe failed ${env.id}`, `${failure}; the hint writer's hint is used`);
       this.emit({ type: "note", runId: this.runId, iteration: env.iteration ?? 0, kind: "probe failed", text: failure });
     }
-    // Deviation `hint.useEnvHint`: the environment's own hint, through the same leak check as a
-    // written one (an environment must not buy regret by revealing its answer). A fixed pool has no
-    // designer side at all, so its environments' own hints come first there.
+    // Deviation `hint.useEnvHint`: the environment's own hint. An environment must not buy regret
+    // with it: it is used only when the environment's own solution verifiably solved the game in
+    // validation (so the leak check compares with the true answer) and the hint does not reveal
+    // that solution; otherwise the hint writer's hint is used. A fixed pool has no designer side
+    // at all, so its environments' own hints come first there.
     if ((this.config.hint.useEnvHint || this.config.designer.kind === "fixed") && own !== null && own.trim() !== "") {
+      const verified = env.validation?.solutionPlay?.solves === true;
       const screened = screenHint(own.trim(), solution);
-      insertHint(db, { environmentId: env.id, source: "env", text: screened.text });
-      return screened.text;
+      if (verified && !screened.leaked) {
+        insertHint(db, { environmentId: env.id, source: "env", text: screened.text });
+        return screened.text;
+      }
+      const why = verified ? "it reveals the solution" : `its solution() does not verifiably solve the game (${env.validation?.solutionPlay?.detail ?? "not played in validation"})`;
+      putRunNote(db, this.runId, env.iteration ?? 0, `own hint refused ${env.id}`, `the own hint() of environment ${env.id} is not used: ${why}; the hint writer's hint is used`);
     }
     try {
       const sampling = { temperature: this.config.hint.temperature, maxTokens: this.config.hint.maxTokens, seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0) };

@@ -30,6 +30,8 @@ export function describeError(error: unknown): { detail: string; line?: number }
 export class ValidationRun {
   readonly checks: ValidationCheck[] = [];
   className: string | null = null;
+  /** Whether the environment's own solution solves it, once played. */
+  solutionPlay: ValidationReport["solutionPlay"] = undefined;
   private readonly started = performance.now();
 
   get failed(): boolean {
@@ -64,6 +66,7 @@ export class ValidationRun {
       checks: this.checks,
       error: firstFailure ? firstFailure.detail : null,
       durationMs: Math.round(performance.now() - this.started),
+      ...(this.solutionPlay ? { solutionPlay: this.solutionPlay } : {}),
     };
   }
 }

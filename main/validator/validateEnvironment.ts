@@ -2,6 +2,7 @@ import type { StepResult, ToolSchema, ValidationReport } from "../../shared/envi
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import { EnvironmentCodeError, EnvironmentContractError } from "../sandbox/errors.js";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
+import { playSolution } from "./playSolution.js";
 import { CheckFailure, describeError, endsSession, ValidationRun } from "./ValidationRun.js";
 import { createRng, deriveSeed } from "../util/seededRandom.js";
 
@@ -80,6 +81,8 @@ export async function validateEnvironment(pool: SandboxPool, code: string, optio
   let trajectories: string[];
   try {
     trajectories = await runSessionChecks(run, session, probes);
+    // Recorded, not checked: whether the environment's own solution solves it (its hint is trusted only then).
+    if (!run.failed) run.solutionPlay = await playSolution(session, 42);
   } finally {
     await session.close();
   }
