@@ -92,10 +92,10 @@ describe("no environment can end a run", () => {
     const malformed = byClass("ToolsMalformedEnv");
     expect(malformed.env.valid).toBe(false);
     expect(malformed.env.validationError).toMatch(/get_tools\(\) entry 0 \("lookup"\): function.parameters must be an object/);
-    // Its answer changes at the second open in a process: in validation (invalid) or in a play (that play's error).
+    // Its answer would change at the next open if any process state survived one: none does, so every open answers alike.
     const changing = byClass("OpenChangesEnv");
-    const changed = [changing.env.validationError, ...changing.episodes.map((episode) => episode.error)].filter((error) => error?.includes("open answered differently from this environment's first open"));
-    expect(changed.length).toBeGreaterThan(0);
-    for (const episode of changing.episodes) if (episode.error) expect(episode.error).toMatch(/^open failed: /);
+    expect(changing.env.valid).toBe(true);
+    expect(changing.episodes.length).toBeGreaterThan(0);
+    for (const episode of changing.episodes) expect(episode.error ?? "").not.toMatch(/open/);
   }, 480_000);
 });
