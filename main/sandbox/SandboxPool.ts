@@ -54,6 +54,8 @@ export interface OpenOptions {
   callTimeoutMs?: number;
   /** An overall deadline (epoch ms): every call of the session, `open` included, ends by then at the latest. Defaults to none. */
   deadlineAt?: number;
+  /** Open in a never-used process, not in one this code already ran in (validation's replay). Defaults to false. */
+  freshProcess?: boolean;
 }
 
 export interface SandboxPoolStats {
@@ -82,6 +84,8 @@ export interface SandboxPoolStats {
 
 interface Waiter {
   code: string;
+  /** Only a never-used process will do (a replay that must not share a process with earlier plays). */
+  freshOnly: boolean;
   resolve: (process: SandboxProcess) => void;
   reject: (error: Error) => void;
 }
@@ -254,7 +258,7 @@ export class SandboxPool {
       maxObservationChars: this.options.maxObservationChars,
       deadlineAt: options.deadlineAt ?? null,
     };
-    const process = await this.acquire(code, limits.deadlineAt);
+    const process = await this.acquire(code, limits.deadlineAt, options.freshProcess === true);
     const reused = process.sessions > 0;
     process.boundCode = code;
     process.sessions++;
@@ -365,10 +369,10 @@ export class SandboxPool {
   }
 
   /** A process for `code`: its own idle one, else a never-used one; waits when neither exists and no room is left. */
-  private acquire(code: string, deadlineAt: number | null): Promise<SandboxProcess> {
+  private acquire(code: string, deadlineAt: number | null, freshOnly = false): Promise<SandboxProcess> {
     if (this.disposed) return Promise.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
     if (this.broken && this.live.size + this.starting === 0) return Promise.reject(this.broken);
-    const own = this.idle.findIndex((process) => process.boundCode === code);
+    const own = freshOnly ? -1 : this.idle.findIndex((process) => process.boundCode === code);
     if (own >= 0) return Promise.resolve(this.idle.splice(own, 1)[0] as SandboxProcess);
     const started = performance.now();
     if (this.fresh.length > 0) {
@@ -380,6 +384,7 @@ export class SandboxPool {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         code,
+        freshOnly,
         resolve: (process) => {
           if (process.boundCode === null) pushSample(this.freshWaits, performance.now() - started);
           resolve(process);
@@ -415,7 +420,7 @@ export class SandboxPool {
       return;
     }
     process.lastUsed = performance.now();
-    const index = this.waiters.findIndex((waiter) => waiter.code === process.boundCode);
+    const index = this.waiters.findIndex((waiter) => !waiter.freshOnly && waiter.code === process.boundCode);
     if (index >= 0) {
       const [waiter] = this.waiters.splice(index, 1);
       waiter?.resolve(process);
@@ -429,7 +434,7 @@ export class SandboxPool {
   private topUp(): void {
     if (this.disposed) return;
     while (this.fresh.length > 0) {
-      const index = this.waiters.findIndex((waiter) => !this.idle.some((process) => process.boundCode === waiter.code));
+      const index = this.waiters.findIndex((waiter) => waiter.freshOnly || !this.idle.some((process) => process.boundCode === waiter.code));
       if (index < 0) break;
       const [waiter] = this.waiters.splice(index, 1);
       waiter?.resolve(this.fresh.shift() as SandboxProcess);

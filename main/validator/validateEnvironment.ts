@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import type { StepResult, ToolSchema, ValidationReport } from "../../shared/environment.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import { EnvironmentCodeError, EnvironmentContractError } from "../sandbox/errors.js";
@@ -15,6 +16,17 @@ export interface ValidateOptions {
   randomProbes?: number;
   /** Seed of the random probe actions. Defaults to a hash of the code. */
   probeSeed?: number;
+  /**
+   * Reset seeds checked besides 42 and 123 (their trajectories must work and repeat in the fresh
+   * replay), so a game cannot pass by behaving only on the public seeds. Defaults to 2 secret
+   * seeds drawn from the operating system's entropy at every validation.
+   */
+  secretSeeds?: number[];
+}
+
+/** Two secret reset seeds, new at every validation. */
+function drawSecretSeeds(): number[] {
+  return [randomInt(1, 2 ** 31), randomInt(1, 2 ** 31)];
 }
 
 /** SPADE's probe actions. */
@@ -78,15 +90,16 @@ export async function validateEnvironment(pool: SandboxPool, code: string, optio
   run.pass("code_executes", "the code compiles and runs");
   run.pass("single_env_class", `found ${session.className}`);
   run.pass("constructs", `${session.className}() was created`);
+  const seeds = [42, 123, ...(options.secretSeeds ?? drawSecretSeeds())];
   let trajectories: string[];
   try {
-    trajectories = await runSessionChecks(run, session, probes);
+    trajectories = await runSessionChecks(run, session, probes, seeds);
     // Recorded, not checked: whether the environment's own solution solves it (its hint is trusted only then).
     if (!run.failed) run.solutionPlay = await playSolution(session, 42);
   } finally {
     await session.close();
   }
-  if (!run.failed && trajectories.length > 0) await checkDeterminism(run, pool, code, probes, trajectories, deadlineAt);
+  if (!run.failed && trajectories.length > 0) await checkDeterminism(run, pool, code, probes, seeds, trajectories, deadlineAt);
   return run.report();
 }
 
@@ -101,24 +114,28 @@ async function trajectory(session: EnvSession, seed: number, probes: string[]): 
   return JSON.stringify(steps);
 }
 
-/** The trajectories of seeds 42 and 123 again, in a fresh play (pristine interpreter): they must repeat exactly. */
-async function checkDeterminism(run: ValidationRun, pool: SandboxPool, code: string, probes: string[], first: string[], deadlineAt: number): Promise<void> {
+/**
+ * The trajectories of every validation seed again, in a fresh process (nothing of the first plays
+ * can carry over): they must repeat exactly.
+ */
+async function checkDeterminism(run: ValidationRun, pool: SandboxPool, code: string, probes: string[], seeds: number[], first: string[], deadlineAt: number): Promise<void> {
   await run.check("deterministic", async () => {
-    const session = await pool.open(code, { deadlineAt });
+    const session = await pool.open(code, { deadlineAt, freshProcess: true });
     try {
-      for (const [index, seed] of [42, 123].entries()) {
+      for (const [index, seed] of seeds.entries()) {
+        const shown = index < 2 ? String(seed) : "a secret seed";
         const again = await trajectory(session, seed, probes);
         if (again !== first[index]) {
           const a = first[index] ?? "";
           let at = 0;
           while (at < a.length && a[at] === again[at]) at++;
           throw new CheckFailure(
-            `the same seed (${seed}) and actions gave a different trajectory in a fresh play (first difference near ${quote(again.slice(Math.max(0, at - 20), at + 40))}); ` +
+            `the same seed (${shown}) and actions gave a different trajectory in a fresh play (first difference near ${quote(again.slice(Math.max(0, at - 20), at + 40))}); ` +
               "derive every random choice from the reset seed, not from the clock, os.urandom, id() or state kept between episodes",
           );
         }
       }
-      return "seeds 42 and 123 give the same trajectories in a fresh play";
+      return `seeds 42, 123 and ${seeds.length - 2} secret seeds give the same trajectories in a fresh process`;
     } finally {
       await session.close();
     }
@@ -155,7 +172,7 @@ function recordOpenFailure(run: ValidationRun, error: unknown): void {
 }
 
 /** Runs the checks on an open session; returns the seed 42 and 123 trajectories when every check passed. */
-async function runSessionChecks(run: ValidationRun, session: EnvSession, probes: string[]): Promise<string[]> {
+async function runSessionChecks(run: ValidationRun, session: EnvSession, probes: string[], seeds: number[]): Promise<string[]> {
   const observations: Array<{ what: string; observation: string }> = [];
   const probeResults: Array<{ action: string; step: StepResult }> = [];
   const steps: Array<[string, () => Promise<string>]> = [];
@@ -230,13 +247,17 @@ async function runSessionChecks(run: ValidationRun, session: EnvSession, probes:
     });
     if (!ok || sessionEnded) return [];
   }
-  try {
-    return [await trajectory(session, 42, probes), await trajectory(session, 123, probes)];
-  } catch (error) {
-    const { detail, line } = describeError(error);
-    run.fail("deterministic", `replaying the probe trajectories failed: ${detail}`, line);
-    return [];
+  const trajectories: string[] = [];
+  for (const [index, seed] of seeds.entries()) {
+    try {
+      trajectories.push(await trajectory(session, seed, probes));
+    } catch (error) {
+      const { detail, line } = describeError(error);
+      run.fail("deterministic", `playing the probe trajectory of ${index < 2 ? `seed ${seed}` : "a secret seed"} failed: ${detail}`, line);
+      return [];
+    }
   }
+  return trajectories;
 }
 
 function checkTools(tools: ToolSchema[] | null): string {

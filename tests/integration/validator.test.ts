@@ -85,14 +85,14 @@ describe("validateEnvironment", () => {
     expect(report.error).toContain("ValueError");
   });
 
-  it("makes os.urandom, SystemRandom, secrets and time deterministic from the seed, and catches the wall clock", async () => {
+  it("makes os.urandom, SystemRandom, secrets, time and the wall clock deterministic from the seed", async () => {
     const seeded = await validateEnvironment(pool, hostile("urandom_game"));
     expect(seeded.error).toBeNull();
     expect(seeded.checks.at(-1)).toMatchObject({ name: "deterministic", ok: true });
+    // datetime.now() reads the sandbox's virtual clock: the same in every play with the same seed.
     const clock = await validateEnvironment(pool, hostile("wall_clock_game"));
-    expect(clock.valid).toBe(false);
-    expect(clock.checks.at(-1)?.name).toBe("deterministic");
-    expect(clock.error).toContain("different trajectory");
+    expect(clock.error).toBeNull();
+    expect(clock.checks.at(-1)).toMatchObject({ name: "deterministic", ok: true });
   });
 
   it("refuses lying objects in the 5-tuple: a float subclass reward, a str subclass observation", async () => {
