@@ -22,6 +22,8 @@ export interface ValidateOptions {
    * seeds drawn from the operating system's entropy at every validation.
    */
   secretSeeds?: number[];
+  /** Time for playing the environment's own solution after the checks (recorded, never a check), in ms. Defaults to 5000. */
+  solutionPlayMs?: number;
 }
 
 /** Two secret reset seeds, new at every validation. */
@@ -94,13 +96,29 @@ export async function validateEnvironment(pool: SandboxPool, code: string, optio
   let trajectories: string[];
   try {
     trajectories = await runSessionChecks(run, session, probes, seeds);
-    // Recorded, not checked: whether the environment's own solution solves it (its hint is trusted only then).
-    if (!run.failed) run.solutionPlay = await playSolution(session, 42);
   } finally {
     await session.close();
   }
   if (!run.failed && trajectories.length > 0) await checkDeterminism(run, pool, code, probes, seeds, trajectories, deadlineAt);
+  // Recorded, not checked, after every check so it cannot change one: whether the environment's
+  // own solution solves it (its hint is trusted only then), within a short budget of its own.
+  if (!run.failed) run.solutionPlay = await recordSolutionPlay(pool, code, Math.min(deadlineAt, Date.now() + (options.solutionPlayMs ?? 5000)));
   return run.report();
+}
+
+/** Plays the environment's own solution from reset(seed=42) in a session of its own; never throws. */
+async function recordSolutionPlay(pool: SandboxPool, code: string, deadlineAt: number): Promise<{ solves: boolean; detail: string }> {
+  let session: EnvSession;
+  try {
+    session = await pool.open(code, { deadlineAt });
+  } catch (error) {
+    return { solves: false, detail: `playing the solution failed: ${describeError(error).detail}` };
+  }
+  try {
+    return await playSolution(session, 42);
+  } finally {
+    await session.close();
+  }
 }
 
 /** One short trajectory as text: reset(seed) then the probe actions until the episode ends. */
