@@ -80,10 +80,11 @@ describe("no environment can end a run", () => {
     }
     expect(byClass("SolutionHangsEnv").notes.join("\n")).toMatch(/timeout/);
 
-    // Plays: a reset that lies in plays only, and a step with values beyond every limit.
+    // A reset that lies on every seed but the public and probe ones: caught by validation's secret seeds.
     const lying = byClass("ResetLiesInPlayEnv");
-    expect(lying.episodes.length).toBeGreaterThan(0);
-    for (const episode of lying.episodes) expect(episode.error).toMatch(/^reset\(seed=\d+\) failed: .*observation/);
+    expect(lying.env.valid).toBe(false);
+    expect(lying.env.validationError).toMatch(/^playing the probe trajectory of a secret seed failed: .*observation/);
+    // A step with values beyond every limit, only for the agent's word: that play's recorded error.
     const huge = byClass("StepHugeValuesEnv");
     expect(huge.episodes.length).toBeGreaterThan(0);
     for (const episode of huge.episodes) expect(episode.error).toMatch(/step\(\) failed on turn 0: .*reward/);
