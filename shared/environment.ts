@@ -54,6 +54,12 @@ export interface ValidationReport {
   /** The first failing check's message (warnings aside); contains `timeout` or `memory` for those failures. */
   error: string | null;
   durationMs: number;
+  /**
+   * Whether `solution()`, played from `reset(seed=42)`, solves the game (the last step terminates
+   * with reward 1): true, false, or absent when validation did not get that far. A record, not a
+   * check: an environment's own hint is used only when this is true.
+   */
+  solutionPlay?: { solves: boolean; detail: string };
 }
 
 export interface PlayedStep extends StepResult {

@@ -71,6 +71,9 @@ export interface PlayEpisodeOptions {
   signal?: AbortSignal;
 }
 
+/** The most characters of `info` (as JSON, reset included) an episode stores; a step's info past it is dropped and says so. */
+export const EPISODE_INFO_BUDGET_CHARS = 262_144;
+
 /** Derives the sampling seed of one turn from the episode seed (uint32, reproducible). */
 export function turnSeed(episodeSeed: number, turn: number): number {
   return (Math.imul(episodeSeed ^ 0x5bd1e995, 0x01000193) + Math.imul(turn + 1, 0x9e3779b1)) >>> 0;
@@ -144,7 +147,18 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
       return { failed, stop };
     }
   };
-  const record = (index: number, messages: ChatMessage[], reply: ChatResult, latencyMs: number, action: string, result: StepResult): void => {
+  let infoChars = JSON.stringify(resetInfo).length;
+  /** A step's info within the episode's storage budget, or a note that it was dropped (info costs no tokens, so it is budgeted here). */
+  const budgeted = (info: StepResult["info"]): StepResult["info"] => {
+    const size = JSON.stringify(info).length;
+    if (infoChars + size <= EPISODE_INFO_BUDGET_CHARS) {
+      infoChars += size;
+      return info;
+    }
+    return { infoCut: `info of ${size} characters dropped: the episode's info budget of ${EPISODE_INFO_BUDGET_CHARS} characters is spent` };
+  };
+  const record = (index: number, messages: ChatMessage[], reply: ChatResult, latencyMs: number, action: string, stepped: StepResult): void => {
+    const result = { ...stepped, info: budgeted(stepped.info) };
     turns.push({
       index,
       // What was sent, in full: the store keeps only what is not the plain continuation.

@@ -1,6 +1,7 @@
 import type { SamplingOptions } from "../../shared/llm.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
+import { SandboxTimeoutError } from "../sandbox/errors.js";
 import { mapWithConcurrency } from "../util/mapWithConcurrency.js";
 import { playEpisode, type AgentProtocol } from "./playEpisode.js";
 import type { RecordedEpisode } from "./RecordedEpisode.js";
@@ -51,10 +52,26 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
   const episodes: RecordedEpisode[] = [];
   const playOne = async (spec: PlaySpec): Promise<RecordedEpisode> => {
     if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
-    const session = await options.open();
-    let episode: RecordedEpisode;
+    const episode = await playContained(spec);
+    episodes.push(episode);
+    await options.onEpisode?.(episode);
+    return episode;
+  };
+  /**
+   * One play whose every failure of the environment (its open, or anything done with what it
+   * answered) is that play's recorded error: no environment ends the batch, let alone the run.
+   */
+  const playContained = async (spec: PlaySpec): Promise<RecordedEpisode> => {
+    const startedAt = Date.now();
+    let session: EnvSession;
     try {
-      episode = await playEpisode({
+      session = await options.open();
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      return failedEpisode(spec, options, `open failed: ${describe(error)}`, error instanceof SandboxTimeoutError, startedAt);
+    }
+    try {
+      return await playEpisode({
         session,
         backend: options.backend,
         seed: spec.seed,
@@ -67,13 +84,13 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
         protocol: options.protocol,
         signal: options.signal,
       });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      return failedEpisode(spec, options, `the play failed on what the environment answered: ${describe(error)}`, error instanceof SandboxTimeoutError, startedAt);
     } finally {
       // Closed before the episode is stored: the sandbox restores its interpreter meanwhile.
-      await session.close();
+      await session.close().catch(() => undefined);
     }
-    episodes.push(episode);
-    await options.onEpisode?.(episode);
-    return episode;
   };
   for (const canary of canaries) {
     const episode = await playOne(canary);
@@ -82,4 +99,28 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
   await mapWithConcurrency(rest, options.concurrency ?? options.backend.parallelism, playOne);
   episodes.sort((a, b) => Number(b.canary) - Number(a.canary) || Number(a.hinted) - Number(b.hinted) || a.playIndex - b.playIndex);
   return { episodes, skipped: null };
+}
+
+/** An episode that ended before its first turn because the environment failed (its open, or a value it gave). */
+function failedEpisode(spec: PlaySpec, options: RunPlaysOptions, error: string, timedOut: boolean, startedAt: number): RecordedEpisode {
+  return {
+    seed: spec.seed,
+    hinted: spec.hinted,
+    playIndex: spec.playIndex,
+    canary: spec.canary,
+    firstObservation: "",
+    resetInfo: {},
+    turns: [],
+    return: 0,
+    totalTokens: 0,
+    adapter: options.backend.adapter,
+    error,
+    timedOut,
+    startedAt,
+    finishedAt: Date.now(),
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,5 @@
 import type { JsonObject, ResetResult, StepResult, ToolSchema } from "../../shared/environment.js";
+import { capText, TEXT_CAPS } from "./capText.js";
 import type { EnvSession } from "./EnvSession.js";
 import { EnvironmentCodeError, EnvironmentContractError, SandboxCrashedError, SandboxMemoryError, SandboxProtocolError } from "./errors.js";
 import type { ChildReply, HarnessError, HarnessResponse, OpenResult } from "./protocol.js";
@@ -22,13 +23,14 @@ export function callTimeout(limitMs: number, deadlineAt: number | null): number 
 /** Turns the harness's description of a failure into the runtime's error classes. */
 export function harnessErrorToException(error: HarnessError): Error {
   const operation = `${error.op}()`;
-  if (error.kind === "memory") return new SandboxMemoryError(operation, `Python ran out of memory (${error.exception})`);
+  if (error.kind === "memory") return new SandboxMemoryError(operation, `Python ran out of memory (${capText(error.exception, TEXT_CAPS.exception, "exception message")})`);
+  const message = capText(error.exception, TEXT_CAPS.exception, "exception message");
   const exception =
     error.kind === "contract"
-      ? new EnvironmentContractError(operation, error.exception)
-      : new EnvironmentCodeError(operation, error.exception, error.traceback, error.line ?? undefined);
+      ? new EnvironmentContractError(operation, message)
+      : new EnvironmentCodeError(operation, message, capText(error.traceback, TEXT_CAPS.traceback, "traceback"), error.line ?? undefined);
   if (typeof error.stage === "string") exception.stage = error.stage;
-  if (typeof error.className === "string") exception.className = error.className;
+  if (typeof error.className === "string") exception.className = capText(error.className, TEXT_CAPS.className, "class name");
   return exception;
 }
 
@@ -102,7 +104,7 @@ export function checkedOpenResult(value: unknown): OpenResult {
     throw new SandboxProtocolError("open", "tools is not a list of objects");
   }
   return {
-    className: checkedString(result.className, "className", "open"),
+    className: capText(checkedString(result.className, "className", "open"), TEXT_CAPS.className, "class name"),
     kind,
     tools: tools as ToolSchema[] | null,
     hasHint: checkedBoolean(result.hasHint, "hasHint", "open"),
@@ -175,13 +177,13 @@ export class SandboxEnvSession implements EnvSession {
   async hint(): Promise<string | null> {
     return this.checked("hint()", () => this.call<unknown>({ op: "hint" }, "hint()", this.limits.callTimeoutMs), (value) => {
       const hint = checkedObject(value, "the hint result", "hint()").hint;
-      return hint === null ? null : checkedString(hint, "the hint", "hint()");
+      return hint === null ? null : capText(checkedString(hint, "the hint", "hint()"), TEXT_CAPS.hint, "hint");
     });
   }
 
   async solution(): Promise<string> {
     return this.checked("solution()", () => this.call<unknown>({ op: "solution" }, "solution()", this.limits.callTimeoutMs), (value) =>
-      checkedString(checkedObject(value, "the solution result", "solution()").solution, "the solution", "solution()"),
+      capText(checkedString(checkedObject(value, "the solution result", "solution()").solution, "the solution", "solution()"), TEXT_CAPS.solution, "solution"),
     );
   }
 

@@ -1,11 +1,13 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { freemem, tmpdir } from "node:os";
 import { join } from "node:path";
 import { resourcePath } from "../paths.js";
 import { SandboxUnconfinedError, unconfinedAllowedByEnvironment, type ConfinementMode } from "./confinement/chooseConfinement.js";
 import type { EnvSession } from "./EnvSession.js";
-import { SandboxCrashedError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
-import type { RepairResult } from "./protocol.js";
+import { checkedToolSchemas } from "./checkedToolSchemas.js";
+import { EnvironmentContractError, SandboxCrashedError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
+import type { OpenResult, RepairResult } from "./protocol.js";
 import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessReply, SandboxEnvSession, type SessionLimits } from "./SandboxEnvSession.js";
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
@@ -52,6 +54,8 @@ export interface OpenOptions {
   callTimeoutMs?: number;
   /** An overall deadline (epoch ms): every call of the session, `open` included, ends by then at the latest. Defaults to none. */
   deadlineAt?: number;
+  /** Open in a never-used process, not in one this code already ran in (validation's replay). Defaults to false. */
+  freshProcess?: boolean;
 }
 
 export interface SandboxPoolStats {
@@ -80,6 +84,8 @@ export interface SandboxPoolStats {
 
 interface Waiter {
   code: string;
+  /** Only a never-used process will do (a replay that must not share a process with earlier plays). */
+  freshOnly: boolean;
   resolve: (process: SandboxProcess) => void;
   reject: (error: Error) => void;
 }
@@ -89,6 +95,8 @@ let warnedUnconfined = false;
 /** Memory assumed per sandbox before one was measured, in MiB. */
 const ASSUMED_PROCESS_MB = 160;
 const SAMPLES = 256;
+/** How many environments' first open answers the pool remembers (oldest forgotten first). */
+const MAX_REMEMBERED_OPEN_ANSWERS = 4096;
 /** An environment's idle process may be ended for the warm set after this long without a play, in ms. */
 const STALE_IDLE_MS = 1000;
 
@@ -127,6 +135,8 @@ export class SandboxPool {
   private readonly memorySamples: number[] = [];
   private readonly freshWaits: number[] = [];
   private readonly resets: number[] = [];
+  /** The first successful open's answer per code (hashes), that every later open must repeat. */
+  private readonly firstOpenAnswers = new Map<string, string>();
   private readonly memoryBoundCapacity: boolean;
   private readonly wantedCapacity: number;
   private recheck: NodeJS.Timeout | null = null;
@@ -248,7 +258,7 @@ export class SandboxPool {
       maxObservationChars: this.options.maxObservationChars,
       deadlineAt: options.deadlineAt ?? null,
     };
-    const process = await this.acquire(code, limits.deadlineAt);
+    const process = await this.acquire(code, limits.deadlineAt, options.freshProcess === true);
     const reused = process.sessions > 0;
     process.boundCode = code;
     process.sessions++;
@@ -280,7 +290,39 @@ export class SandboxPool {
       await session.close();
       throw harnessErrorToException(response.error);
     }
+    const inconsistent = this.checkOpenAnswer(code, opened);
+    if (inconsistent) {
+      await session.close();
+      throw inconsistent;
+    }
     return session;
+  }
+
+  /**
+   * Every open of the same code must answer as its first successful open did (class, kind, tool
+   * schemas, hint): an environment whose `get_tools()` or class changes between opens is that
+   * environment's error. Well-formed tool schemas are checked at every open. Returns the error, or
+   * null when the answer is consistent (the first answer is remembered).
+   */
+  private checkOpenAnswer(code: string, opened: OpenResult): EnvironmentContractError | null {
+    try {
+      checkedToolSchemas(opened.tools, opened.className);
+    } catch (error) {
+      return error as EnvironmentContractError;
+    }
+    const key = createHash("sha256").update(code).digest("base64");
+    const answer = createHash("sha256").update(JSON.stringify([opened.className, opened.kind, opened.tools, opened.hasHint])).digest("base64");
+    const first = this.firstOpenAnswers.get(key);
+    if (first === undefined) {
+      if (this.firstOpenAnswers.size >= MAX_REMEMBERED_OPEN_ANSWERS) this.firstOpenAnswers.delete(this.firstOpenAnswers.keys().next().value as string);
+      this.firstOpenAnswers.set(key, answer);
+      return null;
+    }
+    if (first === answer) return null;
+    const error = new EnvironmentContractError("open", `open answered differently from this environment's first open (class ${opened.className}, kind ${opened.kind}, ${opened.tools === null ? "no tools" : `${opened.tools.length} tool schemas`}); the class, get_tools() and hint() must not change between instances`);
+    error.stage = "reopen";
+    error.className = opened.className;
+    return error;
   }
 
   /**
@@ -327,10 +369,10 @@ export class SandboxPool {
   }
 
   /** A process for `code`: its own idle one, else a never-used one; waits when neither exists and no room is left. */
-  private acquire(code: string, deadlineAt: number | null): Promise<SandboxProcess> {
+  private acquire(code: string, deadlineAt: number | null, freshOnly = false): Promise<SandboxProcess> {
     if (this.disposed) return Promise.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
     if (this.broken && this.live.size + this.starting === 0) return Promise.reject(this.broken);
-    const own = this.idle.findIndex((process) => process.boundCode === code);
+    const own = freshOnly ? -1 : this.idle.findIndex((process) => process.boundCode === code);
     if (own >= 0) return Promise.resolve(this.idle.splice(own, 1)[0] as SandboxProcess);
     const started = performance.now();
     if (this.fresh.length > 0) {
@@ -342,6 +384,7 @@ export class SandboxPool {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         code,
+        freshOnly,
         resolve: (process) => {
           if (process.boundCode === null) pushSample(this.freshWaits, performance.now() - started);
           resolve(process);
@@ -377,7 +420,7 @@ export class SandboxPool {
       return;
     }
     process.lastUsed = performance.now();
-    const index = this.waiters.findIndex((waiter) => waiter.code === process.boundCode);
+    const index = this.waiters.findIndex((waiter) => !waiter.freshOnly && waiter.code === process.boundCode);
     if (index >= 0) {
       const [waiter] = this.waiters.splice(index, 1);
       waiter?.resolve(process);
@@ -391,7 +434,7 @@ export class SandboxPool {
   private topUp(): void {
     if (this.disposed) return;
     while (this.fresh.length > 0) {
-      const index = this.waiters.findIndex((waiter) => !this.idle.some((process) => process.boundCode === waiter.code));
+      const index = this.waiters.findIndex((waiter) => waiter.freshOnly || !this.idle.some((process) => process.boundCode === waiter.code));
       if (index < 0) break;
       const [waiter] = this.waiters.splice(index, 1);
       waiter?.resolve(this.fresh.shift() as SandboxProcess);

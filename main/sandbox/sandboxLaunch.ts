@@ -73,9 +73,10 @@ export function buildSandboxLaunch(options: SandboxLaunchOptions = {}): SandboxL
     permissionFlag(),
     `--allow-fs-read=${pyodide}`,
     `--allow-fs-read=${dirname(script)}`,
-    // The child lists and closes descriptors it inherited (one grant: Node 20 mishandles grants
-    // that share a prefix, such as /proc/self/fd and /proc/self/fdinfo).
-    "--allow-fs-read=/proc/self/",
+    // The child lists and closes descriptors it inherited: exactly that folder. A grant of
+    // /proc/self/ would also grant its `root` and `cwd` links, which Node follows to the whole
+    // file system.
+    "--allow-fs-read=/proc/self/fd/",
     ...(snapshot ? [`--allow-fs-read=${snapshot}`] : []),
     // module.register() runs its hooks on a loader thread, which the permission model counts as a worker.
     "--allow-worker",

@@ -57,6 +57,8 @@ interface EnvironmentProbe {
   observation: string;
   hint: string | null;
   solution: string;
+  /** Why the probe failed (the environment raised, hung or answered wrongly), else null. */
+  failure: string | null;
 }
 
 /** What one slot of an iteration knows as its units finish. */
@@ -385,13 +387,25 @@ export class SelfPlayLoop {
   private probe(envId: number, code: string): Promise<EnvironmentProbe> {
     let cached = this.probeCache.get(envId);
     if (!cached) {
-      cached = (async () => {
-        const session = await this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+      // Environment code: whatever it does (raise, hang, answer the wrong type) is this
+      // environment's recorded failure, never the run's.
+      cached = (async (): Promise<EnvironmentProbe> => {
+        let where = "open";
         try {
-          const { observation } = await session.reset(NOVELTY_PROBE_SEED);
-          return { observation, hint: await session.hint(), solution: await session.solution() };
-        } finally {
-          await session.close();
+          const session = await this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+          try {
+            where = `reset(seed=${NOVELTY_PROBE_SEED})`;
+            const { observation } = await session.reset(NOVELTY_PROBE_SEED);
+            where = "hint()";
+            const hint = await session.hint();
+            where = "solution()";
+            return { observation, hint, solution: await session.solution(), failure: null };
+          } finally {
+            await session.close();
+          }
+        } catch (error) {
+          if (this.deps.signal?.aborted) throw error;
+          return { observation: "", hint: null, solution: "", failure: `the probe of environment ${envId} failed at ${where}: ${error instanceof Error ? error.message : String(error)}` };
         }
       })();
       this.probeCache.set(envId, cached);
@@ -430,14 +444,25 @@ export class SelfPlayLoop {
     const { db, backend } = this.deps;
     const stored = getHint(db, env.id);
     if (stored) return stored.text === "" ? null : stored.text; // an empty writer hint: every reply was empty, no hinted plays
-    const { hint: own, solution } = await this.probe(env.id, env.code!);
-    // Deviation `hint.useEnvHint`: the environment's own hint, through the same leak check as a
-    // written one (an environment must not buy regret by revealing its answer). A fixed pool has no
-    // designer side at all, so its environments' own hints come first there.
+    const { hint: own, solution, failure } = await this.probe(env.id, env.code!);
+    if (failure !== null) {
+      putRunNote(db, this.runId, env.iteration ?? 0, `probe failed ${env.id}`, `${failure}; the hint writer's hint is used`);
+      this.emit({ type: "note", runId: this.runId, iteration: env.iteration ?? 0, kind: "probe failed", text: failure });
+    }
+    // Deviation `hint.useEnvHint`: the environment's own hint. An environment must not buy regret
+    // with it: it is used only when the environment's own solution verifiably solved the game in
+    // validation (so the leak check compares with the true answer) and the hint does not reveal
+    // that solution; otherwise the hint writer's hint is used. A fixed pool has no designer side
+    // at all, so its environments' own hints come first there.
     if ((this.config.hint.useEnvHint || this.config.designer.kind === "fixed") && own !== null && own.trim() !== "") {
+      const verified = env.validation?.solutionPlay?.solves === true;
       const screened = screenHint(own.trim(), solution);
-      insertHint(db, { environmentId: env.id, source: "env", text: screened.text });
-      return screened.text;
+      if (verified && !screened.leaked) {
+        insertHint(db, { environmentId: env.id, source: "env", text: screened.text });
+        return screened.text;
+      }
+      const why = verified ? "it reveals the solution" : `its solution() does not verifiably solve the game (${env.validation?.solutionPlay?.detail ?? "not played in validation"})`;
+      putRunNote(db, this.runId, env.iteration ?? 0, `own hint refused ${env.id}`, `the own hint() of environment ${env.id} is not used: ${why}; the hint writer's hint is used`);
     }
     try {
       const sampling = { temperature: this.config.hint.temperature, maxTokens: this.config.hint.maxTokens, seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0) };

@@ -72,6 +72,19 @@ export function parseHintReply(reply: string): string {
 
 const normalise = (text: string) => text.toLowerCase().replace(/\\boxed\{([^}]*)\}/g, "$1").replace(/\s+/g, " ").trim();
 
+const WORD_CHARACTER = /\w/;
+
+/** Whether `piece` occurs in `text` with no word character right before or after it (no pattern is built from either). */
+function containsWholeWords(text: string, piece: string): boolean {
+  if (piece.length === 0) return false;
+  for (let at = text.indexOf(piece); at >= 0; at = text.indexOf(piece, at + 1)) {
+    const before = at === 0 ? "" : text[at - 1]!;
+    const after = text[at + piece.length] ?? "";
+    if (!WORD_CHARACTER.test(before) && !WORD_CHARACTER.test(after)) return true;
+  }
+  return false;
+}
+
 /**
  * True when the hint gives the environment's answer away: it contains the whole reference
  * solution (3 characters or more), or, when the solution is one short answer (a single
@@ -79,7 +92,7 @@ const normalise = (text: string) => text.toLowerCase().replace(/\\boxed\{([^}]*)
  */
 export function hintLeaksSolution(hint: string, solution: string): boolean {
   const text = normalise(hint);
-  const contains = (piece: string) => new RegExp(`(^|[^\\w])${piece.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^\\w])`).test(text);
+  const contains = (piece: string) => containsWholeWords(text, piece.toLowerCase());
   const answer = normalise(solution);
   if (answer.length >= 3 && contains(answer)) return true;
   const boxed = [...solution.matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) => m[1]!.trim());

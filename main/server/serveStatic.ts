@@ -1,5 +1,5 @@
 // Serves the built renderer (out/renderer) with a strict Content-Security-Policy.
-import { createReadStream, statSync } from "node:fs";
+import { createReadStream, realpathSync, statSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { contentSecurityPolicy } from "../../shared/api/contentSecurityPolicy.js";
@@ -24,7 +24,7 @@ export function pagePolicy(port: number): string {
   return contentSecurityPolicy([`ws://127.0.0.1:${port}`, `ws://localhost:${port}`]);
 }
 
-/** Resolves a URL path inside `root`, or null when it escapes it or names no file. */
+/** Resolves a URL path (decoded, links followed) inside `root`, or null when it escapes it or names no file. */
 export function resolveStaticFile(root: string, urlPath: string): string | null {
   let decoded: string;
   try {
@@ -34,13 +34,22 @@ export function resolveStaticFile(root: string, urlPath: string): string | null 
   }
   if (decoded.includes("\0")) return null;
   const relative = normalize(decoded === "/" ? "/index.html" : decoded).replace(/^([/\\])+/, "");
-  const full = join(root, relative);
-  if (full !== root && !full.startsWith(root.endsWith(sep) ? root : root + sep)) return null;
   try {
+    const realRoot = realpathSync(root);
+    const full = realpathSync(join(realRoot, relative));
+    if (!full.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep)) return null;
     return statSync(full).isFile() ? full : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether a resolved file is a page (any HTML file): pages need the token, whatever spelling of
+ * the path (`/`, `/index.html`, `/%69ndex.html`, `/./index.html`) named it.
+ */
+export function isPageFile(file: string): boolean {
+  return extname(file).toLowerCase() === ".html";
 }
 
 export function sendFile(response: ServerResponse, file: string, port: number): void {

@@ -11,7 +11,7 @@ import { appRoot } from "../paths.js";
 import { PortInUseError } from "./PortInUseError.js";
 import { BodyError, readJsonBody } from "./readJsonBody.js";
 import { foreignRequestReason, requestToken, tokenMatches } from "./requestGuards.js";
-import { resolveStaticFile, sendFile } from "./serveStatic.js";
+import { isPageFile, resolveStaticFile, sendFile } from "./serveStatic.js";
 import { statusForError } from "./statusForError.js";
 import { unauthorizedPage } from "./unauthorizedPage.js";
 
@@ -109,7 +109,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
 
     if (request.method !== "GET" && request.method !== "HEAD") return refuse(response, 403, "only GET for pages");
-    const isPage = url.pathname === "/" || url.pathname === "/index.html";
+    // The gate decides on the file the path resolves to, never on the raw path the client spelled.
+    const file = resolveStaticFile(rendererDir, url.pathname);
+    const isPage = file ? isPageFile(file) : url.pathname === "/" || url.pathname === "/index.html";
     if (isPage && !tokenMatches(token, requestToken(request, url, true))) {
       response.writeHead(401, {
         "Content-Type": "text/html; charset=utf-8",
@@ -120,7 +122,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       response.end(request.method === "HEAD" ? undefined : unauthorizedPage(addressHint));
       return;
     }
-    const file = resolveStaticFile(rendererDir, url.pathname);
     if (!file) {
       response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
       response.end(isPage ? `SPADE Workbench: the renderer is not built (no ${rendererDir}/index.html); run \`npm run build\`.\n` : "not found\n");

@@ -41,6 +41,8 @@ export interface ValidationRunOptions {
 export class ValidationRun {
   readonly checks: ValidationCheck[] = [];
   className: string | null = null;
+  /** Whether the environment's own solution solves it, once played. */
+  solutionPlay: ValidationReport["solutionPlay"] = undefined;
   private readonly started = performance.now();
   private readonly extraChecks: ReadonlySet<string>;
   private readonly strict: boolean;
@@ -84,6 +86,7 @@ export class ValidationRun {
       checks: this.checks,
       error: firstFailure ? firstFailure.detail : null,
       durationMs: Math.round(performance.now() - this.started),
+      ...(this.solutionPlay ? { solutionPlay: this.solutionPlay } : {}),
     };
   }
 }

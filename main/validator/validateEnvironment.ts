@@ -1,8 +1,10 @@
+import { randomInt } from "node:crypto";
 import type { StepResult, ToolSchema, ValidationReport } from "../../shared/environment.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import { EnvironmentCodeError, EnvironmentContractError } from "../sandbox/errors.js";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
 import { CheckFailure, describeError, endsSession, ValidationRun } from "./ValidationRun.js";
+import { playSolution } from "./playSolution.js";
 import { createRng, deriveSeed } from "../util/seededRandom.js";
 
 export interface ValidateOptions {
@@ -19,6 +21,19 @@ export interface ValidateOptions {
    * invalid, as the reference's rule does. Defaults to false: they are stored as warnings.
    */
   strict?: boolean;
+  /**
+   * Reset seeds checked besides 42 and 123 (their trajectories must work and repeat in the fresh
+   * replay), so a game cannot pass by behaving only on the public seeds. Defaults to 2 secret
+   * seeds drawn from the operating system's entropy at every validation.
+   */
+  secretSeeds?: number[];
+  /** Time for playing the environment's own solution after the checks (recorded, never a check), in ms. Defaults to 5000. */
+  solutionPlayMs?: number;
+}
+
+/** Two secret reset seeds, new at every validation. */
+function drawSecretSeeds(): number[] {
+  return [randomInt(1, 2 ** 31), randomInt(1, 2 ** 31)];
 }
 
 /** SPADE's probe actions. */
@@ -89,14 +104,33 @@ export async function validateEnvironment(pool: SandboxPool, code: string, optio
   run.pass("code_executes", "the code compiles and runs");
   run.pass("single_env_class", `found ${session.className}`);
   run.pass("constructs", `${session.className}() was created`);
+  const seeds = [42, 123, ...(options.secretSeeds ?? drawSecretSeeds())];
   let replay: { probes: string[]; trajectories: string[] } | null;
   try {
-    replay = await runSessionChecks(run, session, probes);
+    replay = await runSessionChecks(run, session, probes, seeds);
   } finally {
     await session.close();
   }
-  if (!run.failed && replay) await checkDeterminism(run, pool, code, replay.probes, replay.trajectories, deadlineAt);
+  if (!run.failed && replay) await checkDeterminism(run, pool, code, replay.probes, seeds, replay.trajectories, deadlineAt);
+  // Recorded, not checked, after every check so it cannot change one: whether the environment's
+  // own solution solves it (its hint is trusted only then), within a short budget of its own.
+  if (!run.failed) run.solutionPlay = await recordSolutionPlay(pool, code, Math.min(deadlineAt, Date.now() + (options.solutionPlayMs ?? 5000)));
   return run.report();
+}
+
+/** Plays the environment's own solution from reset(seed=42) in a session of its own; never throws. */
+async function recordSolutionPlay(pool: SandboxPool, code: string, deadlineAt: number): Promise<{ solves: boolean; detail: string }> {
+  let session: EnvSession;
+  try {
+    session = await pool.open(code, { deadlineAt });
+  } catch (error) {
+    return { solves: false, detail: `playing the solution failed: ${describeError(error).detail}` };
+  }
+  try {
+    return await playSolution(session, 42);
+  } finally {
+    await session.close();
+  }
 }
 
 /** One short trajectory as text: reset(seed) then the probe actions until the episode ends. */
@@ -110,24 +144,28 @@ async function trajectory(session: EnvSession, seed: number, probes: string[]): 
   return JSON.stringify(steps);
 }
 
-/** The trajectories of seeds 42 and 123 again, in a fresh play (pristine interpreter): they must repeat exactly. */
-async function checkDeterminism(run: ValidationRun, pool: SandboxPool, code: string, probes: string[], first: string[], deadlineAt: number): Promise<void> {
+/**
+ * The trajectories of every validation seed again, in a fresh process (nothing of the first plays
+ * can carry over): they must repeat exactly.
+ */
+async function checkDeterminism(run: ValidationRun, pool: SandboxPool, code: string, probes: string[], seeds: number[], first: string[], deadlineAt: number): Promise<void> {
   await run.check("deterministic", async () => {
-    const session = await pool.open(code, { deadlineAt });
+    const session = await pool.open(code, { deadlineAt, freshProcess: true });
     try {
-      for (const [index, seed] of [42, 123].entries()) {
+      for (const [index, seed] of seeds.entries()) {
+        const shown = index < 2 ? String(seed) : "a secret seed";
         const again = await trajectory(session, seed, probes);
         if (again !== first[index]) {
           const a = first[index] ?? "";
           let at = 0;
           while (at < a.length && a[at] === again[at]) at++;
           throw new CheckFailure(
-            `the same seed (${seed}) and actions gave a different trajectory in a fresh play (first difference near ${quote(again.slice(Math.max(0, at - 20), at + 40))}); ` +
+            `the same seed (${shown}) and actions gave a different trajectory in a fresh play (first difference near ${quote(again.slice(Math.max(0, at - 20), at + 40))}); ` +
               "derive every random choice from the reset seed, not from the clock, os.urandom, id() or state kept between episodes",
           );
         }
       }
-      return "seeds 42 and 123 give the same trajectories in a fresh play";
+      return `seeds 42, 123 and ${seeds.length - 2} secret seeds give the same trajectories in a fresh process`;
     } finally {
       await session.close();
     }
@@ -155,7 +193,7 @@ function recordOpenFailure(run: ValidationRun, error: unknown): void {
     if (stage === "construct") run.fail("constructs", `${className ?? "the class"}() raised ${exception}`, line);
     else {
       run.pass("constructs", `${className ?? "the class"}() was created`);
-      run.fail("tool_schemas", `get_tools() raised ${exception}`, line);
+      run.fail("tool_schemas", error instanceof EnvironmentContractError ? error.message : `get_tools() raised ${exception}`, line);
     }
   } else {
     // A timeout, the memory limit or a crash while the code ran or the class was created.
@@ -165,10 +203,10 @@ function recordOpenFailure(run: ValidationRun, error: unknown): void {
 
 /**
  * Runs the checks on an open session: the reference's rule, then the extra checks. Returns the
- * probes and the seed 42 and 123 trajectories for the determinism replay, or null when the
+ * probes and every validation seed's trajectory for the determinism replay, or null when the
  * validation stops here (an invalidating failure, or the session ended).
  */
-async function runSessionChecks(run: ValidationRun, session: EnvSession, probes: { fixed: string[]; random: string[] }): Promise<{ probes: string[]; trajectories: string[] } | null> {
+async function runSessionChecks(run: ValidationRun, session: EnvSession, probes: { fixed: string[]; random: string[] }, seeds: number[]): Promise<{ probes: string[]; trajectories: string[] } | null> {
   const observations: Array<{ what: string; observation: string }> = [];
   const probeResults: Array<{ action: string; step: StepResult }> = [];
   const steps: Array<[string, () => Promise<string>]> = [];
@@ -261,13 +299,17 @@ async function runSessionChecks(run: ValidationRun, session: EnvSession, probes:
   }
   // The replay uses the probes the environment answered: the random ones only when they passed.
   const replayed = randomProbesPassed ? [...probes.fixed, ...probes.random] : probes.fixed;
-  try {
-    return { probes: replayed, trajectories: [await trajectory(session, 42, replayed), await trajectory(session, 123, replayed)] };
-  } catch (error) {
-    const { detail, line } = describeError(error);
-    run.fail("deterministic", `replaying the probe trajectories failed: ${detail}`, line);
-    return null;
+  const trajectories: string[] = [];
+  for (const [index, seed] of seeds.entries()) {
+    try {
+      trajectories.push(await trajectory(session, seed, replayed));
+    } catch (error) {
+      const { detail, line } = describeError(error);
+      run.fail("deterministic", `playing the probe trajectory of ${index < 2 ? `seed ${seed}` : "a secret seed"} failed: ${detail}`, line);
+      return null;
+    }
   }
+  return { probes: replayed, trajectories };
 }
 
 function checkTools(tools: ToolSchema[] | null): string {

@@ -31,7 +31,6 @@ import posix
 import random
 import sys
 import time
-import traceback
 import types
 
 # Standard-library modules environments commonly use, imported before the snapshot so a session
@@ -64,11 +63,13 @@ REFUSED_EVENTS = frozenset({
     "os.symlink", "os.truncate", "os.utime", "os.kill", "os.killpg", "os.system", "os.exec",
     "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.setpriority", "subprocess.Popen",
     "socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo", "socket.__new__",
-    "_thread.start_new_thread", "cpython.run_interactivehook",
+    "_thread.start_new_thread", "cpython.run_interactivehook", "sys.addaudithook",
 })
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_globals", "f_locals", "f_builtins"})
 WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
 MAX_INT_BITS = 1023  # integers beyond float range are refused as rewards, sent as text in info
+MAX_MESSAGE_CHARS = 2048  # an exception's message, cut (and said so) before it is encoded
+MAX_TRACEBACK_FRAMES = 64
 
 # Randomness and time made deterministic per episode: environment code that reads os.urandom,
 # random.SystemRandom, secrets or the clock gets the same values for the same seed. The functions
@@ -171,18 +172,31 @@ def prepare():
     gc_collect = gc.collect
     linecache_cache = linecache.cache
     modules_dict = sys.modules
-    extract_tb, format_list, format_exception_only = traceback.extract_tb, traceback.format_list, traceback.format_exception_only
     string_io = io.StringIO
+    # Attribute reads that run no Python code whatever the object's class defines: the C
+    # descriptors of the built-in types, applied directly.
+    type_name = type.__dict__["__name__"].__get__
+    type_module = type.__dict__["__module__"].__get__
+    real_issubclass = type.__subclasscheck__
+    traceback_of = BaseException.__dict__["__traceback__"].__get__
+    str_len, str_slice, str_repr, str_copy = str.__len__, str.__getitem__, str.__repr__, str.__str__
+    syntax_fields = {name: SyntaxError.__dict__[name].__get__ for name in ("msg", "filename", "lineno")}
+    traceback_type = types.TracebackType
     tool_base = spade_env.ToolUseBaseEnv
     reference_globals = getattr(spade_env, "reference_globals", None)
     module_type, function_type = types.ModuleType, types.FunctionType
-    # "on": environment code may run, refused events raise; "format": the harness reads an
-    # environment's traceback; "off": before connect().
-    state = {"mode": "off", "env_globals": None, "connected": False}
+    # The hook is armed once by connect() and never disarmed: there is no mode in which checks are
+    # relaxed. The one exception is exact: the harness may read `tb_frame` of the single traceback
+    # object it is walking at that moment (no environment code runs during the walk).
+    state = {"armed": False, "env_globals": None, "connected": False}
+    frame_permit = [None]
+
+    def describe(value):
+        """A value for a refusal message, without running any of its methods."""
+        return str_repr(value) if type_(value) is str_ else f"<{type_name(type_(value))}>"
 
     def audit(event, args):
-        mode = state["mode"]
-        if mode == "off":
+        if not state["armed"]:
             return
         reason = None
         if event == "import":
@@ -195,20 +209,23 @@ def prepare():
         elif event == "open":
             mode_arg, flags = args[1], args[2]
             if (type_(mode_arg) is str and any(letter in mode_arg for letter in "wax+")) or (type_(flags) is int and flags & WRITE_FLAGS):
-                reason = f"open({args[0]!r}) for writing"
+                reason = f"open({describe(args[0])}) for writing"
         elif event == "object.__getattr__":
-            if args[1] in FRAME_ATTRIBUTES and mode != "format":
-                reason = f"reading .{args[1]}"
+            name = args[1]
+            if type_(name) is not str_ or name in FRAME_ATTRIBUTES:
+                if not (name == "tb_frame" and args[0] is frame_permit[0] and type_(args[0]) is traceback_type):
+                    reason = f"reading .{describe(name)}"
         elif event in ("object.__setattr__", "object.__delattr__"):
             target = args[0]
             if type_(target) is function_type:
                 mine = target.__globals__ is state["env_globals"]
-            elif isinstance_(target, type):
-                mine = type.__getattribute__(target, "__module__") == ENV_MODULE
+            elif real_issubclass(type, type_(target)):
+                module = type_module(target)
+                mine = type_(module) is str_ and module == ENV_MODULE
             else:
                 mine = False
             if not mine:
-                reason = f"{event} {args[1]!r} on {type_(target).__name__}"
+                reason = f"{event} {describe(args[1])} on {type_name(type_(target))}"
         if reason is not None:
             raise PermissionError(f"{reason} is not allowed in the SPADE sandbox")
 
@@ -311,25 +328,29 @@ def prepare():
                 raise
             raise ContractError(f'module "{missing}" is not available in the sandbox (standard library only)') from None
         session["stage"] = "find_class"
+        def defined_here(value):
+            if not real_issubclass(type, type_(value)):
+                return False
+            module = type_module(value)
+            return type_(module) is str_ and module == ENV_MODULE
         candidates = [
             value for key, value in list_(dict_items(namespace))
-            if type_(key) is str and isinstance_(value, type) and str_.endswith(key, "Env") and type.__getattribute__(value, "__module__") == ENV_MODULE
+            if type_(key) is str and str_.endswith(key, "Env") and defined_here(value)
         ]
-        leaves = [cls for cls in candidates if not any(other is not cls and issubclass_(other, cls) for other in candidates)]
+        leaves = [cls for cls in candidates if not any(other is not cls and real_issubclass(cls, other) for other in candidates)]
         if not candidates:
             raise ContractError("no class whose name ends in 'Env' is defined at the top level of the code")
         if len_(leaves) != 1:
-            names = ", ".join(sorted_(str_(type.__getattribute__(cls, "__name__")) for cls in leaves))
+            names = ", ".join(sorted_(type_name(cls) for cls in leaves))
             raise ContractError(f"expected exactly one class ending in 'Env', found {len_(leaves)}: {names}")
         cls = leaves[0]
-        class_name = type.__getattribute__(cls, "__name__")
-        session["class_name"] = class_name if type_(class_name) is str else "Env"
+        session["class_name"] = type_name(cls)
         random_seed(0)
         reseed(0)
         session["stage"] = "construct"
         env = cls()
         session["env"] = env
-        kind = "tool" if issubclass_(cls, tool_base) else "text"
+        kind = "tool" if real_issubclass(tool_base, cls) else "text"
         tools = None
         if kind == "tool":
             session["stage"] = "get_tools"
@@ -411,43 +432,68 @@ def prepare():
 
     operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close, "repair": op_repair}
 
+    def cut(text, limit, what):
+        if str_len(text) <= limit:
+            return text
+        return str_slice(text, slice(0, limit)) + f"\n[{what} truncated: {str_len(text)} characters exceed the {limit} character limit]"
+
+    def raw_frames(exc):
+        """(file, line, function) of each traceback entry, read with the audit armed: only the C
+        descriptors of tracebacks, frames and code objects run, so no environment code can."""
+        frames = []
+        tb = traceback_of(exc)
+        while tb is not None and len_(frames) < MAX_TRACEBACK_FRAMES:
+            frame_permit[0] = tb
+            try:
+                frame = tb.tb_frame
+            finally:
+                frame_permit[0] = None
+            code = frame.f_code
+            frames.append((code.co_filename, tb.tb_lineno, code.co_name))
+            tb = tb.tb_next
+        return frames
+
     def error_response(kind, exc, op):
-        # The message comes from the exception's own __str__ (environment code, so still under
-        # the audit hook); only built-in syntax errors are formatted by the traceback module.
-        summary = type_(exc).__name__
-        try:
-            if type_(exc) in (SyntaxError, IndentationError, TabError):
-                summary = "".join(format_exception_only(type_(exc), exc)).strip().rpartition("\n")[2]
-            else:
-                message = str_(exc)
-                if type_(message) is str and message:
-                    summary = f"{summary}: {message}"
-        except BaseException:  # an exception whose str() itself fails
-            pass
-        # Only harness code runs from here: frames may be read to locate the environment's line.
-        state["mode"] = "format"
+        # The message comes from the exception's own __str__ (environment code, run with the
+        # audit armed like all of it); everything else is read from raw data by the harness.
+        exc_type = type_(exc)
+        summary = type_name(exc_type)
         line = None
+        if exc_type is SyntaxError or exc_type is IndentationError or exc_type is TabError:
+            message, filename, lineno = (syntax_fields[name](exc) for name in ("msg", "filename", "lineno"))
+            if type_(message) is str_:
+                summary = f"{summary}: {cut(str_copy(message), MAX_MESSAGE_CHARS, 'exception message')}"
+            if type_(filename) is str_ and filename == ENV_FILE and type_(lineno) is int_:
+                line = lineno
+        else:
+            try:
+                message = str_(exc)
+                if type_(message) is not str_:
+                    message = str_copy(message)
+                if message:
+                    summary = f"{summary}: {cut(message, MAX_MESSAGE_CHARS, 'exception message')}"
+            except BaseException:  # an exception whose str() itself fails
+                pass
         text = summary + "\n"
         try:
-            tb = exc.__traceback__
-            while tb is not None and tb.tb_frame.f_code.co_filename != ENV_FILE:
-                tb = tb.tb_next
-            walker = tb
-            while walker is not None:
-                if walker.tb_frame.f_code.co_filename == ENV_FILE:
-                    line = walker.tb_lineno
-                walker = walker.tb_next
-            if isinstance_(exc, SyntaxError) and exc.filename == ENV_FILE:
-                line = exc.lineno
-            if "code" in session:
-                code = session["code"]
-                linecache_cache[ENV_FILE] = (len_(code), None, code.splitlines(True), ENV_FILE)
-            frames = "".join(format_list(extract_tb(tb))) if tb is not None else ""
-            text = ("Traceback (most recent call last):\n" + frames if frames else "") + summary + "\n"
+            frames = raw_frames(exc)
+            first = 0
+            while first < len_(frames) and frames[first][0] != ENV_FILE:
+                first += 1
+            frames = frames[first:]
+            code_lines = str_.splitlines(session["code"]) if type_(session.get("code")) is str_ else []
+            listed = []
+            for filename, lineno, name in frames:
+                if filename == ENV_FILE:
+                    line = lineno
+                entry = f'  File "{filename}", line {lineno}, in {name}\n'
+                if filename == ENV_FILE and type_(lineno) is int_ and 0 < lineno <= len_(code_lines):
+                    entry += f"    {str_.strip(code_lines[lineno - 1])}\n"
+                listed.append(entry)
+            if listed:
+                text = "Traceback (most recent call last):\n" + "".join(listed) + summary + "\n"
         except BaseException:
             pass
-        finally:
-            state["mode"] = "on"
         return {"kind": kind, "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": str_(summary), "traceback": str_(text), "line": line if type_(line) is int_ else None}
 
     # What handle() answers when environment code broke something the harness itself relies
@@ -517,7 +563,7 @@ def prepare():
         # The hidden modules stay alive (Pyodide's own machinery uses them) but unreachable.
         state["hidden"] = hidden
         gc_collect()
-        state["mode"] = "on"
+        state["armed"] = True
         return handle
 
     globals()["connect"] = connect

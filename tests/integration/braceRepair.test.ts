@@ -116,13 +116,14 @@ describe("a repair and the validation of its result", () => {
     await pool?.dispose();
   });
 
-  it("share one never-used process: the repaired code's validation plays in the process that repaired it", async () => {
+  it("share one never-used process: the repaired code's validation plays in the process that repaired it (its determinism replay gets one of its own)", async () => {
     const code = game("Shared", 'f"Reply \\\\boxed{<move>}"');
     const repaired = await repairFStringBraces(pool, code);
     expect(repaired).not.toBe(code);
+    expect(pool.stats().processesStarted).toBe(1);
     const report = await validateEnvironment(pool, repaired);
     expect(report.valid).toBe(true);
-    expect(pool.stats().processesStarted).toBe(1);
+    expect(pool.stats().processesStarted).toBe(2);
     expect(pool.stats().processesReplaced).toBe(0);
   });
 });

@@ -169,6 +169,23 @@ describe("the self-play loop on the reference schedule", () => {
     expect(getEnvStats(riddle.db, env.id)).toMatchObject({ hintMeanReturn: 0.5, hintWinRate: 1 });
   });
 
+  it("an environment's own hint earns nothing it cannot prove: a solution() that does not solve the game, or a hint that reveals it, gets the writer's hint", async () => {
+    const liar = await runLoop("liar", { hint: { useEnvHint: true } }, ["DOC:liar"]);
+    const env = getEnvironment(liar.db, listEnvironments(liar.db, { runId: liar.runId })[0]!.id)!;
+    expect(env.valid).toBe(true);
+    expect(env.validation?.solutionPlay).toMatchObject({ solves: false });
+    expect(getHint(liar.db, env.id)).toMatchObject({ source: "writer", text: scriptedHint });
+    expect(listRunNotes(liar.db, liar.runId).map((note) => note.text).join("\n")).toMatch(/own hint\(\) of environment \d+ is not used: its solution\(\) does not verifiably solve the game/);
+    const honest = await runLoop("honest", { hint: { useEnvHint: true } }, ["DOC:magic"]);
+    const magic = getEnvironment(honest.db, listEnvironments(honest.db, { runId: honest.runId })[0]!.id)!;
+    expect(magic.validation?.solutionPlay).toMatchObject({ solves: true });
+    const revealing = await runLoop("revealing", { hint: { useEnvHint: true } }, ["DOC:revealing"]);
+    const shown = getEnvironment(revealing.db, listEnvironments(revealing.db, { runId: revealing.runId })[0]!.id)!;
+    expect(shown.validation?.solutionPlay).toMatchObject({ solves: true });
+    expect(getHint(revealing.db, shown.id)).toMatchObject({ source: "writer", text: scriptedHint });
+    expect(listRunNotes(revealing.db, revealing.runId).map((note) => note.text).join("\n")).toMatch(/is not used: it reveals the solution/);
+  });
+
   it("a hanging step() is caught by the canary; the blend has no timeout term unless the deviation asks", async () => {
     const { db, runId, outcome } = await runLoop("hang", { envsPerIteration: 2, sandbox: { stepTimeoutMs: 1000 } }, ["DOC:hang"]);
     expect(outcome).toBe("completed");

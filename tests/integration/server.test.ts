@@ -1,6 +1,6 @@
 // The loopback server in-process: token, origin and host checks, the API envelope, events over /ws.
 import { request as httpRequest } from "node:http";
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,6 +29,10 @@ beforeAll(() => {
   fixture = buildUiFixture(join(dir, "w.sqlite"), { extraEnvironments: 250 });
   mkdirSync(join(dir, "renderer"));
   writeFileSync(join(dir, "renderer", "index.html"), "<!doctype html><title>t</title>");
+  writeFileSync(join(dir, "renderer", "app.js"), "1;");
+  writeFileSync(join(dir, "secret.txt"), "host file");
+  symlinkSync(join(dir, "renderer", "index.html"), join(dir, "renderer", "start.js"));
+  symlinkSync(join(dir, "secret.txt"), join(dir, "renderer", "leak.txt"));
   workbench = Workbench.open({ dbPath: join(dir, "w.sqlite"), runtime: null, runControl: null });
   return startServer({ workbench, rendererDir: join(dir, "renderer") }).then((s) => {
     server = s;
@@ -55,6 +59,18 @@ describe("loopback server", () => {
     expect(csp).toContain("default-src 'self'");
     expect(csp).not.toMatch(/https?:/);
     expect((await fetch(`http://127.0.0.1:${server.port}/../../etc/passwd`)).status).toBe(404);
+  });
+
+  it("decides on the decoded, resolved path: no spelling or link of the page passes without the token", async () => {
+    const base = `http://127.0.0.1:${server.port}`;
+    for (const spelling of ["/%69ndex.html", "/%2Findex.html", "/./index.html", "/x/../index.html", "/INDEX.html/../index.html", "/index%2ehtml", "/start.js"]) {
+      const response = await fetch(base + spelling);
+      expect(response.status, spelling).not.toBe(200);
+      expect(await response.text(), spelling).not.toContain("<title>t</title>");
+    }
+    expect((await fetch(`${base}/%69ndex.html?token=${server.token}`)).status).toBe(200);
+    expect((await fetch(`${base}/app.js`)).status).toBe(200);
+    expect((await fetch(`${base}/leak.txt`)).status).toBe(404);
   });
 
   it("refuses API calls without the right token (401), from foreign origins or hosts (403)", async () => {

@@ -119,17 +119,14 @@ describe("validateEnvironment", () => {
     expect(strict.error).toContain("ValueError");
   });
 
-  it("makes os.urandom, SystemRandom, secrets and time deterministic from the seed, and catches the wall clock", async () => {
+  it("makes os.urandom, SystemRandom, secrets, time and the wall clock deterministic from the seed", async () => {
     const seeded = await validateEnvironment(pool, hostile("urandom_game"));
     expect(seeded.error).toBeNull();
     expect(seeded.checks.at(-1)).toMatchObject({ name: "deterministic", ok: true });
-    const clock = await validateEnvironment(pool, hostile("wall_clock_game"), { strict: true });
-    expect(clock.valid).toBe(false);
-    expect(clock.checks.at(-1)?.name).toBe("deterministic");
-    expect(clock.error).toContain("different trajectory");
-    const warned = await validateEnvironment(pool, hostile("wall_clock_game"));
-    expect(warned.valid).toBe(true);
-    expect(warned.checks.at(-1)).toMatchObject({ name: "deterministic", ok: false, warning: true });
+    // datetime.now() reads the sandbox's virtual clock: the same in every play with the same seed.
+    const clock = await validateEnvironment(pool, hostile("wall_clock_game"));
+    expect(clock.error).toBeNull();
+    expect(clock.checks.at(-1)).toMatchObject({ name: "deterministic", ok: true });
   });
 
   it("refuses lying objects in the 5-tuple: a float subclass reward, a str subclass observation", async () => {

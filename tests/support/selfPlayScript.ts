@@ -13,6 +13,12 @@ export const envCode = {
   hang: fixture("hangs_in_step.py"),
   /** The magic-word game with its names changed: a near-duplicate. */
   copy: fixture("magic_word.py").replaceAll("MagicWordEnv", "SecretWordEnv").replaceAll("token", "ticket").replaceAll("turn", "move"),
+  /** The magic-word game lying in solution() and keeping the answer in its hint (buying regret with its own hint). */
+  liar: fixture("magic_word.py")
+    .replace('return "\\\\boxed{open}"', 'return "\\\\boxed{please}"')
+    .replace('return "Doors like polite, short words."', 'return "The magic word is open."'),
+  /** The magic-word game whose true solution solves it and whose hint gives that solution away. */
+  revealing: fixture("magic_word.py").replace('return "Doors like polite, short words."', 'return "Just say open."'),
   broken: "class BrokenEnv:\n    def reset(self, seed=None)\n        return 'x', {}\n",
 };
 

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { resourcePath } from "../../main/paths.js";
@@ -8,6 +9,7 @@ import { resourcePath } from "../../main/paths.js";
 // Pyodide in the sandbox (tests/integration/sandboxHostile.test.ts, validator.test.ts).
 
 const driver = fileURLToPath(new URL("../fixtures/sandbox/harnessDriver.py", import.meta.url));
+const guardDownAttacks = readFileSync(fileURLToPath(new URL("../fixtures/sandbox/guard_down_attacks.py", import.meta.url)), "utf8");
 
 interface Answer {
   ok: boolean;
@@ -67,6 +69,21 @@ describe("the sandbox harness", () => {
     const answers = session(env("return os.urandom(8).hex() + str(random.SystemRandom().random()) + str(time.time()), 0.0, False, False, {}"));
     expect(answers[2]?.ok).toBe(true);
     expect(answers[4]?.result?.observation).toBe(answers[2]?.result?.observation);
+  });
+
+  it("never runs environment code while it formats an error: no added audit hook, loader, property or __eq__ runs, and no frame is read", () => {
+    const answers = session(guardDownAttacks);
+    expect(answers[0]?.ok).toBe(true);
+    expect(answers[2]?.error).toMatchObject({ kind: "code", exception: "Lying: trap" });
+    expect(answers[4]?.result?.observation).toBe("[]");
+  });
+
+  it("formats an environment's traceback from raw data: its own lines, the harness's frames left out, long messages cut and said so", () => {
+    const answers = session(env("raise ValueError('x' * 5000)"));
+    const error = answers[2]?.error as { exception: string; traceback: string } | undefined;
+    expect(error?.exception).toMatch(/^ValueError: x{2048}\n\[exception message truncated: 5000 characters exceed the 2048 character limit\]$/);
+    expect(error?.traceback).toMatch(/^Traceback \(most recent call last\):\n {2}File "environment.py", line \d+, in step\n {4}raise ValueError/);
+    expect(error?.traceback).not.toContain("spade_sandbox");
   });
 
   it("names a module the sandbox cannot provide", () => {

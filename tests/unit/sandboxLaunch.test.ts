@@ -41,7 +41,7 @@ describe("the sandbox child's command line", () => {
     const withoutPermission = await firstFrame(["--disallow-code-generation-from-strings"]);
     expect(withoutPermission).toMatchObject({ ok: false });
     expect(withoutPermission.error).toContain("without Node's permission model");
-    const reads = [`--allow-fs-read=${pyodideDirectory()}`, `--allow-fs-read=${dirname(sandboxHostScript())}`, "--allow-fs-read=/proc/self/", "--allow-worker"];
+    const reads = [`--allow-fs-read=${pyodideDirectory()}`, `--allow-fs-read=${dirname(sandboxHostScript())}`, "--allow-fs-read=/proc/self/fd/", "--allow-worker"];
     const withEval = await firstFrame([permissionFlag(), ...reads]);
     expect(withEval).toMatchObject({ ok: false });
     expect(withEval.error).toContain("code generation from strings");

@@ -20,12 +20,15 @@
 // memory copy, no Python), no JavaScript callback, timer or promise job runs while the child is idle.
 
 import { register } from "node:module";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { pathToFileURL } from "node:url";
 import { hardenRealm } from "./hardenRealm.mjs";
 
 const PROTOCOL_FD = 3;
+/** The host's own clock: the realm's clocks are virtual once the interpreter is loaded. */
+const realNow = performance.now.bind(performance);
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 const writeSync = fs.writeSync;
 const readSync = fs.readSync;
@@ -141,7 +144,7 @@ let wasm = null;
 /**
  * The memory every play starts from and what lived outside it then: the pristine interpreter, and
  * from the first reuse on the interpreter right after the open of the bound code.
- * @type {{ memory: Uint8Array, fingerprint: string } | null}
+ * @type {{ memory: Uint8Array, fingerprint: string, umask: number, sources: Float64Array } | null}
  */
 let base = null;
 /**
@@ -165,7 +168,86 @@ let lastRestoreMs = /** @type {number | null} */ (null);
 function fingerprint() {
   const streams = wasm.FS?.streams?.filter(Boolean).length ?? -1;
   const libraries = Object.keys(wasm.LDSO?.loadedLibsByName ?? {}).length;
-  return JSON.stringify([wasm.stackSave?.(), wasm.wasmTable?.length, libraries, streams, wasm._hiwire_num_refs?.()]);
+  // The in-memory file system lives in JavaScript: a node created (a pipe, a file) moves its inode
+  // counter, which a later play could read back; such a process is not restored but replaced.
+  const files = [wasm.FS?.nextInode ?? -1, wasm.FS?.cwd?.() ?? null];
+  return JSON.stringify([wasm.stackSave?.(), wasm.wasmTable?.length, libraries, streams, wasm._hiwire_num_refs?.(), files]);
+}
+
+// Every entropy and clock source the interpreter reaches goes through Emscripten to this realm's
+// `crypto.randomFillSync`, `Date.now` and `performance.now`. They are virtual: a generator and a
+// clock seeded by the harness's seed points (0 at open, the seed at every reset), so two plays with
+// the same seed see the same bytes and times by construction (os.urandom, an unseeded
+// random.Random(), datetime.now(), time.process_time()...), and nothing of the host leaks in.
+const VIRTUAL_EPOCH_MS = 1_700_000_000_000;
+/** The virtual sources' state: [clock ms, generator words x4]; copied with the base memory. */
+const sources = new Float64Array(5);
+
+/** Seeds the virtual sources (splitmix32 of the seed into the generator's four words). */
+function reseedSources(/** @type {number} */ seed) {
+  let x = (Math.trunc(seed) ^ 0x9e3779b9) >>> 0;
+  sources[0] = 0;
+  for (let i = 1; i < 5; i++) {
+    x = (x + 0x9e3779b9) >>> 0;
+    let z = x;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+    sources[i] = (z ^ (z >>> 16)) >>> 0 || 1;
+  }
+}
+
+/** The next 32 random bits of the virtual generator (xoshiro128**). */
+function nextRandom() {
+  const [, s0 = 0, s1 = 0, s2 = 0, s3 = 0] = sources;
+  const rotl = (/** @type {number} */ v, /** @type {number} */ k) => ((v << k) | (v >>> (32 - k))) >>> 0;
+  const result = Math.imul(rotl(Math.imul(s1, 5) >>> 0, 7), 9) >>> 0;
+  const t = (s1 << 9) >>> 0;
+  let n2 = (s2 ^ s0) >>> 0, n3 = (s3 ^ s1) >>> 0;
+  const n1 = (s1 ^ n2) >>> 0, n0 = (s0 ^ n3) >>> 0;
+  n2 = (n2 ^ t) >>> 0;
+  n3 = rotl(n3, 11);
+  sources[1] = n0; sources[2] = n1; sources[3] = n2; sources[4] = n3;
+  return result;
+}
+
+/** One virtual millisecond per reading: time moves, identically in every play. */
+function tick() {
+  const now = (sources[0] ?? 0) + 1;
+  sources[0] = now;
+  return now;
+}
+
+/** Puts the virtual sources in place of the realm's clocks and random source (before the realm is frozen). */
+function virtualiseSources() {
+  reseedSources(0);
+  Date.now = () => VIRTUAL_EPOCH_MS + tick();
+  Object.defineProperty(performance, "now", { value: () => tick(), writable: false, configurable: false });
+  const fill = (/** @type {ArrayBufferView} */ view, offset = 0, size = undefined) => {
+    const bytes = new Uint8Array(view.buffer, view.byteOffset + offset, size ?? view.byteLength - offset);
+    for (let i = 0; i < bytes.length; i += 4) {
+      const word = nextRandom();
+      for (let k = 0; k < 4 && i + k < bytes.length; k++) bytes[i + k] = (word >>> (8 * k)) & 0xff;
+    }
+    return view;
+  };
+  Object.defineProperty(crypto, "randomFillSync", { value: fill, writable: false, configurable: false });
+  // Web Crypto is another road to the host's entropy; Emscripten does not use it under Node.
+  Reflect.deleteProperty(globalThis, "crypto");
+  // The random devices keep a buffer in JavaScript that no restore puts back; Python needs neither (it uses getentropy).
+  for (const device of ["/dev/urandom", "/dev/random"]) {
+    try {
+      wasm.FS.unlink(device);
+    } catch {
+      // not there
+    }
+  }
+}
+
+/** The process umask (Emscripten's umask() is the real process's): read without changing it. */
+function currentUmask() {
+  const mask = process.umask(0o022);
+  process.umask(mask);
+  return mask;
 }
 
 /** The Emscripten exports that evaluate JavaScript, and any require the loader left: made inert. */
@@ -190,7 +272,7 @@ function neuterModule(/** @type {Record<string, unknown>} */ module, /** @type {
  * @param {{ snapshotPath: string | null, wantSnapshot: boolean, files: Record<string, string> }} request
  */
 async function initialize(request) {
-  const started = performance.now();
+  const started = realNow();
   /** @type {Uint8Array | null} */
   let given = null;
   if (request.snapshotPath) {
@@ -229,10 +311,11 @@ async function initialize(request) {
   handle = (json) => handler(json);
   wasm = py._module;
   neuterModule(wasm, py);
+  virtualiseSources();
   hardenRealm();
-  base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint() };
+  base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
   warmUp();
-  return { startMs: performance.now() - started, snapshot, memoryBytes: wasm.HEAPU8.length };
+  return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length };
 }
 
 /** @param {Record<string, unknown>} extra */
@@ -295,14 +378,17 @@ function warmUp() {
 /** Puts the base memory back; throws when state outside the memory changed. */
 function restoreBase() {
   if (!base) throw new Error("no pristine state");
-  const started = performance.now();
+  const started = realNow();
   const now = fingerprint();
   if (now !== base.fingerprint) throw new Error(`the interpreter cannot be restored (state outside its memory changed: ${now} vs ${base.fingerprint})`);
   const heap = wasm.HEAPU8;
   heap.set(base.memory);
   if (heap.length > base.memory.length) heap.fill(0, base.memory.length);
+  // State outside the memory that a play can change and the base puts back: the umask, the virtual clock and generator.
+  process.umask(base.umask);
+  sources.set(base.sources);
   dirty = false;
-  lastRestoreMs = performance.now() - started;
+  lastRestoreMs = realNow() - started;
 }
 
 /** Makes the current memory (right after an open) the base of every later play, reusing the pristine copy's buffer where it fits. */
@@ -310,7 +396,7 @@ function takeBase() {
   const heap = wasm.HEAPU8;
   const memory = base && base.memory.length === heap.length ? base.memory : new Uint8Array(heap.length);
   memory.set(heap);
-  base = { memory, fingerprint: fingerprint() };
+  base = { memory, fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
 }
 
 /** @param {{ code: string, maxObservationChars: number, maxPrintChars: number }} request */
@@ -328,6 +414,7 @@ function open(request) {
     loaderOutput = openedBase.output;
     return { json: openedBase.json, resetMs, fromBase: true };
   }
+  reseedSources(0);
   const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars }));
   // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
   if (opens >= 2 && JSON.parse(json)?.ok === true) {
@@ -380,9 +467,13 @@ function answer(request) {
         const { json, resetMs, fromBase } = open(request);
         return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"resetMs":${resetMs === null ? "null" : resetMs.toFixed(3)},"fromBase":${fromBase},"reply":${json}}`;
       }
-      case "call":
+      case "call": {
         if (typeof request.json !== "string") throw new Error("call needs json");
+        // The harness reseeds Python's generators at every reset; the realm's sources follow (the engine wrote this request).
+        const call = JSON.parse(request.json);
+        if (call?.op === "reset" && Number.isSafeInteger(call.seed)) reseedSources(call.seed);
         return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"reply":${handle(request.json)}}`;
+      }
       case "close": {
         const { json, kept } = close();
         return `{"id":${id},"ok":true,"output":"","kept":${kept},"reply":${json}}`;
