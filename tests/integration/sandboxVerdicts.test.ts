@@ -18,10 +18,14 @@ afterAll(async () => {
 });
 
 describe("validation seeds", () => {
-  it("a game that works only on the public seeds is invalid, and the report does not name the secret seed", async () => {
+  it("a game that works only on the public seeds fails the secret-seed check (a warning under the reference's rule, invalid under validator.strict), and the report does not name the secret seed", async () => {
+    const secret = /^playing the probe trajectory of a secret seed failed: reset\(\) raised RuntimeError: not a public seed/;
     const report = await validateEnvironment(pool, publicSeedsOnly);
-    expect(report.valid).toBe(false);
-    expect(report.error).toMatch(/^playing the probe trajectory of a secret seed failed: reset\(\) raised RuntimeError: not a public seed/);
+    expect(report.valid).toBe(true);
+    expect(report.checks.find((check) => check.name === "deterministic")).toMatchObject({ ok: false, warning: true, detail: expect.stringMatching(secret) });
+    const strict = await validateEnvironment(pool, publicSeedsOnly, { strict: true });
+    expect(strict.valid).toBe(false);
+    expect(strict.error).toMatch(secret);
   }, 120_000);
 
   it("the replay of every seed runs in a process of its own, even in a pool of one", async () => {
