@@ -2,7 +2,7 @@
 // adapter it writes loads in node-llama-cpp and moves llama.cpp's log-probs the way the advantages
 // ask, a parent adapter is continued, a wrong batch is refused, F16 / Q8_0 weights are read.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -104,9 +104,22 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     const next = (await sampleLines(model, { prompt: "Lily wanted to", count: 4, maxTokens: 24, sampling: fullSoftmax, seed: 90, role: "designer", adapter })).map((line, i) => ({ ...line, advantage: i % 2 ? 1 : -1 }));
     const batch2 = join(dir, "designer-2.jsonl");
     writeBatch(batch2, next);
+    // The optimiser state was written beside the round-1 adapter and continues: 3 steps then 3 more.
+    expect(result.metrics).toMatchObject({ optimizerState: "fresh", optimizerSteps: 3, samples: 8, lossAggregation: "sample", logprobs: "reference" });
+    expect(existsSync(join(dir, "designer-r1.optim.pt"))).toBe(true);
     const round2 = await worker.train({ round: 2, batch: batch2, baseModel: stories, parentAdapter: adapter, output: join(dir, "designer-r2.gguf"), hyper });
     expect(round2.mismatch!.meanAbsDiff).toBeLessThan(2e-3);
+    expect(round2.metrics).toMatchObject({ optimizerState: "continued", optimizerSteps: 6 });
     expect(readFileSync(round2.adapterPath)).not.toEqual(readFileSync(adapter));
+    // A restarted worker (as after kill -9 and --resume) continues from the same files: the same round-2 adapter.
+    const restarted = await TrainerWorker.start({ python, threads: 1, device: "cpu" });
+    try {
+      const again = await restarted.train({ round: 2, batch: batch2, baseModel: stories, parentAdapter: adapter, output: join(dir, "designer-r2-again.gguf"), hyper });
+      expect(again.metrics).toMatchObject({ optimizerState: "continued", optimizerSteps: 6 });
+      expect(readFileSync(again.adapterPath)).toEqual(readFileSync(round2.adapterPath));
+    } finally {
+      await restarted.dispose();
+    }
   }, 180_000);
 
   it("is deterministic given the seed", async () => {
@@ -118,8 +131,8 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     expect(readFileSync(a.adapterPath)).toEqual(readFileSync(b.adapterPath));
     const c = await worker.train({ round: 1, batch, baseModel: stories, output: join(dir, "seed-c.gguf"), hyper: { ...hyper, seed: 2 } });
     expect(readFileSync(c.adapterPath)).not.toEqual(readFileSync(a.adapterPath));
-    // activation checkpointing (the GPU default) saves memory, not the result
-    const checkpointed = await TrainerWorker.start({ python, threads: 1, device: "cpu", extraArgs: ["--checkpointing", "on"] });
+    // activation checkpointing (on by default) saves memory, not the result
+    const checkpointed = await TrainerWorker.start({ python, threads: 1, device: "cpu", extraArgs: ["--checkpointing", "off"] });
     try {
       const d = await checkpointed.train({ round: 1, batch, baseModel: stories, output: join(dir, "seed-d.gguf"), hyper });
       expect(readFileSync(d.adapterPath)).toEqual(readFileSync(a.adapterPath));
