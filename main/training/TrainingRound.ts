@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { LoraSpec } from "../../shared/backendConfig.js";
 import type { TrainingConfig } from "../../shared/trainingConfig.js";
@@ -17,6 +17,7 @@ import { finishTrainingRound, findTrainingRound, listTrainingRounds, mergeTraini
 import { transaction } from "../store/transaction.js";
 import { deriveSeed } from "../util/seededRandom.js";
 import { buildTrainingBatch } from "./buildTrainingBatch.js";
+import { optimizerStatePath } from "./optimizerStatePath.js";
 import type { RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
 import { writeTrainingBatch } from "./writeTrainingBatch.js";
 
@@ -196,10 +197,13 @@ export class TrainingRound implements TrainingStep {
     const base = await checkModelFile(this.options.baseModelPath);
     if (existsSync(destPath) && (await sha256File(destPath)) === (await sha256File(trained.adapterPath))) {
       // Installed by this round before a kill, not yet registered: the same file, kept.
+      installOptimizerState(trained.adapterPath, destPath);
       adapterSha256 = await sha256File(destPath);
     } else {
       // Another workspace sharing the folder has a file of that name: take a new version name.
       if (existsSync(destPath)) destPath = join(adaptersDir, `${nextAdapterName(db, adaptersDir, name)}.gguf`);
+      // The optimiser state goes first: an installed adapter always has its state beside it for the next round.
+      installOptimizerState(trained.adapterPath, destPath);
       adapterSha256 = await installAdapterFile(trained.adapterPath, destPath, base);
     }
     const baseModelSha256 = await sha256File(this.options.baseModelPath);
@@ -244,6 +248,16 @@ export class TrainingRound implements TrainingStep {
     const unloadable = backend.unload !== undefined && backend.reload !== undefined;
     return unloadable && (config.unloadModel ?? this.options.unloadByDefault ?? false);
   }
+}
+
+/** Copies the trainer's optimiser state (if it wrote one) beside the installed adapter, atomically. */
+function installOptimizerState(trainedAdapter: string, installedAdapter: string): void {
+  const from = optimizerStatePath(trainedAdapter);
+  const to = optimizerStatePath(installedAdapter);
+  if (!existsSync(from)) return;
+  mkdirSync(dirname(to), { recursive: true });
+  copyFileSync(from, `${to}.partial`);
+  renameSync(`${to}.partial`, to);
 }
 
 function trainerLabel(config: TrainingConfig): string {

@@ -1,25 +1,16 @@
 // The trainer line protocol (resources/trainers/README.md): what the workbench writes to a trainer
 // worker's stdin and the JSON lines it answers with. Every answer is checked before use.
 import { z } from "zod";
+import type { TrainingHyper } from "../../shared/trainingConfig.js";
 
-/** The `hyper` object of a train command; keys left out take the trainer's defaults (resources/trainers/spade_grpo.py). */
-export interface TrainerHyper {
-  learningRate?: number;
-  rank?: number;
-  alpha?: number;
-  epochs?: number;
-  clipLow?: number;
-  clipHigh?: number;
-  tisCap?: number;
-  klCoef?: number;
-  maxTokensPerBatch?: number;
+/**
+ * The `hyper` object of a train command; keys left out take the trainer's defaults
+ * (resources/trainers/spade_grpo.py `DEFAULT_HYPER`, equal to shared/trainingConfig.ts `defaultTrainingHyper`).
+ */
+export interface TrainerHyper extends Partial<TrainingHyper> {
   seed?: number;
   /** Refuse to train above this mean |recomputed - recorded| behaviour log-prob (nats). */
   mismatchTolerance?: number;
-  /** Gradient norm clip (0 = off). */
-  gradClip?: number;
-  /** Padded tokens per forward pass (memory only, not the result). */
-  microBatchTokens?: number;
   /** Projections that get a LoRA. */
   targets?: Array<"attn_q" | "attn_k" | "attn_v" | "attn_output" | "ffn_gate" | "ffn_up" | "ffn_down">;
 }

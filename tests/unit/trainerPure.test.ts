@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
+import { defaultTrainingHyper } from "../../shared/trainingConfig.js";
 
 const python = "/usr/bin/python3";
 const hasTorch = pythonHasTorch(python);
@@ -24,5 +25,15 @@ describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
     // every test class ran (a skipped or renamed file would not count as a pass)
     for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest"]) expect(report).toContain(name);
     expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(28);
+  });
+
+  it("have one set of defaults: the trainer's standalone hyperparameters are the run config's", () => {
+    const code = "import json, spade_grpo; print(json.dumps(spade_grpo.DEFAULT_HYPER))";
+    const result = spawnSync(python, ["-c", code], { cwd: resolve(root, "resources/trainers"), env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" }, encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    const trainer = JSON.parse(result.stdout) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(defaultTrainingHyper)) expect(trainer[key], key).toEqual(value);
+    // the trainer-only keys (per round or per model, never a run config's)
+    expect(Object.keys(trainer).filter((key) => !(key in defaultTrainingHyper)).sort()).toEqual(["mismatchTolerance", "seed", "targets"]);
   });
 });

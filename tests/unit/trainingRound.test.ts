@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { insertEpisodeWithTurns } from "../../main/store/queries/episodes.js";
 import { createRun } from "../../main/store/queries/runs.js";
 import { listTrainingRounds, startTrainingRound } from "../../main/store/queries/trainingRounds.js";
 import type { RoundTrainer, RoundTrainRequest } from "../../main/training/RoundTrainer.js";
+import { optimizerStatePath } from "../../main/training/optimizerStatePath.js";
 import { TrainingRound, type GateDecision } from "../../main/training/TrainingRound.js";
 import { writeLoraAdapter, writeTinyLlamaModel, type TinyLlamaModel } from "../support/ggufWriter.js";
 
@@ -56,6 +57,9 @@ class FakeTrainer implements RoundTrainer {
     if (this.fail) throw new Error(this.fail);
     options.onProgress?.({ step: 1, steps: 1, loss: 0.5 });
     await writeLoraAdapter(request.output, { base: this.base, seed: request.round + 10, magnitude: 0.01 });
+    // as the built-in trainers do: the optimiser state beside the adapter, continuing the parent's
+    const parentState = request.parentAdapter ? readFileSync(optimizerStatePath(request.parentAdapter), "utf8") : "";
+    writeFileSync(optimizerStatePath(request.output), `${parentState}r${request.round};`);
     return { adapterPath: request.output, metrics: { loss: 0.5, meanRatio: 1, maxRatio: 1, clippedFraction: 0, kl: 0, gradNorm: 0.1, tokens: 3, seconds: 0.01 }, mismatch: { meanAbsDiff: 0, maxAbsDiff: 0, tokens: 3 } };
   }
   async dispose(): Promise<void> {}
@@ -112,7 +116,11 @@ describe("TrainingRound", () => {
     expect(second!.parentId).toBe(first!.id);
     expect(rounds[1]!.parentAdapterId).toBe(first!.id);
     expect(trainer.requests.map((r) => r.parentAdapter)).toEqual([null, first!.path]);
-    expect(trainer.requests[0]!.hyper).toMatchObject({ clipLow: 0.2, clipHigh: 0.28, klCoef: 0 });
+    expect(trainer.requests[0]!.hyper).toMatchObject({ clipLow: 0.2, clipHigh: 0.28, klCoef: 0, samplesPerStep: null, lossAggregation: "sample", logprobs: "reference", adamBeta2: 0.98, weightDecay: 0.1 });
+    // each installed adapter has the optimiser state its round wrote beside it; round 1 continued round 0's
+    expect(optimizerStatePath(first!.path)).toBe(join(dir, "adapters", `${first!.name}.optim.pt`));
+    expect(readFileSync(optimizerStatePath(first!.path), "utf8")).toBe("r0;");
+    expect(readFileSync(optimizerStatePath(second!.path), "utf8")).toBe("r0;r1;");
     expect(rounds[0]!.metrics).toMatchObject({ sequences: 4, roles: { agent: 4, designer: 0 }, loss: 0.5, mismatch: { maxAbsDiff: 0 } });
     expect(backend.calls).toEqual(["unload", "reload", `set ${first!.name}.gguf`, "unload", "reload", `set ${second!.name}.gguf`]);
     expect(events.filter((e) => e.type === "trainingFinished")).toHaveLength(2);
