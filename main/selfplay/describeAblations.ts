@@ -1,7 +1,8 @@
 import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
 import { recipeDefaults } from "../../shared/runRecipes.js";
+import { describeTrainingDeviations } from "../training/describeTrainingDeviations.js";
 
-type AblationFields = Pick<RunConfig, "designer" | "corpus" | "memory" | "reward"> & Partial<Pick<RunConfig, "recipe" | "hint" | "agent">>;
+type AblationFields = Pick<RunConfig, "designer" | "corpus" | "memory" | "reward"> & Partial<Pick<RunConfig, "recipe" | "hint" | "agent" | "training">>;
 
 /** Reward variants that are not in the reference, labelled as such. */
 const projectRewardKinds: Partial<Record<RunConfig["reward"]["kind"], string>> = {
@@ -36,6 +37,7 @@ export function describeDeviations(config: AblationFields): string[] {
   if (config.designer.randomDifficulty) deviations.push("deviation: random difficulty");
   if (config.agent?.stop) deviations.push(`deviation: agent replies stop at ${config.agent.stop.map((stop) => JSON.stringify(stop)).join(", ")}`);
   if (config.designer.kind === "llm" && JSON.stringify(config.designer.skills) !== JSON.stringify(recipe.designer.skills)) deviations.push("deviation: our skill list");
+  deviations.push(...describeTrainingDeviations(config.training, config.recipe ?? "spade-games"));
   return deviations;
 }
 
