@@ -18,7 +18,7 @@ import { transaction } from "../store/transaction.js";
 import { deriveSeed } from "../util/seededRandom.js";
 import { buildTrainingBatch } from "./buildTrainingBatch.js";
 import { optimizerStatePath } from "./optimizerStatePath.js";
-import type { RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
+import type { RoundMemoryPrediction, RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
 import { writeTrainingBatch } from "./writeTrainingBatch.js";
 
 /** The promotion gate's verdict on a new adapter against the one in use. */
@@ -69,6 +69,28 @@ export class TrainingRound implements TrainingStep {
   private adapterChecked = false;
 
   constructor(private readonly options: TrainingRoundOptions) {}
+
+  /**
+   * Before the first iteration: starts the trainer and asks its memory model for the largest round
+   * this run can give (a micro-batch of `microBatchTokens`, or one sequence filling the backend's
+   * context). Returns the prediction in words; throws the trainer's refusal, naming what to lower,
+   * when it does not fit the free memory. A trainer without a memory model is not asked.
+   */
+  async prepare(): Promise<string | null> {
+    const trainer = (this.trainer ??= await this.options.createTrainer());
+    if (!trainer.checkMemory) return null;
+    const { config, backend } = this.options;
+    const longest = backend.contextSize ?? 4096;
+    let prediction: RoundMemoryPrediction;
+    try {
+      prediction = await trainer.checkMemory({ baseModel: this.options.trainerBaseModel ?? this.options.baseModelPath, hyper: config.hyper, longest });
+    } catch (error) {
+      throw new Error(`training: ${(error as Error).message}`, { cause: error });
+    }
+    const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
+    const { weights, lora, activations, outputLayer } = prediction.parts;
+    return `training: the largest round (${longest}-token context, micro-batch ${config.hyper.microBatchTokens} tokens) is predicted to peak at ${gb(prediction.peakBytes)} (weights ${gb(weights)}, LoRA + Adam ${gb(lora)}, activations ${gb(activations)}, output layer ${gb(outputLayer)})${prediction.freeBytes === null ? "" : `; ${gb(prediction.freeBytes)} free`}`;
+  }
 
   async afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted"> {
     // A resumed run samples with the adapter its last round put in use, before anything else.

@@ -25,6 +25,15 @@ export interface TrainCommand {
   hyper: TrainerHyper;
 }
 
+/** Asks for the memory model's prediction of the largest round (a micro-batch, or one sequence of `longest` tokens), checked against the free memory. */
+export interface MemoryCommand {
+  type: "memory";
+  baseModel: string;
+  hyper: TrainerHyper;
+  /** The longest sequence a round can hold (the backend's context size). */
+  longest: number;
+}
+
 export interface LogprobsCommand {
   type: "logprobs";
   batch: string;
@@ -55,6 +64,12 @@ export const trainerMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("mismatch"), meanAbsDiff: finite, maxAbsDiff: finite, tokens: z.number().int().nonnegative() }),
   z.object({ type: z.literal("metrics"), round: z.number().int(), metrics: trainerMetricsSchema }),
   z.object({ type: z.literal("adapter"), round: z.number().int(), path: z.string().min(1) }),
+  z.object({
+    type: z.literal("memory"),
+    peakBytes: z.number().int().nonnegative(),
+    freeBytes: z.number().int().nonnegative().nullable(),
+    parts: z.object({ weights: z.number().nonnegative(), lora: z.number().nonnegative(), activations: z.number().nonnegative(), outputLayer: z.number().nonnegative() }),
+  }),
   z.object({ type: z.literal("done"), round }),
   z.object({ type: z.literal("error"), round, message: z.string() }),
 ]);
@@ -63,8 +78,9 @@ export type TrainerMessage = z.infer<typeof trainerMessageSchema>;
 export type TrainerMetrics = z.infer<typeof trainerMetricsSchema>;
 export type TrainerMismatch = Extract<TrainerMessage, { type: "mismatch" }>;
 export type TrainerProgress = Extract<TrainerMessage, { type: "progress" }>;
+export type TrainerMemory = Extract<TrainerMessage, { type: "memory" }>;
 
-const messageTypes = new Set(["ready", "progress", "mismatch", "metrics", "adapter", "done", "error"]);
+const messageTypes = new Set(["ready", "progress", "mismatch", "metrics", "adapter", "memory", "done", "error"]);
 
 /**
  * One stdout line: a protocol message, or null for log text (not a JSON object with a known

@@ -451,6 +451,7 @@ def _require(cmd, key, kind, nullable=False):
 
 COMMAND_KEYS = {
     "train": {"type", "round", "batch", "baseModel", "parentAdapter", "output", "hyper"},
+    "memory": {"type", "baseModel", "hyper", "longest"},
     "logprobs": {"type", "batch", "baseModel", "adapter", "output"},
     "shutdown": {"type"},
 }
@@ -462,7 +463,7 @@ def parse_command(text):
     except json.JSONDecodeError as error:
         raise ProtocolError(f"a command must be one JSON object per line ({error.msg} at column {error.colno})") from None
     if not isinstance(cmd, dict) or cmd.get("type") not in COMMAND_KEYS:
-        raise ProtocolError(f"unknown command {_describe(cmd if not isinstance(cmd, dict) else cmd.get('type'))}: expected type \"train\", \"logprobs\" or \"shutdown\"")
+        raise ProtocolError(f"unknown command {_describe(cmd if not isinstance(cmd, dict) else cmd.get('type'))}: expected type \"train\", \"logprobs\", \"memory\" or \"shutdown\"")
     for key in cmd:
         if key not in COMMAND_KEYS[cmd["type"]]:
             raise ProtocolError(f"{cmd['type']}: key '{key}' is unknown (known: {', '.join(sorted(COMMAND_KEYS[cmd['type']] - {'type'}))})")
@@ -489,7 +490,9 @@ def serve(trainer, stdin=None, emit=None):
     """Runs the worker: `ready`, then one command per stdin line until `shutdown` or end of input.
 
     `trainer` has: name, architecture (None until a model is loaded), train(cmd, hyper, emit),
-    logprobs(cmd, emit). Every command ends with `done`; a refused or failed one sends `error` first.
+    logprobs(cmd, emit), and optionally memory(cmd, hyper, emit) (the memory model's prediction of
+    the largest round, checked against the free memory). Every command ends with `done`; a refused
+    or failed one sends `error` first.
     """
     stdin = stdin or sys.stdin
     emit = emit or Emitter()
@@ -503,7 +506,15 @@ def serve(trainer, stdin=None, emit=None):
             if cmd["type"] == "shutdown":
                 emit({"type": "done", "round": None})
                 return 0
-            if cmd["type"] == "train":
+            if cmd["type"] == "memory":
+                _require(cmd, "baseModel", "path")
+                longest = _require(cmd, "longest", "int")
+                if longest < 2:
+                    raise ProtocolError(f"memory: key 'longest': expected an integer >= 2 (the longest sequence's tokens), got {longest}")
+                if not hasattr(trainer, "memory"):
+                    raise ProtocolError(f"memory: the {trainer.name} trainer has no memory model")
+                trainer.memory(cmd, parse_hyper(cmd.get("hyper")), emit)
+            elif cmd["type"] == "train":
                 round_number = _require(cmd, "round", "int")
                 for key in ("batch", "baseModel", "output"):
                     _require(cmd, key, "path")
@@ -515,7 +526,7 @@ def serve(trainer, stdin=None, emit=None):
                     _require(cmd, key, "path")
                 _require(cmd, "adapter", "path", nullable=True)
                 trainer.logprobs(cmd, emit)
-        except (BatchFormatError, ProtocolError, MismatchError, TrainerInputError, FloatingPointError) as error:
+        except (BatchFormatError, ProtocolError, MismatchError, TrainerInputError, FloatingPointError, MemoryError) as error:
             emit({"type": "error", "round": round_number, "message": str(error)})
         except Exception as error:  # the worker stays alive for the next command
             import traceback

@@ -10,7 +10,8 @@
   pass, plus its attention weights ``ACT_ATTN * H * T`` per token where attention is not fused
   (torch < 2, or the float32 path that reproduces llama.cpp's f16 rounding). Without checkpointing
   every block keeps them; with it each block keeps its input (E per token) and one block at a time
-  is recomputed.
+  is recomputed, which with its gradients costs about ``CKPT_BLOCKS`` blocks' activations. With few
+  layers checkpointing can cost more than it saves; from about 4 layers on it lowers the peak.
 - The output layer (spade_logprobs) holds at most ``outputChunkTokens`` positions x vocabulary at
   a time: ``OUT_FULL`` bytes per entry for the reference's full softmax (logits, their exponentials,
   their gradient), ``OUT_SAMPLING`` for the sampling transform (its sort). It does not grow with
@@ -28,6 +29,8 @@ ACT_E = 14.0
 ACT_F = 5.0
 #: Attention weights kept per token per head per key position where attention is not fused.
 ACT_ATTN = 3.0
+#: Blocks' worth of activations alive at once in a checkpointed backward pass (the recomputed block and its gradients).
+CKPT_BLOCKS = 2.0
 #: Bytes per (position x vocabulary entry) of the output layer's chunk.
 OUT_FULL = 12.0
 OUT_SAMPLING = 45.0
@@ -35,7 +38,7 @@ OUT_SAMPLING = 45.0
 GB = 1e9
 
 
-class MemoryBudgetError(RuntimeError):
+class MemoryBudgetError(MemoryError):
     """The predicted peak does not fit the device's free memory: the message names what to lower."""
 
 
@@ -85,7 +88,8 @@ def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=Non
         block = tokens * dtype_bytes * (ACT_E * e + ACT_F * f)
         if not fused_attention:
             block += sequences * longest * longest * heads * ACT_ATTN * 4
-        kept = tokens * e * dtype_bytes * layers + block if hyper["checkpointing"] else block * layers
+        # checkpointing: every block's input, and one block recomputed with its gradients (measured: ~2 blocks)
+        kept = tokens * e * dtype_bytes * layers + CKPT_BLOCKS * block if hyper["checkpointing"] else block * layers
         activations = max(activations, kept + count * e * dtype_bytes * 2)
         output_layer = max(output_layer, min(hyper["outputChunkTokens"], max(count, 1)) * vocab * per_entry)
     parts = {
@@ -96,6 +100,34 @@ def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=Non
     }
     parts["peak"] = sum(parts.values())
     return parts
+
+
+def held_weight_bytes(model):
+    """Bytes of the base tensors a GgufModel holds."""
+    tensors = [model.token_embd, model.output_norm]
+    if model.output is not model.token_embd:
+        tensors.append(model.output)
+    for layer in model.layers:
+        tensors.extend(t for t in layer.values() if t is not None)
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def worst_case(longest, hyper):
+    """The largest micro-batch a round can have, as (lengths, trained): microBatchTokens of padded tokens, or one sequence of `longest`."""
+    tokens = max(hyper["microBatchTokens"], longest)
+    lines = max(1, tokens // longest)
+    return [longest] * lines, [longest - 1] * lines
+
+
+def report(parts, free):
+    """The prediction as a protocol line's fields."""
+    return {"peakBytes": int(parts["peak"]), "freeBytes": None if free is None else int(free), "parts": {k: int(v) for k, v in parts.items() if k != "peak"}}
+
+
+def describe(parts, free, device_name):
+    text = ", ".join(f"{name} {parts[name] / GB:.2f}" for name in ("weights", "lora", "activations", "outputLayer"))
+    free_text = "unknown" if free is None else f"{free / GB:.2f} GB"
+    return f"predicted training peak {parts['peak'] / GB:.2f} GB ({text} GB) on {device_name}, free {free_text}"
 
 
 def shape_of(model):

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from spade_gguf import GgufError, GgufFile, write_gguf  # noqa: E402
 import spade_grpo  # noqa: E402
 import spade_logprobs  # noqa: E402
+import spade_memory  # noqa: E402
 import spade_step  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
 
@@ -440,12 +441,35 @@ class GgufTrainer:
         else:
             lora = Lora.fresh(model, hyper["rank"], hyper["alpha"], hyper["targets"], hyper["seed"])
         model.checkpointing = hyper["checkpointing"] if self.checkpointing is None else self.checkpointing
+        parts = self._check_memory(model, [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper)
         policy = GgufPolicy(model, lora, hyper["outputChunkTokens"])
         # the optimiser state is written beside the adapter first: an adapter on disk always has its state
         metrics = spade_step.train_round(policy, lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"])
+        metrics["memoryPredictedBytes"] = parts["peak"]
         lora.save(cmd["output"], model.architecture)
         emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})
         emit({"type": "adapter", "round": cmd["round"], "path": cmd["output"]})
+
+    def _check_memory(self, model, lengths, trained, hyper):
+        """The memory model's peak for this batch, logged, and refused when it does not fit the free memory."""
+        checkpointing = hyper["checkpointing"] if self.checkpointing is None else self.checkpointing
+        settings = dict(hyper, checkpointing=checkpointing)
+        weights = spade_memory.held_weight_bytes(model)
+        parts = spade_memory.predict(spade_memory.shape_of(model), lengths, trained, settings, model.token_embd.element_size(), weights, fused_attention=not model.kv_f16 and self.device.type == "cuda")
+        free = spade_memory.free_memory(self.device)
+        # the weights are already held: what must fit in the free memory is the rest
+        available = None if free is None else free + weights
+        spade_grpo.log("[gguf] " + spade_memory.describe(parts, available, str(self.device)))
+        spade_memory.check(parts, available, settings, str(self.device))
+        return parts
+
+    def memory(self, cmd, hyper, emit):
+        """The largest round a run can give (a micro-batch of microBatchTokens, or one sequence of `longest` tokens), before any rollout."""
+        model = self.model_for(cmd["baseModel"])
+        lengths, trained = spade_memory.worst_case(cmd["longest"], hyper)
+        parts = self._check_memory(model, lengths, trained, hyper)
+        free = spade_memory.free_memory(self.device)
+        emit({"type": "memory", **spade_memory.report(parts, None if free is None else free + spade_memory.held_weight_bytes(model))})
 
     def logprobs(self, cmd, emit):
         model = self.model_for(cmd["baseModel"])

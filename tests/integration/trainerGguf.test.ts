@@ -157,6 +157,20 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     await expect(worker.train({ round: 8, batch, baseModel: stories, output: join(dir, "x.gguf"), hyper: { ...hyper, rnak: 4 } as never })).rejects.toThrow(/key 'hyper\.rnak' is unknown/);
   }, 60_000);
 
+  it("predicts a round's peak memory before any batch exists, and refuses one that cannot fit, naming what to lower", async () => {
+    const fits = await worker.memory({ baseModel: stories, hyper: { microBatchTokens: 1024 }, longest: 256 });
+    expect(fits.peakBytes).toBe(fits.parts.weights + fits.parts.lora + fits.parts.activations + fits.parts.outputLayer);
+    expect(fits.parts.weights).toBeGreaterThan(1e6); // stories260K's F32 tensors
+    expect(fits.freeBytes).toBeGreaterThan(fits.peakBytes);
+    // a longer context can only raise the prediction; the output layer's chunk bounds its share
+    const longer = await worker.memory({ baseModel: stories, hyper: { microBatchTokens: 1024 }, longest: 512 });
+    expect(longer.parts.activations).toBeGreaterThan(fits.parts.activations);
+    expect(longer.parts.outputLayer).toBe(fits.parts.outputLayer);
+    const huge = worker.memory({ baseModel: stories, hyper: { checkpointing: false }, longest: 4_000_000 });
+    await expect(huge).rejects.toThrow(/the training round needs about [\d.]+ GB .* free: turn training\.checkpointing on; lower training\.microBatchTokens/);
+    expect(worker.alive).toBe(true);
+  }, 60_000);
+
   it("reads F16 and Q8_0 weights and still matches llama.cpp on them", async () => {
     const lines = await sampleLines(model, { prompt: "Once upon a time", count: 3, maxTokens: 32, sampling: fullSoftmax, seed: 3 });
     const batch = join(dir, "types.jsonl");

@@ -1,6 +1,7 @@
 // The trainers' pure parts (batch parsing, masking, the sampling transform, the GRPO/TIS loss, the
 // GGUF reader's tensor types; the round's update: aggregation, steps, optimiser state, log-prob
-// definitions, chunked output layer), tested in Python with Debian's torch: tests/fixtures/trainers/test_spade_grpo.py, test_spade_step.py.
+// definitions, chunked output layer; the memory model), tested in Python with Debian's torch:
+// tests/fixtures/trainers/test_spade_grpo.py, test_spade_step.py, test_spade_memory.py.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,8 +14,8 @@ if (!hasTorch) console.warn(`trainerPure tests skipped: ${python} cannot import 
 const root = resolve(import.meta.dirname, "..", "..");
 
 describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
-  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step)", () => {
-    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step"], {
+  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step test_spade_memory)", () => {
+    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step", "test_spade_memory"], {
       cwd: resolve(root, "tests/fixtures/trainers"),
       env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
@@ -23,8 +24,8 @@ describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
     expect(report, report).toMatch(/\nOK\s*$/);
     expect(result.status, report).toBe(0);
     // every test class ran (a skipped or renamed file would not count as a pass)
-    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest"]) expect(report).toContain(name);
-    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(28);
+    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest"]) expect(report).toContain(name);
+    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(34);
   });
 
   it("have one set of defaults: the trainer's standalone hyperparameters are the run config's", () => {
