@@ -65,6 +65,17 @@ class FakeTrainer implements RoundTrainer {
   async dispose(): Promise<void> {}
 }
 
+/** The fake trainer with a memory model that answers a fixed prediction, or refuses. */
+class MemoryTrainer extends FakeTrainer {
+  asked: { baseModel: string; longest: number; microBatchTokens: number }[] = [];
+  refuse: string | null = null;
+  async checkMemory(request: { baseModel: string; hyper: { microBatchTokens: number }; longest: number }) {
+    this.asked.push({ baseModel: request.baseModel, longest: request.longest, microBatchTokens: request.hyper.microBatchTokens });
+    if (this.refuse) throw new Error(this.refuse);
+    return { peakBytes: 3.5e9, freeBytes: 8e9, parts: { weights: 2e9, lora: 0.5e9, activations: 0.75e9, outputLayer: 0.25e9 } };
+  }
+}
+
 let dir: string;
 let db: WritableDb;
 let tiny: TinyLlamaModel;
@@ -180,5 +191,17 @@ describe("TrainingRound", () => {
     await round(trainer, later, { every: 5 }).afterIteration(1);
     expect(later.adapter).toBe(`run-${runId}-r1.gguf`);
     expect(existsSync(getAdapter(db, stored!.adapterId!)!.path)).toBe(true);
+  });
+
+  it("before the first iteration asks the trainer's memory model about the largest round, and fails with its refusal", async () => {
+    const trainer = new MemoryTrainer(tiny);
+    const backend = Object.assign(new RecordingBackend(), { contextSize: 2048 });
+    const note = await round(trainer, backend).prepare();
+    expect(trainer.asked).toEqual([{ baseModel: tiny.path, longest: 2048, microBatchTokens: 4096 }]);
+    expect(note).toBe("training: the largest round (2048-token context, micro-batch 4096 tokens) is predicted to peak at 3.50 GB (weights 2.00 GB, LoRA + Adam 0.50 GB, activations 0.75 GB, output layer 0.25 GB); 8.00 GB free");
+    trainer.refuse = "the training round needs about 9.00 GB (...) but cuda:0 has 8.00 GB free: lower training.microBatchTokens (now 4096)";
+    await expect(round(trainer, backend).prepare()).rejects.toThrow(/^training: the training round needs about 9\.00 GB .* lower training\.microBatchTokens/);
+    // a trainer without a memory model is not asked
+    expect(await round(new FakeTrainer(tiny), backend).prepare()).toBeNull();
   });
 });
