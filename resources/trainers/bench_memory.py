@@ -68,16 +68,6 @@ class PeakSampler:
         self.peak = max(self.peak, anon_rss())
 
 
-def held_weight_bytes(model):
-    """Bytes of the base tensors the trainer holds."""
-    tensors = [model.token_embd, model.output_norm]
-    if model.output is not model.token_embd:
-        tensors.append(model.output)
-    for layer in model.layers:
-        tensors.extend(t for t in layer.values() if t is not None)
-    return sum(t.numel() * t.element_size() for t in tensors)
-
-
 def measure(args):
     import torch
 
@@ -90,7 +80,7 @@ def measure(args):
     hyper = spade_grpo.parse_hyper(json.loads(args.hyper))
     before_load = anon_rss()
     model = GgufModel(args.model, torch.device("cpu"), torch.float32, checkpointing=hyper["checkpointing"])
-    weights = held_weight_bytes(model)
+    weights = spade_memory.held_weight_bytes(model)
     rng = random.Random(args.seed)
     lines = []
     for i in range(args.lines):
