@@ -180,11 +180,17 @@ class GgufModel:
         n = tokens.shape[1]
         causal = torch.full((n, n), float("-inf"), device=x.device).triu(1)
         save_memory = self.checkpointing and torch.is_grad_enabled()
+        # torch 1.x's non-reentrant checkpoint keeps every block's recomputed activations until the
+        # backward pass ends (measured: no saving at all); the reentrant one frees each block's after
+        # its own backward. It needs an input that requires grad: the frozen embedding's output gets one.
+        reentrant = int(torch.__version__.split(".")[0]) < 2
+        if save_memory and reentrant and not x.requires_grad:
+            x = x.detach().requires_grad_()
         for i, layer in enumerate(self.layers):
             if save_memory:
                 from torch.utils.checkpoint import checkpoint
 
-                x = checkpoint(self._block, x, causal, i, layer, lora, use_reentrant=False)
+                x = checkpoint(self._block, x, causal, i, layer, lora, use_reentrant=reentrant)
             else:
                 x = self._block(x, causal, i, layer, lora)
         return self._rms_norm(x, self.output_norm)
