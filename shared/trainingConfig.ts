@@ -20,26 +20,56 @@ export type TrainingTrainer =
   | { kind: "hf"; baseModel: string | null; convertScript: string | null }
   | { kind: "command"; command: string[]; env: Record<string, string>; cwd: string | null };
 
-/** GRPO hyperparameters of one round, passed to the trainer as `hyper`. */
+/**
+ * GRPO hyperparameters of one round, passed to the trainer as `hyper`. These defaults are also the
+ * built-in trainers' own (resources/trainers/spade_grpo.py `DEFAULT_HYPER`; a test keeps them equal).
+ */
 export interface TrainingHyper {
-  /** Adam learning rate of the LoRA weights. Defaults to 1e-3 (a LoRA policy-gradient rate, not a full fine-tune's). */
+  /**
+   * AdamW learning rate of the LoRA weights. LoRA is this project's deviation (the reference fine-tunes
+   * every weight at 1e-6); LoRA's best rate is about 10x a full fine-tune's. Defaults to 1e-5.
+   */
   learningRate: number;
-  /** LoRA rank. Defaults to 8. */
+  /** LoRA rank. Defaults to 32 (the reference's Tinker path). */
   rank: number;
-  /** LoRA alpha (scale = alpha / rank). Defaults to 16. */
+  /** LoRA alpha (scale = alpha / rank). Defaults to 32. */
   alpha: number;
-  /** Passes over the round's batch. Defaults to 1. */
+  /** Passes over the round's batch. Defaults to 1 (the reference). */
   epochs: number;
+  /** Samples per optimiser step (slime's global batch size); null: the whole batch, one step per round. Defaults to null (the reference). */
+  samplesPerStep: number | null;
+  /** Tokens per optimiser step (a second bound on the steps); null: none. Defaults to null (the reference). */
+  maxTokensPerBatch: number | null;
+  /** "sample": each sample's token mean, summed and divided by the step's sample count (slime); "token": the step's token mean. Defaults to "sample". */
+  lossAggregation: "sample" | "token";
+  /** "reference": the full-vocabulary softmax of logits / rolloutTemperature (slime); "sampling": llama.cpp's sampling transform of each line. Defaults to "reference". */
+  logprobs: "reference" | "sampling";
+  /** The gradient's log-probs are those of logits / this (slime's --rollout-temperature). Defaults to 1 (the SPADE launchers). */
+  rolloutTemperature: number;
   /** Lower clip of the importance ratio, 1 - clipLow. Defaults to 0.2 (the reference). */
   clipLow: number;
   /** Upper clip of the importance ratio, 1 + clipHigh. Defaults to 0.28 (the reference). */
   clipHigh: number;
-  /** Truncated importance sampling: the ratio's weight is capped here. Defaults to 2. */
+  /** Truncated importance sampling: the weight against the behaviour log-probs is capped here (no lower bound). Defaults to 2 (the reference). */
   tisCap: number;
-  /** KL penalty to the behaviour policy. Defaults to 0 (the reference). */
+  /** KL penalty to the base model, low-variance (k3) estimator. Defaults to 0 (the reference's games launchers; 0.005 for tool use). */
   klCoef: number;
-  /** Tokens per optimiser step (sequences are packed up to this). Defaults to 4096. */
-  maxTokensPerBatch: number;
+  /** AdamW beta 1. Defaults to 0.9 (the reference). */
+  adamBeta1: number;
+  /** AdamW beta 2. Defaults to 0.98 (the reference). */
+  adamBeta2: number;
+  /** AdamW epsilon. Defaults to 1e-8 (the reference). */
+  adamEps: number;
+  /** AdamW (decoupled) weight decay. Defaults to 0.1 (the reference). */
+  weightDecay: number;
+  /** Gradient norm clip (0 = off). Defaults to 1 (the reference). */
+  gradClip: number;
+  /** Padded tokens per forward pass: micro-batches accumulate gradients, so this is memory, never the result. Defaults to 4096. */
+  microBatchTokens: number;
+  /** Positions whose output-layer logits exist at once (forward and backward): bounds the output layer's memory. Defaults to 512. */
+  outputChunkTokens: number;
+  /** Recompute each block's activations in the backward pass instead of keeping them (lower peak memory). Defaults to true. */
+  checkpointing: boolean;
 }
 
 export interface TrainingConfig {
@@ -89,15 +119,27 @@ export interface TrainingEvalConfig {
 }
 
 export const defaultTrainingHyper: TrainingHyper = {
-  learningRate: 1e-3,
-  rank: 8,
-  alpha: 16,
+  learningRate: 1e-5,
+  rank: 32,
+  alpha: 32,
   epochs: 1,
+  samplesPerStep: null,
+  maxTokensPerBatch: null,
+  lossAggregation: "sample",
+  logprobs: "reference",
+  rolloutTemperature: 1,
   clipLow: 0.2,
   clipHigh: 0.28,
   tisCap: 2,
   klCoef: 0,
-  maxTokensPerBatch: 4096,
+  adamBeta1: 0.9,
+  adamBeta2: 0.98,
+  adamEps: 1e-8,
+  weightDecay: 0.1,
+  gradClip: 1,
+  microBatchTokens: 4096,
+  outputChunkTokens: 512,
+  checkpointing: true,
 };
 
 const nonEmpty = () => text({ nonEmpty: true });
@@ -116,11 +158,23 @@ const hyperShape = {
   rank: int(1).optional(),
   alpha: num(0).optional(),
   epochs: int(1).optional(),
+  samplesPerStep: int(1).nullish(),
+  maxTokensPerBatch: int(1).nullish(),
+  lossAggregation: oneOf(["sample", "token"]).optional(),
+  logprobs: oneOf(["reference", "sampling"]).optional(),
+  rolloutTemperature: num(0).optional(),
   clipLow: num(0, 1).optional(),
   clipHigh: num(0).optional(),
   tisCap: num(0).optional(),
   klCoef: num(0).optional(),
-  maxTokensPerBatch: int(1).optional(),
+  adamBeta1: num(0, 1).optional(),
+  adamBeta2: num(0, 1).optional(),
+  adamEps: num(0).optional(),
+  weightDecay: num(0).optional(),
+  gradClip: num(0).optional(),
+  microBatchTokens: int(1).optional(),
+  outputChunkTokens: int(1).optional(),
+  checkpointing: bool().optional(),
 };
 const hyperKeys = Object.keys(hyperShape) as (keyof TrainingHyper)[];
 
@@ -161,6 +215,11 @@ export const trainingSchema = strict({
   if (block.roles && new Set(block.roles).size !== block.roles.length) addRuleIssue(context, ["roles"], `each role may appear once, got ${JSON.stringify(block.roles)}`);
   const both = block.hyper === undefined ? [] : hyperKeys.filter((key) => block[key] !== undefined);
   if (both.length > 0) addRuleIssue(context, [both[0]!], "give hyperparameters either flat or under training.hyper, not both");
+  const given = block.hyper ?? block;
+  for (const key of ["adamBeta1", "adamBeta2"] as const) {
+    const value = given[key];
+    if (value !== undefined && value >= 1) addRuleIssue(context, block.hyper ? ["hyper", key] : [key], `expected a number in [0, 1), got ${value}`);
+  }
 });
 
 export type TrainingInput = z.input<typeof trainingSchema>;

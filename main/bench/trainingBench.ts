@@ -10,12 +10,14 @@ import { getMetrics } from "../store/queries/metrics.js";
 import { listTrainingRounds } from "../store/queries/trainingRounds.js";
 import type { BenchSection } from "./BenchSection.js";
 import { benchModel } from "./benchModel.js";
+import { trainerMemoryBench } from "./trainerMemoryBench.js";
 
 /**
  * One iteration of a real run on stories260K (fixed pool of the story-word environment, 2 x 16
  * one-turn plays) followed by its training round with the "gguf" trainer on CPU: training tokens
  * per second, the round's wall time, the iteration's generation time, their ratio, and the
- * trainer's recomputed-vs-recorded log-prob agreement.
+ * trainer's recomputed-vs-recorded log-prob agreement; then random-weight models of about 10M, 50M
+ * and 200M parameters: trained tokens/s and peak memory measured and predicted (trainerMemoryBench).
  */
 export const trainingBench: BenchSection = {
   name: "training",
@@ -57,7 +59,10 @@ export const trainingBench: BenchSection = {
         logprobMaxAbsDiff: metrics.mismatch?.maxAbsDiff ?? Number.NaN,
       };
       log(`training: ${result.tokensPerSec.toFixed(0)} trained tok/s, round ${roundSeconds.toFixed(2)} s vs generation ${generationSeconds.toFixed(2)} s, log-prob max |diff| ${result.logprobMaxAbsDiff}`);
-      return result;
+      const randomModels = await trainerMemoryBench();
+      const gb = (bytes: number | null) => `${((bytes ?? Number.NaN) / 1e9).toFixed(2)} GB`;
+      for (const row of randomModels) log(row.error ?? `training ${row.label}: ${(row.trainedTokensPerSec ?? Number.NaN).toFixed(1)} trained tok/s, peak ${gb(row.measuredPeakBytes)} measured vs ${gb(row.predictedPeakBytes)} predicted`);
+      return { ...result, randomModels };
     } finally {
       db.close();
       rmSync(dir, { recursive: true, force: true });

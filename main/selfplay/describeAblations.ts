@@ -1,5 +1,6 @@
 import { parseRunConfig, type RunConfig } from "../../shared/runConfig.js";
 import { recipeDefaults } from "../../shared/runRecipes.js";
+import { describeTrainingDeviations } from "../training/describeTrainingDeviations.js";
 
 type AblationFields = Pick<RunConfig, "designer" | "corpus" | "memory" | "reward"> & Partial<Pick<RunConfig, "recipe" | "hint" | "agent" | "training" | "validator">>;
 
@@ -41,6 +42,7 @@ export function describeDeviations(config: AblationFields): string[] {
   if (config.training && config.training.every !== 1) deviations.push(`deviation: training every ${config.training.every} rollouts`);
   if (config.training && !config.training.includeCanary) deviations.push("deviation: canary plays not trained");
   if (config.designer.kind === "llm" && JSON.stringify(config.designer.skills) !== JSON.stringify(recipe.designer.skills)) deviations.push("deviation: our skill list");
+  deviations.push(...describeTrainingDeviations(config.training, config.recipe ?? "spade-games"));
   return deviations;
 }
 

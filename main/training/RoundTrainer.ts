@@ -35,8 +35,20 @@ export interface RoundTrainProgress {
   loss: number | null;
 }
 
+/** The memory model's prediction of a run's largest round (bytes). */
+export interface RoundMemoryPrediction {
+  peakBytes: number;
+  freeBytes: number | null;
+  parts: { weights: number; lora: number; activations: number; outputLayer: number };
+}
+
 /** A persistent trainer a run's rounds share (the base weights load once); cancelled by the signal. */
 export interface RoundTrainer {
+  /**
+   * Predicts the largest round's peak memory before any rollout (a trainer without a memory model
+   * omits it); rejects, naming what to lower, when it does not fit the device's free memory.
+   */
+  checkMemory?(request: { baseModel: string; hyper: TrainingHyper; longest: number }): Promise<RoundMemoryPrediction>;
   train(request: RoundTrainRequest, options: { signal?: AbortSignal; onProgress?: (progress: RoundTrainProgress) => void }): Promise<RoundTrainResult>;
   dispose(): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { resourcePath } from "../paths.js";
 import { resolveTrainerPython } from "./resolveTrainerPython.js";
 import { TrainerCancelledError } from "./TrainerCancelledError.js";
-import { parseTrainerMessage, type LogprobsCommand, type TrainCommand, type TrainerHyper, type TrainerMessage, type TrainerMetrics, type TrainerMismatch, type TrainerProgress } from "./trainerProtocol.js";
+import { parseTrainerMessage, type LogprobsCommand, type MemoryCommand, type TrainCommand, type TrainerHyper, type TrainerMemory, type TrainerMessage, type TrainerMetrics, type TrainerMismatch, type TrainerProgress } from "./trainerProtocol.js";
 import { TrainerWorkerError } from "./TrainerWorkerError.js";
 
 /** The built-in trainers: "gguf" (LoRA on the GGUF, PyTorch only) and "hf" (transformers + PEFT). */
@@ -221,6 +221,18 @@ export class TrainerWorker {
     return { logprobs: rows as Array<Array<number | null>>, mismatch: messages.find((m) => m.type === "mismatch") ?? null };
   }
 
+  /**
+   * The memory model's prediction of the largest round a run can give (a micro-batch of
+   * `hyper.microBatchTokens`, or one sequence of `longest` tokens), loading the base model; rejects
+   * with the trainer's message, naming what to lower, when it does not fit the free memory.
+   */
+  async memory(request: { baseModel: string; hyper?: TrainerHyper; longest: number }, options: CommandOptions = {}): Promise<TrainerMemory> {
+    const command: MemoryCommand = { type: "memory", baseModel: request.baseModel, hyper: request.hyper ?? {}, longest: request.longest };
+    const answer = (await this.run(command, null, options)).find((m): m is TrainerMemory => m.type === "memory");
+    if (!answer) throw new TrainerWorkerError("the trainer answered the memory command without a memory line", null, this.logTail());
+    return answer;
+  }
+
   /** Asks the worker to shut down; kills it after `graceMs` (defaults to 5000 ms). */
   async dispose(graceMs = 5000): Promise<void> {
     if (this.exited) return;
@@ -232,13 +244,13 @@ export class TrainerWorker {
     clearTimeout(timer);
   }
 
-  private run(command: TrainCommand | LogprobsCommand, round: number | null, options: CommandOptions): Promise<TrainerMessage[]> {
+  private run(command: TrainCommand | LogprobsCommand | MemoryCommand, round: number | null, options: CommandOptions): Promise<TrainerMessage[]> {
     const next = this.queue.catch(() => undefined).then(() => this.send(command, round, options));
     this.queue = next;
     return next;
   }
 
-  private send(command: TrainCommand | LogprobsCommand, round: number | null, options: CommandOptions): Promise<TrainerMessage[]> {
+  private send(command: TrainCommand | LogprobsCommand | MemoryCommand, round: number | null, options: CommandOptions): Promise<TrainerMessage[]> {
     if (this.fatal || this.exited) return Promise.reject(this.fatal ?? new TrainerWorkerError("the trainer has exited", round, this.logTail()));
     if (options.signal?.aborted) return Promise.reject(new TrainerCancelledError(`${command.type} cancelled before it started`, this.logTail()));
     return new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { LoraSpec } from "../../shared/backendConfig.js";
 import type { TrainingConfig } from "../../shared/trainingConfig.js";
@@ -18,7 +18,8 @@ import { finishTrainingRound, findTrainingRound, listTrainingRounds, mergeTraini
 import { transaction } from "../store/transaction.js";
 import { deriveSeed } from "../util/seededRandom.js";
 import { buildTrainingBatch } from "./buildTrainingBatch.js";
-import type { RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
+import { optimizerStatePath } from "./optimizerStatePath.js";
+import type { RoundMemoryPrediction, RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
 import { writeTrainingBatch } from "./writeTrainingBatch.js";
 
 /** The promotion gate's verdict on a new adapter against the one in use. */
@@ -78,6 +79,28 @@ export class TrainingRound implements TrainingStep {
   private adapterChecked = false;
 
   constructor(private readonly options: TrainingRoundOptions) {}
+
+  /**
+   * Before the first iteration: starts the trainer and asks its memory model for the largest round
+   * this run can give (a micro-batch of `microBatchTokens`, or one sequence filling the backend's
+   * context). Returns the prediction in words; throws the trainer's refusal, naming what to lower,
+   * when it does not fit the free memory. A trainer without a memory model is not asked.
+   */
+  async prepare(): Promise<string | null> {
+    const trainer = (this.trainer ??= await this.options.createTrainer());
+    if (!trainer.checkMemory) return null;
+    const { config, backend } = this.options;
+    const longest = backend.contextSize ?? 4096;
+    let prediction: RoundMemoryPrediction;
+    try {
+      prediction = await trainer.checkMemory({ baseModel: this.options.trainerBaseModel ?? this.options.baseModelPath, hyper: config.hyper, longest });
+    } catch (error) {
+      throw new Error(`training: ${(error as Error).message}`, { cause: error });
+    }
+    const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
+    const { weights, lora, activations, outputLayer } = prediction.parts;
+    return `training: the largest round (${longest}-token context, micro-batch ${config.hyper.microBatchTokens} tokens) is predicted to peak at ${gb(prediction.peakBytes)} (weights ${gb(weights)}, LoRA + Adam ${gb(lora)}, activations ${gb(activations)}, output layer ${gb(outputLayer)})${prediction.freeBytes === null ? "" : `; ${gb(prediction.freeBytes)} free`}`;
+  }
 
   async afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted"> {
     // A resumed run samples with the adapter its last round put in use, before anything else.
@@ -217,10 +240,13 @@ export class TrainingRound implements TrainingStep {
     const base = await checkModelFile(this.options.baseModelPath);
     if (existsSync(destPath) && (await sha256File(destPath)) === (await sha256File(trained.adapterPath))) {
       // Installed by this round before a kill, not yet registered: the same file, kept.
+      installOptimizerState(trained.adapterPath, destPath);
       adapterSha256 = await sha256File(destPath);
     } else {
       // Another workspace sharing the folder has a file of that name: take a new version name.
       if (existsSync(destPath)) destPath = join(adaptersDir, `${nextAdapterName(db, adaptersDir, name)}.gguf`);
+      // The optimiser state goes first: an installed adapter always has its state beside it for the next round.
+      installOptimizerState(trained.adapterPath, destPath);
       adapterSha256 = await installAdapterFile(trained.adapterPath, destPath, base);
     }
     const baseModelSha256 = await sha256File(this.options.baseModelPath);
@@ -295,6 +321,16 @@ export class TrainingRound implements TrainingStep {
     const unloadable = backend.unload !== undefined && backend.reload !== undefined;
     return unloadable && (config.unloadModel ?? this.options.unloadByDefault ?? false);
   }
+}
+
+/** Copies the trainer's optimiser state (if it wrote one) beside the installed adapter, atomically. */
+function installOptimizerState(trainedAdapter: string, installedAdapter: string): void {
+  const from = optimizerStatePath(trainedAdapter);
+  const to = optimizerStatePath(installedAdapter);
+  if (!existsSync(from)) return;
+  mkdirSync(dirname(to), { recursive: true });
+  copyFileSync(from, `${to}.partial`);
+  renameSync(`${to}.partial`, to);
 }
 
 function trainerLabel(config: TrainingConfig): string {

@@ -32,6 +32,15 @@ export async function createRoundTrainer(config: TrainingConfig, options: RoundT
   }
   const worker = await TrainerWorker.start(workerOptions);
   return {
+    // the built-in gguf trainer has the memory model; other trainers are not asked
+    ...(trainer.kind === "gguf"
+      ? {
+          async checkMemory(request: { baseModel: string; hyper: TrainingConfig["hyper"]; longest: number }) {
+            const { peakBytes, freeBytes, parts } = await worker.memory(request);
+            return { peakBytes, freeBytes, parts };
+          },
+        }
+      : {}),
     async train(request, { signal, onProgress }) {
       const result = await worker.train(request, { signal, onProgress: (p) => onProgress?.({ step: p.step, steps: p.steps, loss: p.loss }) });
       const metrics = Object.fromEntries(Object.entries(result.metrics).filter((entry): entry is [string, number] => typeof entry[1] === "number"));

@@ -1,25 +1,16 @@
 // The trainer line protocol (resources/trainers/README.md): what the workbench writes to a trainer
 // worker's stdin and the JSON lines it answers with. Every answer is checked before use.
 import { z } from "zod";
+import type { TrainingHyper } from "../../shared/trainingConfig.js";
 
-/** The `hyper` object of a train command; keys left out take the trainer's defaults (resources/trainers/spade_grpo.py). */
-export interface TrainerHyper {
-  learningRate?: number;
-  rank?: number;
-  alpha?: number;
-  epochs?: number;
-  clipLow?: number;
-  clipHigh?: number;
-  tisCap?: number;
-  klCoef?: number;
-  maxTokensPerBatch?: number;
+/**
+ * The `hyper` object of a train command; keys left out take the trainer's defaults
+ * (resources/trainers/spade_grpo.py `DEFAULT_HYPER`, equal to shared/trainingConfig.ts `defaultTrainingHyper`).
+ */
+export interface TrainerHyper extends Partial<TrainingHyper> {
   seed?: number;
   /** Refuse to train above this mean |recomputed - recorded| behaviour log-prob (nats). */
   mismatchTolerance?: number;
-  /** Gradient norm clip (0 = off). */
-  gradClip?: number;
-  /** Padded tokens per forward pass (memory only, not the result). */
-  microBatchTokens?: number;
   /** Projections that get a LoRA. */
   targets?: Array<"attn_q" | "attn_k" | "attn_v" | "attn_output" | "ffn_gate" | "ffn_up" | "ffn_down">;
 }
@@ -32,6 +23,15 @@ export interface TrainCommand {
   parentAdapter: string | null;
   output: string;
   hyper: TrainerHyper;
+}
+
+/** Asks for the memory model's prediction of the largest round (a micro-batch, or one sequence of `longest` tokens), checked against the free memory. */
+export interface MemoryCommand {
+  type: "memory";
+  baseModel: string;
+  hyper: TrainerHyper;
+  /** The longest sequence a round can hold (the backend's context size). */
+  longest: number;
 }
 
 export interface LogprobsCommand {
@@ -64,6 +64,12 @@ export const trainerMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("mismatch"), meanAbsDiff: finite, maxAbsDiff: finite, tokens: z.number().int().nonnegative() }),
   z.object({ type: z.literal("metrics"), round: z.number().int(), metrics: trainerMetricsSchema }),
   z.object({ type: z.literal("adapter"), round: z.number().int(), path: z.string().min(1) }),
+  z.object({
+    type: z.literal("memory"),
+    peakBytes: z.number().int().nonnegative(),
+    freeBytes: z.number().int().nonnegative().nullable(),
+    parts: z.object({ weights: z.number().nonnegative(), lora: z.number().nonnegative(), activations: z.number().nonnegative(), outputLayer: z.number().nonnegative() }),
+  }),
   z.object({ type: z.literal("done"), round }),
   z.object({ type: z.literal("error"), round, message: z.string() }),
 ]);
@@ -72,8 +78,9 @@ export type TrainerMessage = z.infer<typeof trainerMessageSchema>;
 export type TrainerMetrics = z.infer<typeof trainerMetricsSchema>;
 export type TrainerMismatch = Extract<TrainerMessage, { type: "mismatch" }>;
 export type TrainerProgress = Extract<TrainerMessage, { type: "progress" }>;
+export type TrainerMemory = Extract<TrainerMessage, { type: "memory" }>;
 
-const messageTypes = new Set(["ready", "progress", "mismatch", "metrics", "adapter", "done", "error"]);
+const messageTypes = new Set(["ready", "progress", "mismatch", "metrics", "adapter", "memory", "done", "error"]);
 
 /**
  * One stdout line: a protocol message, or null for log text (not a JSON object with a known

@@ -1,13 +1,16 @@
 """The parts both SPADE trainers share: the batch file, the trained-token mask, the sampling
-transform, the clipped GRPO objective with truncated importance sampling, one training round, and
-the stdio line protocol of a persistent worker.
+transform, the clipped GRPO objective with truncated importance sampling, the hyperparameters, and
+the stdio line protocol (the round itself: spade_step.py) of a persistent worker.
 
 Nothing here knows about a model format. A trainer supplies a *policy* object with:
 
 - ``architecture`` (str) and ``vocab_size`` (int)
-- ``logprobs(line, grad, adapter=True)``: log-probs of the line's trained tokens (a 1-D tensor, one
-  entry per mask=1 position, in order) under the line's sampling transform; with ``grad`` the
-  tensor carries gradients to the LoRA parameters; ``adapter=False`` gives the base model's.
+- ``logprobs(line, grad, adapter=True, definitions=[...])``: for each log-prob definition
+  (spade_logprobs: the full softmax at a temperature, or the line's sampling transform), the
+  log-probs of the line's trained tokens (a 1-D tensor, one entry per mask=1 position, in order);
+  with ``grad`` they carry gradients to the LoRA parameters; ``adapter=False`` gives the base
+  model's. A policy may also have ``logprobs_many(lines, grad, adapter, definitions)``, with
+  definitions a function of the line, for one batched forward pass.
 - ``trainable_parameters()``: the LoRA tensors the optimiser updates.
 - ``save(path, hyper)``: writes the adapter.
 
@@ -23,27 +26,51 @@ BATCH_VERSION = 1
 ROLES = ("agent", "designer")
 
 #: Defaults of the ``hyper`` object of a train command. Every key may be given; unknown keys are refused.
+#: The workbench sends the same values (shared/trainingConfig.ts, defaultTrainingHyper; a test keeps them equal).
 DEFAULT_HYPER = {
-    # LoRA wants about 10x a full fine-tune's rate: the SPADE reference trains full-parameter at 1e-6.
+    # LoRA is this project's deviation (the reference fine-tunes every weight at 1e-6): LoRA's best rate is about
+    # 10x a full fine-tune's (Schulman et al., "LoRA Without Regret", 2025), so 1e-5 at rank 32, alpha 32.
     "learningRate": 1e-5,
     "rank": 32,
     "alpha": 32.0,
+    # Passes over the round's batch (the reference: 1).
     "epochs": 1,
+    # Samples per optimiser step (slime's --global-batch-size); null: the whole batch, one step per round (the reference).
+    "samplesPerStep": None,
+    # Tokens per optimiser step (a second bound on the steps; null: none). Set, it reproduces this trainer's former token-packed steps.
+    "maxTokensPerBatch": None,
+    # "sample": each sample's token mean, summed, divided by the step's sample count (slime); "token": the step's token mean.
+    "lossAggregation": "sample",
+    # "reference": the full-vocabulary softmax of logits / rolloutTemperature (slime); "sampling": llama.cpp's sampling transform per line.
+    "logprobs": "reference",
+    # slime's --rollout-temperature: the gradient's log-probs are those of logits / this (1.0 in the SPADE launchers).
+    "rolloutTemperature": 1.0,
     "clipLow": 0.2,
     "clipHigh": 0.28,
+    # Truncated importance sampling against the behaviour log-probs: weight min(pi_old / mu, tisCap), no lower bound.
     "tisCap": 2.0,
+    # KL penalty to the base model with the low-variance (k3) estimator (slime's low_var_kl); 0 = off (the games launchers).
     "klCoef": 0.0,
-    "maxTokensPerBatch": 16384,
+    # AdamW as Megatron's Adam in the reference: betas (0.9, 0.98), eps 1e-8, decoupled weight decay 0.1.
+    "adamBeta1": 0.9,
+    "adamBeta2": 0.98,
+    "adamEps": 1e-8,
+    "weightDecay": 0.1,
+    # Gradient norm clip (0 = off).
+    "gradClip": 1.0,
     "seed": 0,
     # Refuse to train when the recomputed behaviour log-probs differ from the recorded ones by more than this (mean |diff|, nats).
     "mismatchTolerance": 0.5,
-    # Gradient norm clip (0 = off).
-    "gradClip": 1.0,
-    # Sequences per forward pass: at most this many (padded) tokens. Memory, not the result, depends on it.
+    # Padded tokens per forward pass: micro-batches accumulate gradients; memory, not the result, depends on it.
     "microBatchTokens": 4096,
+    # Positions whose output-layer logits exist at once (forward and backward): bounds the output layer's memory.
+    "outputChunkTokens": 512,
+    # Recompute each block's activations in the backward pass instead of keeping them (lower peak memory).
+    "checkpointing": True,
     # Projections that get a LoRA: any of attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up, ffn_down.
     "targets": ["attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"],
 }
+HYPER_CHOICES = {"lossAggregation": ("sample", "token"), "logprobs": ("reference", "sampling")}
 TARGETS = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
 
 
@@ -220,21 +247,6 @@ def check_vocab(lines, vocab_size):
             raise BatchFormatError(f"{line.where}: key 'tokens': token id {top} is outside the model's vocabulary of {vocab_size}: the batch was tokenised for another model")
 
 
-def chunk_lines(lines, max_tokens):
-    """Splits the batch into optimiser steps of at most max_tokens tokens each (a longer line is a step of its own)."""
-    chunks, current, size = [], [], 0
-    for line in lines:
-        n = len(line.tokens)
-        if current and size + n > max_tokens:
-            chunks.append(current)
-            current, size = [], 0
-        current.append(line)
-        size += n
-    if current:
-        chunks.append(current)
-    return chunks
-
-
 # ---------------------------------------------------------------------------------------------
 # The sampling transform and the loss
 
@@ -308,8 +320,9 @@ def grpo_tis_terms(new_logp, old_logp, behavior_logp, advantage, clip_low, clip_
     tis_weight = torch.clamp(torch.exp(old_logp - behavior_logp), max=tis_cap)
     loss = -tis_weight * surrogate
     if kl_coef and ref_logp is not None:
+        # slime's low_var_kl (k3): exp(ref - new) - (ref - new) - 1, clamped to [-10, 10] as slime does
         log_ref = ref_logp.detach() - new_logp
-        loss = loss + kl_coef * (torch.exp(log_ref) - log_ref - 1.0)
+        loss = loss + kl_coef * torch.clamp(torch.exp(log_ref) - log_ref - 1.0, min=-10.0, max=10.0)
     with torch.no_grad():
         log_importance = new_logp.detach() - behavior_logp
         importance = torch.exp(log_importance)
@@ -334,13 +347,22 @@ def parse_hyper(value):
             raise ProtocolError(f"train: key 'hyper.{key}' is unknown (known: {', '.join(DEFAULT_HYPER)})")
         if v is None:
             continue
-        if key in ("rank", "epochs", "maxTokensPerBatch", "seed", "microBatchTokens"):
+        if key in ("rank", "epochs", "maxTokensPerBatch", "seed", "microBatchTokens", "samplesPerStep", "outputChunkTokens"):
             ok = _is_int(v) and (v >= 0 if key == "seed" else v >= 1)
             expected = "an integer >= 0" if key == "seed" else "an integer >= 1"
         elif key == "targets":
             ok = isinstance(v, list) and len(v) > 0 and all(t in TARGETS for t in v)
             expected = f"a non-empty list of {', '.join(TARGETS)}"
-        elif key in ("learningRate", "alpha", "tisCap", "mismatchTolerance"):
+        elif key in HYPER_CHOICES:
+            ok = v in HYPER_CHOICES[key]
+            expected = " or ".join(f'"{c}"' for c in HYPER_CHOICES[key])
+        elif key == "checkpointing":
+            ok = isinstance(v, bool)
+            expected = "true or false"
+        elif key in ("adamBeta1", "adamBeta2"):
+            ok = _is_number(v) and 0 <= v < 1
+            expected = "a number in [0, 1)"
+        elif key in ("learningRate", "alpha", "tisCap", "mismatchTolerance", "rolloutTemperature", "adamEps"):
             ok = _is_number(v) and v > 0
             expected = "a number > 0"
         else:
@@ -393,102 +415,6 @@ def micro_batches(lines, max_tokens):
     return groups
 
 
-def policy_logprobs(policy, lines, grad, adapter=True):
-    """The policy's log-probs of several lines: one batched forward pass where the policy has one."""
-    many = getattr(policy, "logprobs_many", None)
-    if many is not None:
-        return many(lines, grad=grad, adapter=adapter)
-    return [policy.logprobs(line, grad=grad, adapter=adapter) for line in lines]
-
-
-def recompute(policy, lines, micro_batch_tokens=DEFAULT_HYPER["microBatchTokens"]):
-    """This trainer's log-probs of every line's trained tokens (no gradients), as Python floats."""
-    import torch
-
-    out = []
-    with torch.no_grad():
-        for group in micro_batches(lines, micro_batch_tokens):
-            out.extend([float(x) for x in values.cpu()] for values in policy_logprobs(policy, group, grad=False))
-    return out
-
-
-def train_round(policy, lines, hyper, emit, round_number, log=None):
-    """One training round: recompute and check, then epochs x steps of the GRPO/TIS objective."""
-    import torch
-
-    log = log or (lambda text: None)
-    started = time.time()
-    check_vocab(lines, policy.vocab_size)
-    old = recompute(policy, lines, hyper["microBatchTokens"])
-    recorded = [line.trained_behavior() for line in lines]
-    mismatch = measure_mismatch([x for r in recorded for x in r], [x for r in old for x in r])
-    emit({"type": "mismatch", **mismatch})
-    if mismatch["tokens"] and mismatch["meanAbsDiff"] > hyper["mismatchTolerance"]:
-        raise MismatchError(
-            f"refusing to train: the recomputed behaviour log-probs differ from the recorded ones by {mismatch['meanAbsDiff']:.4g} on average "
-            f"(max {mismatch['maxAbsDiff']:.4g}, {mismatch['tokens']} tokens; tolerance {hyper['mismatchTolerance']}), too much to be the same function; "
-            + mismatch_hint(policy.architecture, lines, recorded, old)
-        )
-    old_t = [torch.tensor(o, dtype=torch.float32) for o in old]
-    behavior_t = [torch.tensor([b if b is not None else o for b, o in zip(rec, ol)], dtype=torch.float32) for rec, ol in zip(recorded, old)]
-    index = {id(line): i for i, line in enumerate(lines)}
-    params = list(policy.trainable_parameters())
-    optimizer = torch.optim.Adam(params, lr=hyper["learningRate"])
-    chunks = chunk_lines(lines, hyper["maxTokensPerBatch"])
-    steps = hyper["epochs"] * len(chunks)
-    totals = {"loss": 0.0, "ratio_sum": 0.0, "ratio_max": 0.0, "clipped": 0.0, "kl": 0.0, "tokens": 0, "grad_norm": 0.0}
-    step = 0
-    for _ in range(hyper["epochs"]):
-        for chunk in chunks:
-            optimizer.zero_grad()
-            n_tokens = sum(len(line.trained) for line in chunk)
-            step_loss = 0.0
-            for group in micro_batches(chunk, hyper["microBatchTokens"]):
-                news = policy_logprobs(policy, group, grad=True)
-                refs = [None] * len(group)
-                if hyper["klCoef"]:
-                    with torch.no_grad():
-                        refs = policy_logprobs(policy, group, grad=False, adapter=False)
-                group_loss = 0
-                for line, new, ref in zip(group, news, refs):
-                    i = index[id(line)]
-                    device = new.device
-                    terms = grpo_tis_terms(new, old_t[i].to(device), behavior_t[i].to(device), line.advantage, hyper["clipLow"], hyper["clipHigh"], hyper["tisCap"], hyper["klCoef"], ref)
-                    group_loss = group_loss + terms["loss"].sum() / n_tokens
-                    totals["ratio_sum"] += float(terms["importance"].sum())
-                    totals["ratio_max"] = max(totals["ratio_max"], float(terms["importance"].max()))
-                    totals["clipped"] += float(terms["clipped"].sum())
-                    totals["kl"] += float(terms["kl"].sum())
-                    totals["tokens"] += len(line.trained)
-                group_loss.backward()
-                step_loss += float(group_loss)
-            norm = torch.nn.utils.clip_grad_norm_(params, hyper["gradClip"] if hyper["gradClip"] > 0 else float("inf"))
-            if not (math.isfinite(step_loss) and math.isfinite(float(norm))):
-                raise FloatingPointError(f"round {round_number}, step {step + 1}: the loss or gradient is not finite (loss {step_loss}, grad norm {float(norm)}): lower hyper.learningRate, or check the batch's advantages and log-probs")
-            optimizer.step()
-            step += 1
-            totals["loss"] += step_loss
-            totals["grad_norm"] += float(norm)
-            emit({"type": "progress", "round": round_number, "step": step, "steps": steps, "loss": step_loss})
-    seconds = time.time() - started
-    tokens = totals["tokens"]
-    return {
-        "loss": totals["loss"] / max(steps, 1),
-        "meanRatio": totals["ratio_sum"] / max(tokens, 1),
-        "maxRatio": totals["ratio_max"],
-        "clippedFraction": totals["clipped"] / max(tokens, 1),
-        "kl": totals["kl"] / max(tokens, 1),
-        "gradNorm": totals["grad_norm"] / max(steps, 1),
-        "tokens": sum(len(line.trained) for line in lines),
-        "seconds": seconds,
-        "steps": steps,
-        "sequences": len(lines),
-        "mismatchMeanAbsDiff": mismatch["meanAbsDiff"],
-        "mismatchMaxAbsDiff": mismatch["maxAbsDiff"],
-        "tokensPerSec": tokens / seconds if seconds > 0 else 0.0,
-    }
-
-
 def seed_everything(seed):
     import random
 
@@ -525,6 +451,7 @@ def _require(cmd, key, kind, nullable=False):
 
 COMMAND_KEYS = {
     "train": {"type", "round", "batch", "baseModel", "parentAdapter", "output", "hyper"},
+    "memory": {"type", "baseModel", "hyper", "longest"},
     "logprobs": {"type", "batch", "baseModel", "adapter", "output"},
     "shutdown": {"type"},
 }
@@ -536,7 +463,7 @@ def parse_command(text):
     except json.JSONDecodeError as error:
         raise ProtocolError(f"a command must be one JSON object per line ({error.msg} at column {error.colno})") from None
     if not isinstance(cmd, dict) or cmd.get("type") not in COMMAND_KEYS:
-        raise ProtocolError(f"unknown command {_describe(cmd if not isinstance(cmd, dict) else cmd.get('type'))}: expected type \"train\", \"logprobs\" or \"shutdown\"")
+        raise ProtocolError(f"unknown command {_describe(cmd if not isinstance(cmd, dict) else cmd.get('type'))}: expected type \"train\", \"logprobs\", \"memory\" or \"shutdown\"")
     for key in cmd:
         if key not in COMMAND_KEYS[cmd["type"]]:
             raise ProtocolError(f"{cmd['type']}: key '{key}' is unknown (known: {', '.join(sorted(COMMAND_KEYS[cmd['type']] - {'type'}))})")
@@ -563,7 +490,9 @@ def serve(trainer, stdin=None, emit=None):
     """Runs the worker: `ready`, then one command per stdin line until `shutdown` or end of input.
 
     `trainer` has: name, architecture (None until a model is loaded), train(cmd, hyper, emit),
-    logprobs(cmd, emit). Every command ends with `done`; a refused or failed one sends `error` first.
+    logprobs(cmd, emit), and optionally memory(cmd, hyper, emit) (the memory model's prediction of
+    the largest round, checked against the free memory). Every command ends with `done`; a refused
+    or failed one sends `error` first.
     """
     stdin = stdin or sys.stdin
     emit = emit or Emitter()
@@ -577,7 +506,15 @@ def serve(trainer, stdin=None, emit=None):
             if cmd["type"] == "shutdown":
                 emit({"type": "done", "round": None})
                 return 0
-            if cmd["type"] == "train":
+            if cmd["type"] == "memory":
+                _require(cmd, "baseModel", "path")
+                longest = _require(cmd, "longest", "int")
+                if longest < 2:
+                    raise ProtocolError(f"memory: key 'longest': expected an integer >= 2 (the longest sequence's tokens), got {longest}")
+                if not hasattr(trainer, "memory"):
+                    raise ProtocolError(f"memory: the {trainer.name} trainer has no memory model")
+                trainer.memory(cmd, parse_hyper(cmd.get("hyper")), emit)
+            elif cmd["type"] == "train":
                 round_number = _require(cmd, "round", "int")
                 for key in ("batch", "baseModel", "output"):
                     _require(cmd, key, "path")
@@ -589,7 +526,7 @@ def serve(trainer, stdin=None, emit=None):
                     _require(cmd, key, "path")
                 _require(cmd, "adapter", "path", nullable=True)
                 trainer.logprobs(cmd, emit)
-        except (BatchFormatError, ProtocolError, MismatchError, TrainerInputError, FloatingPointError) as error:
+        except (BatchFormatError, ProtocolError, MismatchError, TrainerInputError, FloatingPointError, MemoryError) as error:
             emit({"type": "error", "round": round_number, "message": str(error)})
         except Exception as error:  # the worker stays alive for the next command
             import traceback

@@ -25,6 +25,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from spade_gguf import GgufError, GgufFile, write_gguf  # noqa: E402
 import spade_grpo  # noqa: E402
+import spade_logprobs  # noqa: E402
+import spade_memory  # noqa: E402
+import spade_step  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
 
 SUPPORTED = ("llama", "qwen2", "qwen3")
@@ -53,8 +56,8 @@ class GgufModel:
         torch = _torch()
         # float32 (the CPU): reproduce llama.cpp's f16 rounding in attention; bf16/fp16 on a GPU are coarser anyway
         self.kv_f16 = (dtype == torch.float32) if kv_f16 is None else kv_f16
-        # recompute activations in the backward pass: on by default on a GPU
-        self.checkpointing = (torch.device(device).type == "cuda") if checkpointing is None else checkpointing
+        # recompute activations in the backward pass (hyper.checkpointing sets it per round; on by default)
+        self.checkpointing = True if checkpointing is None else checkpointing
         try:
             f = GgufFile(path)
         except GgufError as error:
@@ -177,11 +180,17 @@ class GgufModel:
         n = tokens.shape[1]
         causal = torch.full((n, n), float("-inf"), device=x.device).triu(1)
         save_memory = self.checkpointing and torch.is_grad_enabled()
+        # torch 1.x's non-reentrant checkpoint keeps every block's recomputed activations until the
+        # backward pass ends (measured: no saving at all); the reentrant one frees each block's after
+        # its own backward. It needs an input that requires grad: the frozen embedding's output gets one.
+        reentrant = int(torch.__version__.split(".")[0]) < 2
+        if save_memory and reentrant and not x.requires_grad:
+            x = x.detach().requires_grad_()
         for i, layer in enumerate(self.layers):
             if save_memory:
                 from torch.utils.checkpoint import checkpoint
 
-                x = checkpoint(self._block, x, causal, i, layer, lora, use_reentrant=False)
+                x = checkpoint(self._block, x, causal, i, layer, lora, use_reentrant=reentrant)
             else:
                 x = self._block(x, causal, i, layer, lora)
         return self._rms_norm(x, self.output_norm)
@@ -232,10 +241,11 @@ class GgufModel:
         gate = torch.nn.functional.silu(proj(h, "ffn_gate"))
         return x + proj(gate * proj(h, "ffn_up"), "ffn_down")
 
-    def logits_at(self, sequences, lora=None):
-        """For each (tokens, positions) pair: the logits predicting the token after each position (float32, [len(positions), vocab]).
+    def hidden_at(self, sequences, lora=None):
+        """For each (tokens, positions) pair: the final hidden states at the positions ([len(positions), n_embd]).
 
-        The sequences go through one batched forward pass, each cut after its last position.
+        The sequences go through one batched forward pass, each cut after its last position. The
+        output layer is left to spade_logprobs, which never holds positions x vocabulary at once.
         """
         torch = _torch()
         lengths = [int(positions.max()) + 1 for _, positions in sequences]
@@ -245,8 +255,7 @@ class GgufModel:
         h = self.hidden_states(padded, lora)
         rows = torch.cat([torch.full_like(positions, row) for row, (_, positions) in enumerate(sequences)])
         cols = torch.cat([positions for _, positions in sequences])
-        logits = (h[rows, cols] @ self.output.t()).float()
-        return list(torch.split(logits, [len(positions) for _, positions in sequences]))
+        return list(torch.split(h[rows, cols], [len(positions) for _, positions in sequences]))
 
 
 class Lora:
@@ -351,17 +360,18 @@ class Lora:
 class GgufPolicy:
     """The policy the GRPO round trains: the base model plus (optionally) a LoRA."""
 
-    def __init__(self, model, lora):
+    def __init__(self, model, lora, output_chunk=spade_logprobs.DEFAULT_CHUNK):
         self.model = model
         self.lora = lora
+        self.output_chunk = output_chunk
         self.architecture = model.architecture
         self.vocab_size = model.vocab_size
 
-    def logprobs(self, line, grad, adapter=True):
-        return self.logprobs_many([line], grad, adapter)[0]
+    def logprobs(self, line, grad, adapter=True, definitions=(spade_logprobs.full(1.0),)):
+        return self.logprobs_many([line], grad, adapter, lambda _: definitions)[0]
 
-    def logprobs_many(self, lines, grad, adapter=True):
-        """logprobs() of several lines through one padded forward pass."""
+    def logprobs_many(self, lines, grad, adapter=True, definitions=lambda line: [spade_logprobs.full(1.0)]):
+        """Per line, its trained tokens' log-probs under each of definitions(line), from one padded forward pass."""
         torch = _torch()
         device = self.model.device
         sequences = []
@@ -371,8 +381,12 @@ class GgufPolicy:
             sequences.append((tokens, trained - 1))
         lora = self.lora if adapter else None
         with torch.set_grad_enabled(grad):
-            logits = self.model.logits_at(sequences, lora)
-            return [spade_grpo.sampling_logprobs(l, tokens[positions + 1], line.sampling) for l, (tokens, positions), line in zip(logits, sequences, lines)]
+            hidden = self.model.hidden_at(sequences, lora)
+            weight = self.model.output
+            return [
+                [spade_logprobs.logprobs(h, weight, tokens[positions + 1], definition, self.output_chunk) for definition in definitions(line)]
+                for h, (tokens, positions), line in zip(hidden, sequences, lines)
+            ]
 
     def trainable_parameters(self):
         return list(self.lora.parameters()) if self.lora else []
@@ -389,6 +403,7 @@ class GgufTrainer:
         if dtype == "auto":
             dtype = "bfloat16" if self.device.type == "cuda" and torch.cuda.is_bf16_supported() else "float32"
         self.dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+        # "auto": the train command's hyper.checkpointing decides; "on" / "off" override it
         self.checkpointing = None if checkpointing == "auto" else checkpointing == "on"
         self.model = None
         self._key = None
@@ -408,7 +423,7 @@ class GgufTrainer:
         if key != self._key:
             self.model = None
             spade_grpo.log(f"[gguf] loading {path} on {self.device} as {self.dtype}")
-            self.model = GgufModel(path, self.device, self.dtype, checkpointing=self.checkpointing)
+            self.model = GgufModel(path, self.device, self.dtype, checkpointing=True if self.checkpointing is None else self.checkpointing)
             self._key = key
             m = self.model
             spade_grpo.log(f"[gguf] {m.architecture}: {m.n_layer} blocks, dim {m.n_embd}, {m.n_head} heads / {m.n_head_kv} kv, vocab {m.vocab_size}, rope {'neox' if m.neox else 'normal'} dim {m.rope_dim}")
@@ -431,17 +446,43 @@ class GgufTrainer:
                 spade_grpo.log(f"[gguf] continuing from {parent}: its rank {lora.rank} and alpha {lora.alpha} are kept (hyper asks {hyper['rank']} / {hyper['alpha']})")
         else:
             lora = Lora.fresh(model, hyper["rank"], hyper["alpha"], hyper["targets"], hyper["seed"])
-        metrics = spade_grpo.train_round(GgufPolicy(model, lora), lines, hyper, emit, cmd["round"], spade_grpo.log)
+        model.checkpointing = hyper["checkpointing"] if self.checkpointing is None else self.checkpointing
+        parts = self._check_memory(model, [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper)
+        policy = GgufPolicy(model, lora, hyper["outputChunkTokens"])
+        # the optimiser state is written beside the adapter first: an adapter on disk always has its state
+        metrics = spade_step.train_round(policy, lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"])
+        metrics["memoryPredictedBytes"] = parts["peak"]
         lora.save(cmd["output"], model.architecture)
         emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})
         emit({"type": "adapter", "round": cmd["round"], "path": cmd["output"]})
+
+    def _check_memory(self, model, lengths, trained, hyper):
+        """The memory model's peak for this batch, logged, and refused when it does not fit the free memory."""
+        checkpointing = hyper["checkpointing"] if self.checkpointing is None else self.checkpointing
+        settings = dict(hyper, checkpointing=checkpointing)
+        weights = spade_memory.held_weight_bytes(model)
+        parts = spade_memory.predict(spade_memory.shape_of(model), lengths, trained, settings, model.token_embd.element_size(), weights, fused_attention=not model.kv_f16 and self.device.type == "cuda")
+        free = spade_memory.free_memory(self.device)
+        # the weights are already held: what must fit in the free memory is the rest
+        available = None if free is None else free + weights
+        spade_grpo.log("[gguf] " + spade_memory.describe(parts, available, str(self.device)))
+        spade_memory.check(parts, available, settings, str(self.device))
+        return parts
+
+    def memory(self, cmd, hyper, emit):
+        """The largest round a run can give (a micro-batch of microBatchTokens, or one sequence of `longest` tokens), before any rollout."""
+        model = self.model_for(cmd["baseModel"])
+        lengths, trained = spade_memory.worst_case(cmd["longest"], hyper)
+        parts = self._check_memory(model, lengths, trained, hyper)
+        free = spade_memory.free_memory(self.device)
+        emit({"type": "memory", **spade_memory.report(parts, None if free is None else free + spade_memory.held_weight_bytes(model))})
 
     def logprobs(self, cmd, emit):
         model = self.model_for(cmd["baseModel"])
         lines = self._lines(cmd["batch"])
         spade_grpo.check_vocab(lines, model.vocab_size)
         lora = Lora.from_file(cmd["adapter"], model) if cmd.get("adapter") else None
-        values = spade_grpo.recompute(GgufPolicy(model, lora), lines)
+        values = spade_step.recompute(GgufPolicy(model, lora), lines, spade_step.recorded_definition, spade_grpo.DEFAULT_HYPER["microBatchTokens"])
         recorded = [x for line in lines for x in line.trained_behavior()]
         if any(x is not None for x in recorded):
             emit({"type": "mismatch", **spade_grpo.measure_mismatch(recorded, [x for v in values for x in v])})
@@ -454,7 +495,7 @@ def main(argv):
     parser.add_argument("--device", default="auto", help="auto (cuda when available), cpu, cuda, cuda:1, ...")
     parser.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"], help="base weights' compute type; auto: bfloat16 on a GPU that has it, else float32")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for PyTorch (0: its default)")
-    parser.add_argument("--checkpointing", default="auto", choices=["auto", "on", "off"], help="recompute each block's activations in the backward pass (memory); auto: on with CUDA")
+    parser.add_argument("--checkpointing", default="auto", choices=["auto", "on", "off"], help="recompute each block's activations in the backward pass (memory); auto: as the train command's hyper.checkpointing (default on)")
     parser.add_argument("--base-model", default=None, help="GGUF base model (worker: loaded at start)")
     parser.add_argument("--batch", default=None, help="one-shot: the batch JSONL")
     parser.add_argument("--output", default=None, help="one-shot: the adapter GGUF to write")

@@ -26,6 +26,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import spade_grpo  # noqa: E402
+import spade_logprobs  # noqa: E402
+import spade_step  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
 
 # The gguf trainer's projection names and their usual Hugging Face module names (llama, qwen2, qwen3, mistral, ...).
@@ -73,7 +75,8 @@ class HfPolicy:
         self.vocab_size = int(model.config.vocab_size)
         self._keep_ok = True
 
-    def logprobs(self, line, grad, adapter=True):
+    def logprobs(self, line, grad, adapter=True, definitions=(spade_logprobs.full(1.0),)):
+        """The line's trained tokens' log-probs under each definition (spade_logprobs), from one forward pass."""
         import torch
 
         last = line.trained[-1]
@@ -92,7 +95,7 @@ class HfPolicy:
                     self._keep_ok = False
             if logits is None:
                 logits = self.model(input_ids=ids, use_cache=False).logits[0, positions]
-            return spade_grpo.sampling_logprobs(logits.float(), targets, line.sampling)
+            return [spade_logprobs.logprobs_from_logits(logits, targets, definition) for definition in definitions]
 
     def trainable_parameters(self):
         return [p for p in self.model.parameters() if p.requires_grad]
@@ -174,7 +177,11 @@ class HfTrainer:
         spade_grpo.seed_everything(hyper["seed"])
         model = self.wrap(base, cmd.get("parentAdapter"), hyper)
         try:
-            metrics = spade_grpo.train_round(HfPolicy(model, self.device), lines, hyper, emit, cmd["round"], spade_grpo.log)
+            if hyper["checkpointing"] and hasattr(model, "gradient_checkpointing_enable"):
+                model.gradient_checkpointing_enable()
+                if hasattr(model, "enable_input_require_grads"):
+                    model.enable_input_require_grads()  # frozen embeddings: checkpointed blocks still need a grad path
+            metrics = spade_step.train_round(HfPolicy(model, self.device), lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=cmd.get("parentAdapter"), output=cmd["output"])
             model.save_pretrained(peft_dir)
         finally:
             self.base = model.unload()  # the base model again, without LoRA layers, for the next round
@@ -192,7 +199,7 @@ class HfTrainer:
             model = peft.PeftModel.from_pretrained(base, find_peft_dir(cmd["adapter"]) or cmd["adapter"])
         try:
             spade_grpo.check_vocab(lines, int(model.config.vocab_size))
-            values = spade_grpo.recompute(HfPolicy(model, self.device), lines)
+            values = spade_step.recompute(HfPolicy(model, self.device), lines, spade_step.recorded_definition, spade_grpo.DEFAULT_HYPER["microBatchTokens"])
         finally:
             if model is not base:
                 self.base = model.unload()
@@ -218,7 +225,7 @@ def one_shot(args):
     if not lines:
         print(f"nothing to train on: {batch} has no sequences", flush=True)
         return 2
-    hyper = spade_grpo.parse_hyper({"learningRate": args.learning_rate, "rank": args.rank, "alpha": args.alpha or float(2 * args.rank), "epochs": args.epochs, "seed": args.seed, "maxTokensPerBatch": args.max_tokens_per_batch})
+    hyper = spade_grpo.parse_hyper({"learningRate": args.learning_rate, "rank": args.rank, "alpha": args.alpha or spade_grpo.DEFAULT_HYPER["alpha"], "epochs": args.epochs, "seed": args.seed, "maxTokensPerBatch": args.max_tokens_per_batch})
     trainer = HfTrainer(args.device, args.dtype)
     cmd = {"type": "train", "round": 1, "batch": batch, "baseModel": args.base_model, "parentAdapter": args.previous_adapter_dir or None, "output": os.path.join(args.output_dir, "peft"), "hyper": hyper}
     failed = []
@@ -253,11 +260,11 @@ def main(argv):
     parser.add_argument("--batch", default=None, help="one-shot: a batch JSONL (instead of {dataset}/batch.jsonl)")
     parser.add_argument("--output-dir", default=None, help="one-shot: the PEFT adapter goes to <output-dir>/peft ({outputDir})")
     parser.add_argument("--previous-adapter-dir", default="", help="one-shot: the parent adapter's trainer output ({previousAdapterDir}); empty: start fresh")
-    parser.add_argument("--rank", type=int, default=32, help="LoRA rank (default 32)")
-    parser.add_argument("--alpha", type=float, default=0, help="LoRA alpha (default 2 x rank)")
+    parser.add_argument("--rank", type=int, default=spade_grpo.DEFAULT_HYPER["rank"], help="LoRA rank (default 32)")
+    parser.add_argument("--alpha", type=float, default=0, help="LoRA alpha (default 32)")
     parser.add_argument("--learning-rate", type=float, default=spade_grpo.DEFAULT_HYPER["learningRate"], help="default 1e-5 (LoRA: about 10x the reference's full fine-tune rate)")
     parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--max-tokens-per-batch", type=int, default=spade_grpo.DEFAULT_HYPER["maxTokensPerBatch"])
+    parser.add_argument("--max-tokens-per-batch", type=int, default=None, help="tokens per optimiser step (default: none, one step on the whole batch)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.worker:

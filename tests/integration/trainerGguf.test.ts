@@ -2,7 +2,7 @@
 // adapter it writes loads in node-llama-cpp and moves llama.cpp's log-probs the way the advantages
 // ask, a parent adapter is continued, a wrong batch is refused, F16 / Q8_0 weights are read.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -104,9 +104,22 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     const next = (await sampleLines(model, { prompt: "Lily wanted to", count: 4, maxTokens: 24, sampling: fullSoftmax, seed: 90, role: "designer", adapter })).map((line, i) => ({ ...line, advantage: i % 2 ? 1 : -1 }));
     const batch2 = join(dir, "designer-2.jsonl");
     writeBatch(batch2, next);
+    // The optimiser state was written beside the round-1 adapter and continues: 3 steps then 3 more.
+    expect(result.metrics).toMatchObject({ optimizerState: "fresh", optimizerSteps: 3, samples: 8, lossAggregation: "sample", logprobs: "reference" });
+    expect(existsSync(join(dir, "designer-r1.optim.pt"))).toBe(true);
     const round2 = await worker.train({ round: 2, batch: batch2, baseModel: stories, parentAdapter: adapter, output: join(dir, "designer-r2.gguf"), hyper });
     expect(round2.mismatch!.meanAbsDiff).toBeLessThan(2e-3);
+    expect(round2.metrics).toMatchObject({ optimizerState: "continued", optimizerSteps: 6 });
     expect(readFileSync(round2.adapterPath)).not.toEqual(readFileSync(adapter));
+    // A restarted worker (as after kill -9 and --resume) continues from the same files: the same round-2 adapter.
+    const restarted = await TrainerWorker.start({ python, threads: 1, device: "cpu" });
+    try {
+      const again = await restarted.train({ round: 2, batch: batch2, baseModel: stories, parentAdapter: adapter, output: join(dir, "designer-r2-again.gguf"), hyper });
+      expect(again.metrics).toMatchObject({ optimizerState: "continued", optimizerSteps: 6 });
+      expect(readFileSync(again.adapterPath)).toEqual(readFileSync(round2.adapterPath));
+    } finally {
+      await restarted.dispose();
+    }
   }, 180_000);
 
   it("is deterministic given the seed", async () => {
@@ -118,8 +131,8 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     expect(readFileSync(a.adapterPath)).toEqual(readFileSync(b.adapterPath));
     const c = await worker.train({ round: 1, batch, baseModel: stories, output: join(dir, "seed-c.gguf"), hyper: { ...hyper, seed: 2 } });
     expect(readFileSync(c.adapterPath)).not.toEqual(readFileSync(a.adapterPath));
-    // activation checkpointing (the GPU default) saves memory, not the result
-    const checkpointed = await TrainerWorker.start({ python, threads: 1, device: "cpu", extraArgs: ["--checkpointing", "on"] });
+    // activation checkpointing (on by default) saves memory, not the result
+    const checkpointed = await TrainerWorker.start({ python, threads: 1, device: "cpu", extraArgs: ["--checkpointing", "off"] });
     try {
       const d = await checkpointed.train({ round: 1, batch, baseModel: stories, output: join(dir, "seed-d.gguf"), hyper });
       expect(readFileSync(d.adapterPath)).toEqual(readFileSync(a.adapterPath));
@@ -142,6 +155,20 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     writeBatch(bad, [{ ...lines[0]!, mask: lines[0]!.mask.slice(1) }]);
     await expect(worker.logprobs({ batch: bad, baseModel: stories, output: join(dir, "bad.json") })).rejects.toThrow(/bad\.jsonl:2: key 'mask': expected a list of \d+ zeros and ones/);
     await expect(worker.train({ round: 8, batch, baseModel: stories, output: join(dir, "x.gguf"), hyper: { ...hyper, rnak: 4 } as never })).rejects.toThrow(/key 'hyper\.rnak' is unknown/);
+  }, 60_000);
+
+  it("predicts a round's peak memory before any batch exists, and refuses one that cannot fit, naming what to lower", async () => {
+    const fits = await worker.memory({ baseModel: stories, hyper: { microBatchTokens: 1024 }, longest: 256 });
+    expect(fits.peakBytes).toBe(fits.parts.weights + fits.parts.lora + fits.parts.activations + fits.parts.outputLayer);
+    expect(fits.parts.weights).toBeGreaterThan(1e6); // stories260K's F32 tensors
+    expect(fits.freeBytes).toBeGreaterThan(fits.peakBytes);
+    // a longer context can only raise the prediction; the output layer's chunk bounds its share
+    const longer = await worker.memory({ baseModel: stories, hyper: { microBatchTokens: 1024 }, longest: 512 });
+    expect(longer.parts.activations).toBeGreaterThan(fits.parts.activations);
+    expect(longer.parts.outputLayer).toBe(fits.parts.outputLayer);
+    const huge = worker.memory({ baseModel: stories, hyper: { checkpointing: false }, longest: 4_000_000 });
+    await expect(huge).rejects.toThrow(/the training round needs about [\d.]+ GB .* free: turn training\.checkpointing on; lower training\.microBatchTokens/);
+    expect(worker.alive).toBe(true);
   }, 60_000);
 
   it("reads F16 and Q8_0 weights and still matches llama.cpp on them", async () => {

@@ -1,9 +1,12 @@
 // The trainers' pure parts (batch parsing, masking, the sampling transform, the GRPO/TIS loss, the
-// GGUF reader's tensor types), tested in Python with Debian's torch: tests/fixtures/trainers/test_spade_grpo.py.
+// GGUF reader's tensor types; the round's update: aggregation, steps, optimiser state, log-prob
+// definitions, chunked output layer; the memory model), tested in Python with Debian's torch:
+// tests/fixtures/trainers/test_spade_grpo.py, test_spade_step.py, test_spade_memory.py.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
+import { defaultTrainingHyper } from "../../shared/trainingConfig.js";
 
 const python = "/usr/bin/python3";
 const hasTorch = pythonHasTorch(python);
@@ -11,8 +14,8 @@ if (!hasTorch) console.warn(`trainerPure tests skipped: ${python} cannot import 
 const root = resolve(import.meta.dirname, "..", "..");
 
 describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
-  it("pass their unit tests (python3 -m unittest test_spade_grpo)", () => {
-    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo"], {
+  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step test_spade_memory)", () => {
+    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step", "test_spade_memory"], {
       cwd: resolve(root, "tests/fixtures/trainers"),
       env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
@@ -21,7 +24,17 @@ describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
     expect(report, report).toMatch(/\nOK\s*$/);
     expect(result.status, report).toBe(0);
     // every test class ran (a skipped or renamed file would not count as a pass)
-    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest"]) expect(report).toContain(name);
-    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(14);
+    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest"]) expect(report).toContain(name);
+    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(34);
+  });
+
+  it("have one set of defaults: the trainer's standalone hyperparameters are the run config's", () => {
+    const code = "import json, spade_grpo; print(json.dumps(spade_grpo.DEFAULT_HYPER))";
+    const result = spawnSync(python, ["-c", code], { cwd: resolve(root, "resources/trainers"), env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" }, encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    const trainer = JSON.parse(result.stdout) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(defaultTrainingHyper)) expect(trainer[key], key).toEqual(value);
+    // the trainer-only keys (per round or per model, never a run config's)
+    expect(Object.keys(trainer).filter((key) => !(key in defaultTrainingHyper)).sort()).toEqual(["mismatchTolerance", "seed", "targets"]);
   });
 });

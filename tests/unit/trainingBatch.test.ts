@@ -47,6 +47,11 @@ describe("training config block", () => {
     expect(() => parseTrainingConfig("run.json", { every: 1, rank: 2.5 })).toThrow(/training\.rank: expected an integer >= 1, got 2\.5/);
     expect(() => parseTrainingConfig("run.json", { every: 1, includeHinted: "yes" })).toThrow(/training\.includeHinted: expected true or false/);
     expect(() => parseTrainingConfig("run.json", { every: 1, clipLow: 1.5 })).toThrow(/training\.clipLow: expected a number in \[0, 1\]/);
+    expect(() => parseTrainingConfig("run.json", { every: 1, lossAggregation: "mean" })).toThrow(/training\.lossAggregation: expected one of "sample", "token", got "mean"/);
+    expect(() => parseTrainingConfig("run.json", { every: 1, logprobs: "full" })).toThrow(/training\.logprobs: expected one of "reference", "sampling"/);
+    expect(() => parseTrainingConfig("run.json", { every: 1, hyper: { adamBeta2: 1 } })).toThrow(/training\.hyper\.adamBeta2: expected a number in \[0, 1\), got 1/);
+    expect(() => parseTrainingConfig("run.json", { every: 1, samplesPerStep: 0 })).toThrow(/training\.samplesPerStep: expected an integer >= 1, got 0/);
+    expect(parseTrainingConfig("run.json", { every: 1, samplesPerStep: 64, lossAggregation: "token", checkpointing: false }).hyper).toMatchObject({ samplesPerStep: 64, lossAggregation: "token", checkpointing: false, maxTokensPerBatch: null });
   });
 });
 

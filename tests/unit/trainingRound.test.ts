@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { insertEpisodeWithTurns } from "../../main/store/queries/episodes.js";
 import { createRun } from "../../main/store/queries/runs.js";
 import { listTrainingRounds, startTrainingRound } from "../../main/store/queries/trainingRounds.js";
 import type { RoundTrainer, RoundTrainRequest } from "../../main/training/RoundTrainer.js";
+import { optimizerStatePath } from "../../main/training/optimizerStatePath.js";
 import { TrainingRound, type GateDecision } from "../../main/training/TrainingRound.js";
 import { writeLoraAdapter, writeTinyLlamaModel, type TinyLlamaModel } from "../support/ggufWriter.js";
 
@@ -56,9 +57,23 @@ class FakeTrainer implements RoundTrainer {
     if (this.fail) throw new Error(this.fail);
     options.onProgress?.({ step: 1, steps: 1, loss: 0.5 });
     await writeLoraAdapter(request.output, { base: this.base, seed: request.round + 10, magnitude: 0.01 });
+    // as the built-in trainers do: the optimiser state beside the adapter, continuing the parent's
+    const parentState = request.parentAdapter ? readFileSync(optimizerStatePath(request.parentAdapter), "utf8") : "";
+    writeFileSync(optimizerStatePath(request.output), `${parentState}r${request.round};`);
     return { adapterPath: request.output, metrics: { loss: 0.5, meanRatio: 1, maxRatio: 1, clippedFraction: 0, kl: 0, gradNorm: 0.1, tokens: 3, seconds: 0.01 }, mismatch: { meanAbsDiff: 0, maxAbsDiff: 0, tokens: 3 } };
   }
   async dispose(): Promise<void> {}
+}
+
+/** The fake trainer with a memory model that answers a fixed prediction, or refuses. */
+class MemoryTrainer extends FakeTrainer {
+  asked: { baseModel: string; longest: number; microBatchTokens: number }[] = [];
+  refuse: string | null = null;
+  async checkMemory(request: { baseModel: string; hyper: { microBatchTokens: number }; longest: number }) {
+    this.asked.push({ baseModel: request.baseModel, longest: request.longest, microBatchTokens: request.hyper.microBatchTokens });
+    if (this.refuse) throw new Error(this.refuse);
+    return { peakBytes: 3.5e9, freeBytes: 8e9, parts: { weights: 2e9, lora: 0.5e9, activations: 0.75e9, outputLayer: 0.25e9 } };
+  }
 }
 
 let dir: string;
@@ -113,7 +128,11 @@ describe("TrainingRound", () => {
     expect(second!.parentId).toBe(first!.id);
     expect(rounds[1]!.parentAdapterId).toBe(first!.id);
     expect(trainer.requests.map((r) => r.parentAdapter)).toEqual([null, first!.path]);
-    expect(trainer.requests[0]!.hyper).toMatchObject({ clipLow: 0.2, clipHigh: 0.28, klCoef: 0 });
+    expect(trainer.requests[0]!.hyper).toMatchObject({ clipLow: 0.2, clipHigh: 0.28, klCoef: 0, samplesPerStep: null, lossAggregation: "sample", logprobs: "reference", adamBeta2: 0.98, weightDecay: 0.1 });
+    // each installed adapter has the optimiser state its round wrote beside it; round 1 continued round 0's
+    expect(optimizerStatePath(first!.path)).toBe(join(dir, "adapters", `${first!.name}.optim.pt`));
+    expect(readFileSync(optimizerStatePath(first!.path), "utf8")).toBe("r0;");
+    expect(readFileSync(optimizerStatePath(second!.path), "utf8")).toBe("r0;r1;");
     expect(rounds[0]!.metrics).toMatchObject({ sequences: 4, roles: { agent: 4, designer: 0 }, loss: 0.5, mismatch: { maxAbsDiff: 0 } });
     expect(backend.calls).toEqual(["unload", "reload", `set ${first!.name}.gguf`, "unload", "reload", `set ${second!.name}.gguf`]);
     expect(events.filter((e) => e.type === "trainingFinished")).toHaveLength(2);
@@ -173,5 +192,17 @@ describe("TrainingRound", () => {
     await round(trainer, later, { every: 5 }).afterIteration(1);
     expect(later.adapter).toBe(`run-${runId}-r1.gguf`);
     expect(existsSync(getAdapter(db, stored!.adapterId!)!.path)).toBe(true);
+  });
+
+  it("before the first iteration asks the trainer's memory model about the largest round, and fails with its refusal", async () => {
+    const trainer = new MemoryTrainer(tiny);
+    const backend = Object.assign(new RecordingBackend(), { contextSize: 2048 });
+    const note = await round(trainer, backend).prepare();
+    expect(trainer.asked).toEqual([{ baseModel: tiny.path, longest: 2048, microBatchTokens: 4096 }]);
+    expect(note).toBe("training: the largest round (2048-token context, micro-batch 4096 tokens) is predicted to peak at 3.50 GB (weights 2.00 GB, LoRA + Adam 0.50 GB, activations 0.75 GB, output layer 0.25 GB); 8.00 GB free");
+    trainer.refuse = "the training round needs about 9.00 GB (...) but cuda:0 has 8.00 GB free: lower training.microBatchTokens (now 4096)";
+    await expect(round(trainer, backend).prepare()).rejects.toThrow(/^training: the training round needs about 9\.00 GB .* lower training\.microBatchTokens/);
+    // a trainer without a memory model is not asked
+    expect(await round(new FakeTrainer(tiny), backend).prepare()).toBeNull();
   });
 });

@@ -1,0 +1,53 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { resourcePath } from "../paths.js";
+import { resolveTrainerPython } from "../training/resolveTrainerPython.js";
+
+/** One random-weight model's round: measured and predicted peak memory, trained tokens/s (null where the round failed: see error). */
+export type TrainerMemoryRow = {
+  label: string;
+  parameters: number | null;
+  measuredPeakBytes: number | null;
+  predictedPeakBytes: number | null;
+  /** measured / predicted. */
+  ratio: number | null;
+  trainedTokensPerSec: number | null;
+  error: string | null;
+};
+
+export interface TrainerMemoryOptions {
+  /** Sequences per round, their tokens and trained tokens. Defaults to 4 x 256 tokens, 128 trained. */
+  lines?: number;
+  length?: number;
+  trained?: number;
+  /** PyTorch CPU threads. Defaults to 1. */
+  threads?: number;
+}
+
+/**
+ * The gguf trainer on random-weight models of about 10M, 50M and 200M parameters (real layer shapes,
+ * resources/trainers/spade_random_model.py): one round each in its own process, its peak memory
+ * measured (resident anonymous memory) and predicted by the memory model (spade_memory.py).
+ */
+export async function trainerMemoryBench(options: TrainerMemoryOptions = {}): Promise<TrainerMemoryRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), "spade-bench-trainer-memory-"));
+  try {
+    const args = [resourcePath("trainers", "bench_memory.py"), "--suite", dir, "--lines", String(options.lines ?? 4), "--length", String(options.length ?? 256), "--trained", String(options.trained ?? 128), "--threads", String(options.threads ?? 1)];
+    const { stdout } = await promisify(execFile)(resolveTrainerPython(), args, { maxBuffer: 16 * 1024 * 1024 });
+    const rows = (JSON.parse(stdout) as { models: Array<Partial<TrainerMemoryRow> & { label: string }> }).models;
+    return rows.map((row) => ({
+      label: row.label,
+      parameters: row.parameters ?? null,
+      measuredPeakBytes: row.measuredPeakBytes ?? null,
+      predictedPeakBytes: row.predictedPeakBytes ?? null,
+      ratio: row.ratio ?? null,
+      trainedTokensPerSec: row.trainedTokensPerSec ?? null,
+      error: row.error ?? null,
+    }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

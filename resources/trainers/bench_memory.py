@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Measures a training round's real peak memory and speed against spade_memory's prediction (CPU).
+
+    bench_memory.py --model M.gguf [--lines 4 --length 512 --trained 256] [--hyper '{...}'] [--threads N]
+
+runs one round of the gguf trainer on a random batch in this process and prints one JSON object:
+the measured peak (anonymous resident memory above the level after the model was loaded, plus the
+held weights: file pages of the GGUF mapping do not count), the prediction and its parts, trained
+tokens/s and the round's seconds.
+
+    bench_memory.py --suite DIR [--threads N]
+
+writes random-weight models of about 10M, 50M and 200M parameters (spade_random_model) into DIR and
+measures each in its own process (one JSON object: {"models": [...]}).
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import spade_memory  # noqa: E402
+import spade_random_model  # noqa: E402
+
+#: The suite's models: (label, shape, layers, vocab), about 10M, 50M and 200M parameters.
+SUITE = [
+    ("10M", dict(spade_random_model.SHAPES["tiny"], embd=384, ffn=1024, heads=6, kv_heads=2, head_dim=64, vocab=8192), 4, None),
+    ("50M", spade_random_model.SHAPES["qwen2.5-0.5b"], 2, 32000),
+    ("200M", spade_random_model.SHAPES["qwen2.5-1.5b"], 3, 16000),
+]
+
+
+def anon_rss():
+    """This process's anonymous resident memory in bytes (RssAnon)."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for row in f:
+            if row.startswith("RssAnon:"):
+                return int(row.split()[1]) * 1024
+    return 0
+
+
+class PeakSampler:
+    """Samples RssAnon every few milliseconds on a thread (torch releases the GIL in its kernels)."""
+
+    def __init__(self, interval=0.002):
+        self.interval = interval
+        self.peak = anon_rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, anon_rss())
+            time.sleep(self.interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, anon_rss())
+
+
+def measure(args):
+    import torch
+
+    import spade_grpo
+    import spade_step
+    from train_gguf import GgufModel, GgufPolicy, Lora
+
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    hyper = spade_grpo.parse_hyper(json.loads(args.hyper))
+    before_load = anon_rss()
+    model = GgufModel(args.model, torch.device("cpu"), torch.float32, checkpointing=hyper["checkpointing"])
+    weights = spade_memory.held_weight_bytes(model)
+    rng = random.Random(args.seed)
+    lines = []
+    for i in range(args.lines):
+        tokens = [rng.randrange(model.vocab_size) for _ in range(args.length)]
+        mask = [0] * (args.length - args.trained) + [1] * args.trained
+        row = {"role": "agent", "tokens": tokens, "mask": mask, "advantage": 1.0 if i % 2 else -1.0, "ref": {"runId": 1, "environmentId": 1, "episodeId": i, "turn": 0, "attempt": None}}
+        lines.append(spade_grpo.parse_batch_line(row, f"random:{i + 1}"))
+    lora = Lora.fresh(model, hyper["rank"], hyper["alpha"], hyper["targets"], hyper["seed"])
+    policy = GgufPolicy(model, lora, hyper["outputChunkTokens"])
+    base = anon_rss()
+    with PeakSampler() as sampler:
+        metrics = spade_step.train_round(policy, lines, hyper, lambda event: None, 1)
+    measured = sampler.peak - base + weights
+    predicted = spade_memory.predict(spade_memory.shape_of(model), [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper, 4, weights)
+    params = sum(t.numel() for t in [model.token_embd] + ([model.output] if model.output is not model.token_embd else []) + [t for layer in model.layers for t in layer.values() if t is not None])
+    return {
+        "model": os.path.basename(args.model),
+        "parameters": params,
+        "lines": args.lines,
+        "length": args.length,
+        "trained": args.trained,
+        "checkpointing": hyper["checkpointing"],
+        "logprobs": hyper["logprobs"],
+        "measuredPeakBytes": measured,
+        "predictedPeakBytes": predicted["peak"],
+        "predicted": predicted,
+        "ratio": measured / predicted["peak"],
+        "loadBytes": base - before_load,
+        "trainedTokensPerSec": metrics["tokensPerSec"],
+        "seconds": metrics["seconds"],
+    }
+
+
+def suite(args):
+    os.makedirs(args.suite, exist_ok=True)
+    results = []
+    for label, shape, layers, vocab in SUITE:
+        path = os.path.join(args.suite, f"random-{label}.gguf")
+        if not os.path.exists(path):
+            spade_random_model.write_random_model(path, shape, layers, vocab)
+        command = [sys.executable, os.path.abspath(__file__), "--model", path, "--lines", str(args.lines), "--length", str(args.length), "--trained", str(args.trained), "--threads", str(args.threads), "--hyper", args.hyper]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            results.append({"label": label, "error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"})
+            continue
+        results.append({"label": label, **json.loads(done.stdout)})
+    return {"models": results}
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--suite", default=None, help="a folder for the suite's random models")
+    parser.add_argument("--lines", type=int, default=4)
+    parser.add_argument("--length", type=int, default=256)
+    parser.add_argument("--trained", type=int, default=128)
+    parser.add_argument("--hyper", default='{"rank": 8}')
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.suite:
+        print(json.dumps(suite(args)))
+    elif args.model:
+        print(json.dumps(measure(args)))
+    else:
+        parser.error("give --model or --suite")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

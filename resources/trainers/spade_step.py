@@ -1,0 +1,315 @@
+"""One training round as the SPADE reference's trainer (slime) steps it.
+
+- **Samples**: the lines of one episode (or one designer attempt) are one sample, found by the
+  line's ``ref`` (role, run, environment, episode, attempt; the turn is ignored), so both one line
+  per assistant turn and one line per episode work. A line without ``ref`` is a sample of its own.
+- **Steps**: one optimiser step per round on the whole batch by default (slime: actor samples //
+  global batch size = 1). ``samplesPerStep`` (slime's global batch size) and ``maxTokensPerBatch``
+  split the batch into several steps; ``epochs`` repeats them. Micro-batches (``microBatchTokens``)
+  only accumulate gradients: every token's weight in the loss is fixed by its step, not its
+  micro-batch.
+- **Aggregation** (``lossAggregation``): ``sample`` is slime's: each sample's token mean, summed
+  over the step's samples and divided by their count; ``token`` is the step's token mean.
+- **Log-probs** (``logprobs``): ``reference`` is slime's full-vocabulary softmax of
+  logits / ``rolloutTemperature``; ``sampling`` is llama.cpp's sampling transform of each line.
+  The old log-probs come from the same weights just before the round's first step (with one step
+  the PPO ratio is 1 and the clip never acts). The truncated importance weight compares them with
+  the behaviour log-probs: in ``sampling`` mode the recorded ones; in ``reference`` mode what the
+  reference's inference server (SGLang) returns, the full-vocabulary softmax at the line's
+  sampling temperature, obtained from the recorded value plus this trainer's (deterministic)
+  difference between the two functions. The mismatch check always compares the recorded values
+  with the recomputed sampling transform, the function the local backend records.
+- **Optimiser**: AdamW (betas, eps, weight decay from ``hyper``), gradient clip, and a state kept
+  across rounds: written beside the adapter (``optimizer_state_path``) and read back from the
+  parent adapter's.
+
+Only PyTorch and the standard library are imported here.
+"""
+import math
+import os
+import time
+
+import spade_grpo
+import spade_logprobs
+
+OPTIMIZER_FORMAT = "spade-optimizer"
+OPTIMIZER_VERSION = 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Samples and steps
+
+
+def sample_key(line, index):
+    """The sample a line belongs to: its ref without the turn (one episode or one designer attempt)."""
+    ref = line.ref
+    if not isinstance(ref, dict):
+        return ("line", index)
+    return (line.role, ref.get("runId"), ref.get("environmentId"), ref.get("episodeId"), ref.get("attempt"))
+
+
+def group_samples(lines):
+    """The batch's samples in order of first appearance: a list of lists of lines."""
+    samples, where = [], {}
+    for index, line in enumerate(lines):
+        key = sample_key(line, index)
+        if key not in where:
+            where[key] = len(samples)
+            samples.append([])
+        samples[where[key]].append(line)
+    return samples
+
+
+def sample_tokens(sample):
+    return sum(len(line.trained) for line in sample)
+
+
+def plan_steps(samples, samples_per_step=None, max_tokens=None):
+    """Consecutive samples per optimiser step: at most samples_per_step samples and max_tokens tokens (None: no bound)."""
+    steps, current, tokens = [], [], 0
+    for sample in samples:
+        n = sum(len(line.tokens) for line in sample)
+        full = (samples_per_step is not None and len(current) >= samples_per_step) or (max_tokens is not None and current and tokens + n > max_tokens)
+        if current and full:
+            steps.append(current)
+            current, tokens = [], 0
+        current.append(sample)
+        tokens += n
+    if current:
+        steps.append(current)
+    return steps
+
+
+def token_weights(step, aggregation):
+    """Each line's per-token weight in the step's loss (the loss is sum over tokens of weight x term)."""
+    weights = {}
+    if aggregation == "token":
+        total = sum(sample_tokens(sample) for sample in step)
+        for sample in step:
+            for line in sample:
+                weights[id(line)] = 1.0 / total
+        return weights
+    for sample in step:
+        per_sample = 1.0 / (sample_tokens(sample) * len(step))
+        for line in sample:
+            weights[id(line)] = per_sample
+    return weights
+
+
+# ---------------------------------------------------------------------------------------------
+# Log-prob definitions
+
+
+def line_temperature(line):
+    """The temperature the line was sampled at (1 where unknown or greedy)."""
+    sampling = line.sampling
+    if not sampling or sampling["temperature"] <= 0:
+        return 1.0
+    return float(sampling["temperature"])
+
+
+def train_definition(line, hyper):
+    if hyper["logprobs"] == "reference":
+        return spade_logprobs.full(hyper["rolloutTemperature"])
+    return spade_logprobs.sampling(line.sampling)
+
+
+def recorded_definition(line):
+    """The function the local backend's recorded log-probs are under: llama.cpp's sampling transform."""
+    return spade_logprobs.sampling(line.sampling)
+
+
+def server_definition(line):
+    """What the reference's inference server (SGLang) returns: the full softmax at the sampling temperature."""
+    return spade_logprobs.full(line_temperature(line))
+
+
+def policy_logprobs(policy, lines, grad, definitions, adapter=True):
+    """Per line, the log-probs of its trained tokens under each of definitions(line), from one forward pass."""
+    many = getattr(policy, "logprobs_many", None)
+    if many is not None:
+        return many(lines, grad=grad, adapter=adapter, definitions=definitions)
+    return [policy.logprobs(line, grad=grad, adapter=adapter, definitions=definitions(line)) for line in lines]
+
+
+# ---------------------------------------------------------------------------------------------
+# The optimiser and its state
+
+
+def optimizer_state_path(adapter_path):
+    """Where an adapter's optimiser state is kept: beside it, `<name>.optim.pt`."""
+    path = adapter_path.rstrip("/\\")
+    for suffix in (".gguf", "-peft"):
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+            break
+    return path + ".optim.pt"
+
+
+def make_optimizer(params, hyper):
+    import torch
+
+    return torch.optim.AdamW(params, lr=hyper["learningRate"], betas=(hyper["adamBeta1"], hyper["adamBeta2"]), eps=hyper["adamEps"], weight_decay=hyper["weightDecay"])
+
+
+def load_optimizer_state(optimizer, params, parent_adapter, log):
+    """Continues the parent adapter's optimiser state; returns how ("continued", or why it starts fresh)."""
+    import torch
+
+    if not parent_adapter:
+        return "fresh"
+    path = optimizer_state_path(parent_adapter)
+    if not os.path.exists(path):
+        log(f"[spade] no optimiser state beside the parent adapter ({path}): the optimiser starts fresh (an adapter from outside this trainer, or one written before the state was kept)")
+        return "fresh: no state beside the parent adapter"
+    saved = torch.load(path, map_location="cpu")
+    shapes = [list(p.shape) for p in params]
+    if saved.get("format") != OPTIMIZER_FORMAT or saved.get("version") != OPTIMIZER_VERSION or saved.get("shapes") != shapes:
+        log(f"[spade] {path}: the optimiser state is for other tensors (rank or targets changed): the optimiser starts fresh")
+        return "fresh: the parent's state is for other tensors"
+    groups = [dict(group) for group in optimizer.state_dict()["param_groups"]]
+    optimizer.load_state_dict(saved["state"])
+    # the state (moments, step counts) continues; the hyperparameters are this round's
+    for group, wanted in zip(optimizer.param_groups, groups):
+        for key in ("lr", "betas", "eps", "weight_decay"):
+            group[key] = wanted[key]
+    return "continued"
+
+
+def save_optimizer_state(optimizer, params, adapter_path):
+    import torch
+
+    path = optimizer_state_path(adapter_path)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    partial = path + ".partial"
+    torch.save({"format": OPTIMIZER_FORMAT, "version": OPTIMIZER_VERSION, "shapes": [list(p.shape) for p in params], "state": optimizer.state_dict()}, partial)
+    os.replace(partial, path)
+    return path
+
+
+def optimizer_steps(optimizer):
+    """Steps this optimiser state has taken, all rounds together."""
+    for state in optimizer.state.values():
+        step = state.get("step")
+        if step is not None:
+            return int(step)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# The round
+
+
+def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapter=None, output=None):
+    """One training round: recompute and check, then the optimiser steps; the state is saved beside `output`."""
+    import torch
+
+    log = log or (lambda text: None)
+    started = time.time()
+    spade_grpo.check_vocab(lines, policy.vocab_size)
+    reference = hyper["logprobs"] == "reference"
+
+    def before(line):
+        defs = [recorded_definition(line), train_definition(line, hyper)]
+        return defs + [server_definition(line)] if reference else defs
+
+    pre = []
+    with torch.no_grad():
+        for group in spade_grpo.micro_batches(lines, hyper["microBatchTokens"]):
+            pre.extend([[float(x) for x in values.cpu()] for values in per_line] for per_line in policy_logprobs(policy, group, False, before))
+    recorded = [line.trained_behavior() for line in lines]
+    recomputed = [p[0] for p in pre]
+    mismatch = spade_grpo.measure_mismatch([x for r in recorded for x in r], [x for r in recomputed for x in r])
+    emit({"type": "mismatch", **mismatch})
+    if mismatch["tokens"] and mismatch["meanAbsDiff"] > hyper["mismatchTolerance"]:
+        raise spade_grpo.MismatchError(
+            f"refusing to train: the recomputed behaviour log-probs differ from the recorded ones by {mismatch['meanAbsDiff']:.4g} on average "
+            f"(max {mismatch['maxAbsDiff']:.4g}, {mismatch['tokens']} tokens; tolerance {hyper['mismatchTolerance']}), too much to be the same function; "
+            + spade_grpo.mismatch_hint(policy.architecture, lines, recorded, recomputed)
+        )
+    old_t, behavior_t = {}, {}
+    for line, rec, p in zip(lines, recorded, pre):
+        old_t[id(line)] = torch.tensor(p[1], dtype=torch.float32)
+        if reference:
+            # the server's full softmax at the sampling temperature = recorded + (full - sampling transform), both recomputed here
+            mu = [server + (r - local) if r is not None else server for r, local, server in zip(rec, p[0], p[2])]
+        else:
+            mu = [r if r is not None else local for r, local in zip(rec, p[0])]
+        behavior_t[id(line)] = torch.tensor(mu, dtype=torch.float32)
+
+    params = list(policy.trainable_parameters())
+    optimizer = make_optimizer(params, hyper)
+    optimizer_from = load_optimizer_state(optimizer, params, parent_adapter, log)
+    samples = group_samples(lines)
+    steps_plan = plan_steps(samples, hyper["samplesPerStep"], hyper["maxTokensPerBatch"])
+    steps = hyper["epochs"] * len(steps_plan)
+    totals = {"loss": 0.0, "ratio_sum": 0.0, "ratio_max": 0.0, "clipped": 0.0, "kl": 0.0, "tokens": 0, "grad_norm": 0.0}
+    train_defs = lambda line: [train_definition(line, hyper)]
+    step = 0
+    for _ in range(hyper["epochs"]):
+        for planned in steps_plan:
+            optimizer.zero_grad()
+            weights = token_weights(planned, hyper["lossAggregation"])
+            step_lines = [line for sample in planned for line in sample]
+            step_loss = 0.0
+            for group in spade_grpo.micro_batches(step_lines, hyper["microBatchTokens"]):
+                news = [values[0] for values in policy_logprobs(policy, group, True, train_defs)]
+                refs = [None] * len(group)
+                if hyper["klCoef"]:
+                    with torch.no_grad():
+                        refs = [values[0] for values in policy_logprobs(policy, group, False, train_defs, adapter=False)]
+                group_loss = 0
+                for line, new, ref in zip(group, news, refs):
+                    device = new.device
+                    terms = spade_grpo.grpo_tis_terms(new, old_t[id(line)].to(device), behavior_t[id(line)].to(device), line.advantage, hyper["clipLow"], hyper["clipHigh"], hyper["tisCap"], hyper["klCoef"], ref)
+                    group_loss = group_loss + terms["loss"].sum() * weights[id(line)]
+                    totals["ratio_sum"] += float(terms["importance"].sum())
+                    totals["ratio_max"] = max(totals["ratio_max"], float(terms["importance"].max()))
+                    totals["clipped"] += float(terms["clipped"].sum())
+                    totals["kl"] += float(terms["kl"].sum())
+                    totals["tokens"] += len(line.trained)
+                group_loss.backward()
+                step_loss += float(group_loss)
+            norm = torch.nn.utils.clip_grad_norm_(params, hyper["gradClip"] if hyper["gradClip"] > 0 else float("inf"))
+            if not (math.isfinite(step_loss) and math.isfinite(float(norm))):
+                raise FloatingPointError(f"round {round_number}, step {step + 1}: the loss or gradient is not finite (loss {step_loss}, grad norm {float(norm)}): lower hyper.learningRate, or check the batch's advantages and log-probs")
+            optimizer.step()
+            step += 1
+            totals["loss"] += step_loss
+            totals["grad_norm"] += float(norm)
+            emit({"type": "progress", "round": round_number, "step": step, "steps": steps, "loss": step_loss})
+    if output:
+        save_optimizer_state(optimizer, params, output)
+    seconds = time.time() - started
+    tokens = totals["tokens"]
+    return {
+        "loss": totals["loss"] / max(steps, 1),
+        "meanRatio": totals["ratio_sum"] / max(tokens, 1),
+        "maxRatio": totals["ratio_max"],
+        "clippedFraction": totals["clipped"] / max(tokens, 1),
+        "kl": totals["kl"] / max(tokens, 1),
+        "gradNorm": totals["grad_norm"] / max(steps, 1),
+        "tokens": sum(len(line.trained) for line in lines),
+        "seconds": seconds,
+        "steps": steps,
+        "samples": len(samples),
+        "sequences": len(lines),
+        "lossAggregation": hyper["lossAggregation"],
+        "logprobs": hyper["logprobs"],
+        "optimizerState": optimizer_from,
+        "optimizerSteps": optimizer_steps(optimizer),
+        "mismatchMeanAbsDiff": mismatch["meanAbsDiff"],
+        "mismatchMaxAbsDiff": mismatch["maxAbsDiff"],
+        "tokensPerSec": tokens / seconds if seconds > 0 else 0.0,
+    }
+
+
+def recompute(policy, lines, definition_of, micro_batch_tokens):
+    """This trainer's log-probs of every line's trained tokens under definition_of(line) (no gradients), as Python floats."""
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for group in spade_grpo.micro_batches(lines, micro_batch_tokens):
+            out.extend([float(x) for x in values[0].cpu()] for values in policy_logprobs(policy, group, False, lambda line: [definition_of(line)]))
+    return out
