@@ -60,9 +60,8 @@ def _q4_1(blocks):  # d: f16, m: f16, qs: 16 bytes; value = d * q + m
 
 def _fifth_bits(qh):
     """qh (4 bytes, a little-endian u32) -> the 5th bit of each of the 32 values, as 0 or 16."""
-    word = qh.contiguous().view(torch.int32)
-    shifts = torch.arange(32, device=qh.device, dtype=torch.int32)
-    return (((word >> shifts) & 1) << 4).float()
+    shifts = torch.arange(8, device=qh.device, dtype=torch.uint8)
+    return (((qh.unsqueeze(-1) >> shifts) & 1) << 4).reshape(-1, 32).float()  # bit k of the u32 is bit k % 8 of byte k // 8
 
 
 def _q5_0(blocks):  # d: f16, qh: u32, qs: 16 bytes; value = d * ((nibble | bit << 4) - 16)

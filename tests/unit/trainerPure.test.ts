@@ -1,5 +1,6 @@
 // The trainers' pure parts (batch parsing, masking, the sampling transform, the GRPO/TIS loss, the
-// GGUF reader's tensor types), tested in Python with Debian's torch: tests/fixtures/trainers/test_spade_grpo.py.
+// GGUF reader's tensor types, the dequantisers on hand-built blocks, the quantised weights), tested in
+// Python with Debian's torch: tests/fixtures/trainers/test_spade_{grpo,quants,weights}.py.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,9 +11,9 @@ const hasTorch = pythonHasTorch(python);
 if (!hasTorch) console.warn(`trainerPure tests skipped: ${python} cannot import torch (apt-get install python3-torch)`);
 const root = resolve(import.meta.dirname, "..", "..");
 
-describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
-  it("pass their unit tests (python3 -m unittest test_spade_grpo)", () => {
-    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo"], {
+describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py and spade_weights.py", () => {
+  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_quants test_spade_weights)", () => {
+    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_quants", "test_spade_weights"], {
       cwd: resolve(root, "tests/fixtures/trainers"),
       env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
@@ -21,7 +22,7 @@ describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
     expect(report, report).toMatch(/\nOK\s*$/);
     expect(result.status, report).toBe(0);
     // every test class ran (a skipped or renamed file would not count as a pass)
-    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest"]) expect(report).toContain(name);
-    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(14);
+    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "TableTest", "FloatTest", "LegacyTest", "KQuantTest", "WeightsTest"]) expect(report).toContain(name);
+    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(30);
   });
 });
