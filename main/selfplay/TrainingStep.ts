@@ -5,5 +5,7 @@
  * idempotent across resume: a round already completed for `iteration` is not run again.
  */
 export interface TrainingStep {
+  /** Checks, before the run's first rollout, what its rounds will need (a refusal fails the run at once). Defaults to no check. */
+  beforeRun?(): Promise<void>;
   afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted">;
 }

@@ -7,6 +7,7 @@ import { installAdapterFile } from "../adapters/installAdapterFile.js";
 import { nextAdapterName } from "../adapters/nextAdapterName.js";
 import { sha256File } from "../adapters/sha256File.js";
 import { checkModelFile } from "../llm/gguf/checkModelFile.js";
+import { readGgufInfo } from "../llm/gguf/readGgufInfo.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { LoopEvent } from "../selfplay/LoopEvent.js";
 import type { TrainingStep } from "../selfplay/TrainingStep.js";
@@ -17,6 +18,7 @@ import { finishTrainingRound, findTrainingRound, listTrainingRounds, mergeTraini
 import { transaction } from "../store/transaction.js";
 import { deriveSeed } from "../util/seededRandom.js";
 import { buildTrainingBatch } from "./buildTrainingBatch.js";
+import { checkGgufTrainerTypes } from "./checkGgufTrainerTypes.js";
 import type { RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
 import { writeTrainingBatch } from "./writeTrainingBatch.js";
 
@@ -68,6 +70,12 @@ export class TrainingRound implements TrainingStep {
   private adapterChecked = false;
 
   constructor(private readonly options: TrainingRoundOptions) {}
+
+  /** The gguf trainer reads the base model's tensors itself: a type it cannot dequantise is refused before rollout 0, not at the first round. */
+  async beforeRun(): Promise<void> {
+    if (this.options.config.trainer.kind !== "gguf") return;
+    checkGgufTrainerTypes(await readGgufInfo(this.options.trainerBaseModel ?? this.options.baseModelPath));
+  }
 
   async afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted"> {
     // A resumed run samples with the adapter its last round put in use, before anything else.

@@ -3,11 +3,17 @@
 // the same bytes) gives the trainer's recomputed log-probs within the tolerance of the F32 agreement
 // on stories260K (trainerGguf.test.ts), with the weights held quantised and as a full-precision copy.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getLlama, type Llama } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseRunConfig } from "../../shared/runConfig.js";
+import { RunController, type RunControllerEvent } from "../../main/selfplay/RunController.js";
+import { openDatabase } from "../../main/store/openDatabase.js";
+import { addEnvSetMembers } from "../../main/store/queries/envSets.js";
+import { getMetrics } from "../../main/store/queries/metrics.js";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
 import { TrainerWorker } from "../../main/training/TrainerWorker.js";
 import { absDiffs, fullSoftmax, llamaLogprobs, sampleLines, trainedOnly, writeBatch } from "../fixtures/trainers/llamaBatch.js";
@@ -67,5 +73,38 @@ describe.skipIf(!hasTorch)("train_gguf.py on every quantisation type", () => {
     } finally {
       await model.dispose();
     }
-  }, 60_000);
+  }, 120_000);
+});
+
+describe.skipIf(!hasTorch)("a base model the gguf trainer cannot read", () => {
+  it("fails the run before rollout 0, naming the tensor and the type", async () => {
+    const path = join(dir, "random-IQ4_NL.gguf");
+    execFileSync(python, [join(fixtures, "make_quant_model.py"), stories, path, "IQ4_NL"], { env: { ...process.env, PYTHONPATH: trainers, PYTHONDONTWRITEBYTECODE: "1" } });
+    const db = openDatabase(join(dir, "refusal.sqlite"));
+    try {
+      const code = readFileSync(resolve(import.meta.dirname, "../../resources/environments/story_word.py"), "utf8");
+      addEnvSetMembers(db, "words", [{ code, source: "test", skill: "Storytelling" }]);
+      const config = parseRunConfig(
+        {
+          db: join(dir, "refusal.sqlite"), seed: 1, iterations: 1, envsPerIteration: 1, plays: 2, hintPlays: 0, maxTurns: 1, canary: false,
+          backend: { kind: "llama", modelPath: path, gpu: false, threads: 1, contextSize: 256, sequences: 1 },
+          corpus: null,
+          designer: { kind: "fixed", set: "words" },
+          memory: { enabled: false, novelty: false },
+          training: { every: 1, trainer: "gguf", python, threads: 1 },
+        },
+        "run.json",
+      );
+      const controller = new RunController({ db });
+      const events: RunControllerEvent[] = [];
+      controller.on((event) => events.push(event));
+      const { runId } = await controller.start(config);
+      expect(await controller.wait(runId)).toBe("failed");
+      const failed = events.find((event) => event.type === "runStatus" && event.status === "failed");
+      expect(failed && "error" in failed ? failed.error : "").toMatch(/random-IQ4_NL\.gguf: tensor "token_embd\.weight" is IQ4_NL, which the gguf trainer cannot dequantise \(it reads F32, F16, BF16, Q4_0, .*Q6_K\)/);
+      expect(getMetrics(db, runId)).toEqual([]); // no iteration was played
+    } finally {
+      db.close();
+    }
+  }, 120_000);
 });

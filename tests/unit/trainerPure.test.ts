@@ -4,6 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ggufTrainerTensorTypes } from "../../main/training/checkGgufTrainerTypes.js";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
 
 const python = "/usr/bin/python3";
@@ -24,5 +25,14 @@ describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py and sp
     // every test class ran (a skipped or renamed file would not count as a pass)
     for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "TableTest", "FloatTest", "LegacyTest", "KQuantTest", "WeightsTest"]) expect(report).toContain(name);
     expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(30);
+  });
+
+  it("dequantise the tensor types the engine checks a base model against before rollout 0", () => {
+    const result = spawnSync(python, ["-c", "import json, spade_quants; print(json.dumps(spade_quants.supported_type_names()))"], {
+      env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect([...(JSON.parse(result.stdout) as string[])].sort()).toEqual([...ggufTrainerTensorTypes].sort());
   });
 });
