@@ -10,12 +10,14 @@ import { getMetrics } from "../store/queries/metrics.js";
 import { listTrainingRounds } from "../store/queries/trainingRounds.js";
 import type { BenchSection } from "./BenchSection.js";
 import { benchModel } from "./benchModel.js";
+import { measureQuantisation } from "./quantisationBench.js";
 
 /**
  * One iteration of a real run on stories260K (fixed pool of the story-word environment, 2 x 16
  * one-turn plays) followed by its training round with the "gguf" trainer on CPU: training tokens
  * per second, the round's wall time, the iteration's generation time, their ratio, and the
- * trainer's recomputed-vs-recorded log-prob agreement.
+ * trainer's recomputed-vs-recorded log-prob agreement; then, under `quantisation`, the agreement
+ * per tensor type and the training speed of quantised models (quantisationBench.ts).
  */
 export const trainingBench: BenchSection = {
   name: "training",
@@ -57,7 +59,7 @@ export const trainingBench: BenchSection = {
         logprobMaxAbsDiff: metrics.mismatch?.maxAbsDiff ?? Number.NaN,
       };
       log(`training: ${result.tokensPerSec.toFixed(0)} trained tok/s, round ${roundSeconds.toFixed(2)} s vs generation ${generationSeconds.toFixed(2)} s, log-prob max |diff| ${result.logprobMaxAbsDiff}`);
-      return result;
+      return { ...result, quantisation: await measureQuantisation(model, log) };
     } finally {
       db.close();
       rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,6 @@ const hasTorch = pythonHasTorch(python);
 if (!hasTorch) console.warn(`trainerQuants tests skipped: ${python} cannot import torch (apt-get install python3-torch)`);
 const stories = resolve(import.meta.dirname, "../../../shared/models/stories260K.gguf");
 const trainers = resolve(import.meta.dirname, "../../resources/trainers");
-const fixtures = resolve(import.meta.dirname, "../fixtures/trainers");
 // llama.cpp's CPU matmul rounds the activations to 8-bit blocks against a quantised weight (a BF16 one:
 // to bf16), an error in proportion to the logits: a small logit spread keeps that under the F32
 // tolerance, while the model stays 20x that tolerance away from uniform, so a misread block cannot pass.
@@ -51,7 +50,7 @@ afterAll(async () => {
 describe.skipIf(!hasTorch)("train_gguf.py on every quantisation type", () => {
   it.each(types)("%s: the trainer's log-probs are llama.cpp's on the same bytes", async (type) => {
     const path = join(dir, `random-${type}.gguf`);
-    execFileSync(python, [join(fixtures, "make_quant_model.py"), stories, path, type, String(outputStd)], { env: { ...process.env, PYTHONPATH: trainers, PYTHONDONTWRITEBYTECODE: "1" } });
+    execFileSync(python, [join(trainers, "make_random_model.py"), stories, path, type, "--output-std", String(outputStd)], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
     const model = await llama.loadModel({ modelPath: path });
     try {
       const lines = await sampleLines(model, { prompt: "Once upon a time", count: 4, maxTokens: 40, sampling: fullSoftmax, seed: 17 });
@@ -79,7 +78,7 @@ describe.skipIf(!hasTorch)("train_gguf.py on every quantisation type", () => {
 describe.skipIf(!hasTorch)("a base model the gguf trainer cannot read", () => {
   it("fails the run before rollout 0, naming the tensor and the type", async () => {
     const path = join(dir, "random-IQ4_NL.gguf");
-    execFileSync(python, [join(fixtures, "make_quant_model.py"), stories, path, "IQ4_NL"], { env: { ...process.env, PYTHONPATH: trainers, PYTHONDONTWRITEBYTECODE: "1" } });
+    execFileSync(python, [join(trainers, "make_random_model.py"), stories, path, "IQ4_NL"], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
     const db = openDatabase(join(dir, "refusal.sqlite"));
     try {
       const code = readFileSync(resolve(import.meta.dirname, "../../resources/environments/story_word.py"), "utf8");
