@@ -10,7 +10,7 @@ import { resolveTrainerPython } from "../training/resolveTrainerPython.js";
 import { TrainerWorker } from "../training/TrainerWorker.js";
 import type { BenchValue } from "./BenchSection.js";
 
-/** The shape of the random-weight models whose training speed is measured (about 10M parameters with stories260K's vocabulary). */
+/** The shape of the random-weight models whose training speed is measured (about 13M parameters with stories260K's vocabulary). */
 const speedShape = { dim: 512, ffn: 1536, layers: 4 };
 const speedTypes = ["F16", "Q8_0", "Q4_K"] as const;
 const fullSoftmax = { temperature: 1, topK: 0, topP: 1, minP: 0 };
@@ -27,7 +27,7 @@ interface SampledLine {
  * tokenizer, logits of a real model's spread), the agreement of the trainer's recomputed log-probs
  * with llama.cpp's sampled ones (mean and max |diff|; llama.cpp's CPU matmul rounds activations to
  * 8-bit blocks against a quantised weight, which the F32 row does not have); and trained tokens/s
- * on ~10M-parameter F16, Q8_0 and Q4_K models, with the weights held quantised (the default) and
+ * on ~13M-parameter F16, Q8_0 and Q4_K models, with the weights held quantised (the default) and
  * as a full-precision copy.
  */
 export async function measureQuantisation(tokenizerModel: string, log: (line: string) => void): Promise<Record<string, BenchValue>> {

@@ -169,6 +169,7 @@ QUANT_TYPES = {
     14: QuantType("Q6_K", QK_K, 210, _q6_k),
 }
 
+_STORED_AS = {0: torch.float32, 1: torch.float16, 30: torch.bfloat16}
 _FLOATS = {0: (4, _f32), 1: (2, lambda raw: raw.contiguous().view(torch.float16).float()), 30: (2, _bf16)}
 
 
@@ -197,6 +198,9 @@ def dequantize(raw, type_id, dtype=torch.float32):
     flat, as `dtype`, on raw's device."""
     entry = quant_type(type_id)
     flat = raw.reshape(-1)
+    stored = _STORED_AS.get(type_id)
+    if stored == dtype:  # bytes already in the compute dtype (F32 / F16 / BF16 weights): a view, no copy
+        return flat.contiguous().view(dtype)
     if type_id in _FLOATS:
         size, convert = _FLOATS[type_id]
         values = convert(flat.reshape(-1, size)).reshape(-1)
