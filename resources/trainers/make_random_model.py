@@ -4,7 +4,7 @@ against llama.cpp on the same bytes (tests/integration/trainerQuants.test.ts, `s
 training section). The payload bytes are random; the f16 scale fields are set to finite values that
 give the weights a sensible spread (the rest of each block is taken as it comes).
 
-    python3 make_random_model.py <tokenizer.gguf> <out.gguf> <TYPE> [--output-std S] [--dim D] [--ffn F] [--layers L] [--seed N]
+    python3 make_random_model.py <tokenizer.gguf> <out.gguf> <TYPE> [--output-std S] [--dim D] [--ffn F] [--layers L] [--seed N] [--arch llama|qwen2|qwen3]
 
 Defaults: dim 256, FFN 512, 2 blocks, heads of 64 (KV heads half the heads), output std 0.15
 (K-quants need rows of 256). The output std sets the logits' spread (about sqrt(dim) x it):
@@ -62,17 +62,20 @@ def random_blocks(rng, shape, type_name, std):
     return spade_gguf.EncodedTensor(blocks.tobytes(), shape, type_name)
 
 
-def write_model(source, path, type_name, output_std=0.15, dim=256, ffn=512, layers=2, seed=1):
+ARCHITECTURES = ("llama", "qwen2", "qwen3")
+
+
+def write_model(source, path, type_name, output_std=0.15, dim=256, ffn=512, layers=2, seed=1, arch="llama"):
     f = spade_gguf.GgufFile(source)
     rng = np.random.default_rng(seed)
     heads = dim // HEAD_DIM
     kv_heads = max(1, heads // 2)
     metadata = {key: spade_gguf._RawValue(f, key) for key in f.metadata if not key.startswith("llama.") and key != "general.file_type"}
-    metadata.update({
-        "general.architecture": "llama", "llama.context_length": 512, "llama.embedding_length": dim, "llama.feed_forward_length": ffn,
-        "llama.block_count": layers, "llama.attention.head_count": heads, "llama.attention.head_count_kv": kv_heads,
-        "llama.rope.dimension_count": HEAD_DIM, "llama.attention.layer_norm_rms_epsilon": 1e-5,
-    })
+    metadata["general.architecture"] = arch
+    metadata.update({f"{arch}.{key}": value for key, value in {
+        "context_length": 512, "embedding_length": dim, "feed_forward_length": ffn, "block_count": layers, "attention.head_count": heads,
+        "attention.head_count_kv": kv_heads, "rope.dimension_count": HEAD_DIM, "attention.layer_norm_rms_epsilon": 1e-5,
+    }.items()})
     vocab = len(f.metadata["tokenizer.ggml.tokens"])
 
     def matrix(name, rows, cols, std):
@@ -94,6 +97,10 @@ def write_model(source, path, type_name, output_std=0.15, dim=256, ffn=512, laye
             matrix(f"blk.{i}.ffn_up.weight", ffn, dim, 1.0 / dim**0.5),
             matrix(f"blk.{i}.ffn_down.weight", dim, ffn, 1.0 / ffn**0.5),
         ]
+        if arch == "qwen2":  # q/k/v biases
+            tensors += [(f"blk.{i}.attn_{n}.bias", (rng.standard_normal(rows) * 0.1).astype(np.float32)) for n, rows in (("q", heads * HEAD_DIM), ("k", kv_heads * HEAD_DIM), ("v", kv_heads * HEAD_DIM))]
+        if arch == "qwen3":  # q/k RMSNorm per head
+            tensors += [norm(f"blk.{i}.attn_q_norm.weight", HEAD_DIM), norm(f"blk.{i}.attn_k_norm.weight", HEAD_DIM)]
     spade_gguf.write_gguf(path, metadata, tensors)
 
 
@@ -107,6 +114,7 @@ def main(argv):
     parser.add_argument("--ffn", type=int, default=512)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--arch", default="llama", choices=ARCHITECTURES)
     args = parser.parse_args(argv)
     known = set(spade_quants.supported_type_names()) | set(UNTRAINABLE)
     if args.type not in known:
@@ -114,7 +122,7 @@ def main(argv):
     for name, value in (("--dim", args.dim), ("--ffn", args.ffn)):
         if value % 256:
             parser.error(f"{name} {value}: expected a multiple of 256 (the K-quants' block)")
-    write_model(args.source, args.output, args.type, args.output_std, args.dim, args.ffn, args.layers, args.seed)
+    write_model(args.source, args.output, args.type, args.output_std, args.dim, args.ffn, args.layers, args.seed, args.arch)
 
 
 if __name__ == "__main__":

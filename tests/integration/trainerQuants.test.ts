@@ -14,6 +14,7 @@ import { RunController, type RunControllerEvent } from "../../main/selfplay/RunC
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { addEnvSetMembers } from "../../main/store/queries/envSets.js";
 import { getMetrics } from "../../main/store/queries/metrics.js";
+import { listTrainingRounds } from "../../main/store/queries/trainingRounds.js";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
 import { TrainerWorker } from "../../main/training/TrainerWorker.js";
 import { absDiffs, fullSoftmax, llamaLogprobs, sampleLines, trainedOnly, writeBatch } from "../fixtures/trainers/llamaBatch.js";
@@ -106,4 +107,40 @@ describe.skipIf(!hasTorch)("a base model the gguf trainer cannot read", () => {
       db.close();
     }
   }, 120_000);
+});
+
+describe.skipIf(!hasTorch)("a Q4_K model of a recommended architecture", () => {
+  it("trains inside a run on this CPU with nothing but torch and NumPy", async () => {
+    // no gguf package: the K-quants are read by the trainer itself
+    expect(() => execFileSync(python, ["-c", "import gguf"], { stdio: "pipe" })).toThrow();
+    const path = join(dir, "qwen2-Q4_K.gguf");
+    execFileSync(python, [join(trainers, "make_random_model.py"), stories, path, "Q4_K", "--arch", "qwen2"], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    const db = openDatabase(join(dir, "qwen2.sqlite"));
+    try {
+      const code = readFileSync(resolve(import.meta.dirname, "../../resources/environments/story_word.py"), "utf8");
+      addEnvSetMembers(db, "words", [{ code, source: "test", skill: "Storytelling" }]);
+      const config = parseRunConfig(
+        {
+          db: join(dir, "qwen2.sqlite"), seed: 3, iterations: 1, envsPerIteration: 1, plays: 4, hintPlays: 0, maxTurns: 1, canary: false,
+          backend: { kind: "llama", modelPath: path, gpu: false, threads: 1, contextSize: 512, sequences: 1 },
+          corpus: null,
+          designer: { kind: "fixed", set: "words" },
+          memory: { enabled: false, novelty: false },
+          agent: { temperature: 1, maxTokens: 12, stop: ["."] },
+          training: { every: 1, trainer: "gguf", roles: ["agent"], python, threads: 1, rank: 4, alpha: 8 },
+        },
+        "run.json",
+      );
+      const controller = new RunController({ db });
+      const { runId } = await controller.start(config);
+      expect(await controller.wait(runId)).toBe("completed");
+      const [round] = listTrainingRounds(db, runId);
+      expect(round?.status, String(round?.metrics.reason ?? "")).toBe("completed");
+      expect(round?.adapterId).not.toBeNull();
+      expect(Number(round?.metrics.tokens)).toBeGreaterThan(0);
+      expect((round?.metrics.mismatch as { meanAbsDiff: number }).meanAbsDiff).toBeLessThan(0.5);
+    } finally {
+      db.close();
+    }
+  }, 240_000);
 });
