@@ -27,10 +27,6 @@ def _f16(raw):
     return raw.contiguous().view(torch.float16).float()
 
 
-def _bits(raw, shift, mask):
-    return (raw >> shift) & mask
-
-
 def _f32(blocks):
     return blocks.contiguous().view(torch.float32)
 
@@ -186,11 +182,6 @@ def quant_type(type_id, type_name=None, tensor=None):
             f"{what}is {type_name or f'ggml type {type_id}'}, which the gguf trainer cannot dequantise (it reads {', '.join(supported_type_names())})"
         )
     return entry
-
-
-def byte_size(type_id, elements):
-    entry = quant_type(type_id)
-    return elements // entry.block_size * entry.type_size
 
 
 def dequantize(raw, type_id, dtype=torch.float32):
