@@ -30,6 +30,9 @@ class DenseWeight:
     def dense(self):
         return self.tensor
 
+    def numel(self):
+        return self.tensor.numel()
+
 
 class QuantizedWeight:
     """A base weight kept as its GGUF bytes ([rows, bytes per row] uint8 on the device), dequantised when used."""
@@ -42,6 +45,10 @@ class QuantizedWeight:
 
     def dense(self):
         return spade_quants.dequantize(self.raw, self.type_id, self.dtype).view(self.shape)
+
+    def numel(self):
+        """Elements of the weight (not of its bytes), as a tensor's numel()."""
+        return self.shape[0] * self.shape[1]
 
     def matmul(self, x):
         return _DequantizedMatmul.apply(x, self)
