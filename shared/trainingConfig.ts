@@ -20,6 +20,10 @@ export type TrainingTrainer =
   | { kind: "hf"; baseModel: string | null; convertScript: string | null }
   | { kind: "command"; command: string[]; env: Record<string, string>; cwd: string | null };
 
+/** How the "gguf" trainer holds the base weights (`training.weights`). */
+export const trainingWeights = ["quantized", "full"] as const;
+export type TrainingWeights = (typeof trainingWeights)[number];
+
 /**
  * GRPO hyperparameters of one round, passed to the trainer as `hyper`. These defaults are also the
  * built-in trainers' own (resources/trainers/spade_grpo.py `DEFAULT_HYPER`; a test keeps them equal).
@@ -103,6 +107,13 @@ export interface TrainingConfig {
   timeoutMs: number | null;
   /** PyTorch CPU threads of the built-in trainers (0: PyTorch's own default). Defaults to 0. */
   threads: number;
+  /**
+   * How the "gguf" trainer holds the frozen base weights on its device: "quantized" keeps the GGUF's
+   * bytes and dequantises each layer when it runs, in the forward and the backward pass (the QLoRA
+   * way: a Q4_K_M 7B needs ~4.7 GB instead of ~15 GB); "full" keeps a dequantised copy (faster, where it fits).
+   * Both compute the same log-probs. Defaults to "quantized".
+   */
+  weights: TrainingWeights;
   /** The promotion gate: each new adapter is evaluated on a held-out suite against the one in use. Defaults to none (every adapter is used). */
   eval: TrainingEvalConfig | null;
 }
@@ -210,6 +221,7 @@ export const trainingSchema = strict({
   python: nonEmpty().nullish(),
   timeoutMs: int(1).nullish(),
   threads: int(0).optional(),
+  weights: oneOf(trainingWeights).optional().describe('How the gguf trainer holds the base weights: "quantized" (GGUF bytes, dequantised per layer) or "full" (a dequantised copy). Defaults to "quantized".'),
   eval: evalBlockSchema.nullish(),
 }).superRefine((block, context) => {
   if (block.roles && new Set(block.roles).size !== block.roles.length) addRuleIssue(context, ["roles"], `each role may appear once, got ${JSON.stringify(block.roles)}`);
@@ -254,6 +266,7 @@ export function fillTrainingConfig(block: z.output<typeof trainingSchema>, recip
     python: block.python ?? null,
     timeoutMs: block.timeoutMs ?? null,
     threads: block.threads ?? 0,
+    weights: block.weights ?? "quantized",
     eval: block.eval ? fillEvalBlock(block.eval) : null,
   };
 }

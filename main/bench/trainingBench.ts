@@ -11,13 +11,16 @@ import { listTrainingRounds } from "../store/queries/trainingRounds.js";
 import type { BenchSection } from "./BenchSection.js";
 import { benchModel } from "./benchModel.js";
 import { trainerMemoryBench } from "./trainerMemoryBench.js";
+import { measureQuantisation } from "./quantisationBench.js";
 
 /**
  * One iteration of a real run on stories260K (fixed pool of the story-word environment, 2 x 16
  * one-turn plays) followed by its training round with the "gguf" trainer on CPU: training tokens
  * per second, the round's wall time, the iteration's generation time, their ratio, and the
  * trainer's recomputed-vs-recorded log-prob agreement; then random-weight models of about 10M, 50M
- * and 200M parameters: trained tokens/s and peak memory measured and predicted (trainerMemoryBench).
+ * and 200M parameters: trained tokens/s and peak memory measured and predicted (trainerMemoryBench);
+ * then, under `quantisation`, the agreement per tensor type and the training speed of quantised
+ * models (quantisationBench.ts).
  */
 export const trainingBench: BenchSection = {
   name: "training",
@@ -62,7 +65,7 @@ export const trainingBench: BenchSection = {
       const randomModels = await trainerMemoryBench();
       const gb = (bytes: number | null) => `${((bytes ?? Number.NaN) / 1e9).toFixed(2)} GB`;
       for (const row of randomModels) log(row.error ?? `training ${row.label}: ${(row.trainedTokensPerSec ?? Number.NaN).toFixed(1)} trained tok/s, peak ${gb(row.measuredPeakBytes)} measured vs ${gb(row.predictedPeakBytes)} predicted`);
-      return { ...result, randomModels };
+      return { ...result, randomModels, quantisation: await measureQuantisation(model, log) };
     } finally {
       db.close();
       rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  * idempotent across resume: a round already completed for `iteration` is not run again.
  */
 export interface TrainingStep {
-  /** Checks, before the first iteration, that a round can run at all (the trainer's memory model): a note to show, or throws what to change. */
+  /** Checks, before the first iteration, that a round can run at all (the base model's tensor types, the trainer's memory model): a note to show, or throws what to change. */
   prepare?(): Promise<string | null>;
   afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted">;
 }

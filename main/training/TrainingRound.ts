@@ -7,6 +7,7 @@ import { installAdapterFile } from "../adapters/installAdapterFile.js";
 import { nextAdapterName } from "../adapters/nextAdapterName.js";
 import { sha256File } from "../adapters/sha256File.js";
 import { checkModelFile } from "../llm/gguf/checkModelFile.js";
+import { readGgufInfo } from "../llm/gguf/readGgufInfo.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { LoopEvent } from "../selfplay/LoopEvent.js";
 import { batchScoredAt, type ScheduleFields } from "../selfplay/rolloutSchedule.js";
@@ -18,6 +19,7 @@ import { finishTrainingRound, findTrainingRound, listTrainingRounds, mergeTraini
 import { transaction } from "../store/transaction.js";
 import { deriveSeed } from "../util/seededRandom.js";
 import { buildTrainingBatch } from "./buildTrainingBatch.js";
+import { checkGgufTrainerTypes } from "./checkGgufTrainerTypes.js";
 import { optimizerStatePath } from "./optimizerStatePath.js";
 import type { RoundMemoryPrediction, RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
 import { writeTrainingBatch } from "./writeTrainingBatch.js";
@@ -87,6 +89,8 @@ export class TrainingRound implements TrainingStep {
    * when it does not fit the free memory. A trainer without a memory model is not asked.
    */
   async prepare(): Promise<string | null> {
+    // The gguf trainer reads the base model's tensors itself: a type it cannot dequantise is refused now, not at the first round.
+    if (this.options.config.trainer.kind === "gguf") checkGgufTrainerTypes(await readGgufInfo(this.options.trainerBaseModel ?? this.options.baseModelPath));
     const trainer = (this.trainer ??= await this.options.createTrainer());
     if (!trainer.checkMemory) return null;
     const { config, backend } = this.options;

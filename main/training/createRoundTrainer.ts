@@ -28,7 +28,7 @@ export async function createRoundTrainer(config: TrainingConfig, options: RoundT
   } else if (trainer.kind === "hf") {
     workerOptions = { ...base, trainer: "hf", python: config.python ?? undefined, convertScript: trainer.convertScript ?? undefined };
   } else {
-    workerOptions = { ...base, trainer: "gguf", python: config.python ?? undefined };
+    workerOptions = { ...base, trainer: "gguf", python: config.python ?? undefined, extraArgs: ["--weights", config.weights] };
   }
   const worker = await TrainerWorker.start(workerOptions);
   return {

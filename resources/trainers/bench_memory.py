@@ -94,7 +94,7 @@ def measure(args):
     with PeakSampler() as sampler:
         metrics = spade_step.train_round(policy, lines, hyper, lambda event: None, 1)
     measured = sampler.peak - base + weights
-    predicted = spade_memory.predict(spade_memory.shape_of(model), [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper, 4, weights)
+    predicted = spade_memory.predict(spade_memory.shape_of(model), [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper, 4, weights, spade_memory.layer_working_bytes(model, 4))
     params = sum(t.numel() for t in [model.token_embd] + ([model.output] if model.output is not model.token_embd else []) + [t for layer in model.layers for t in layer.values() if t is not None])
     return {
         "model": os.path.basename(args.model),

@@ -1,8 +1,8 @@
 """A small GGUF reader and writer (NumPy only).
 
-Reads metadata and tensors of a GGUF file (v2 and v3) and dequantises F32, F16, BF16, Q8_0, Q4_0
-and Q4_1 itself; other tensor types go through the `gguf` package (llama.cpp's gguf-py) when it is
-installed, else the error names the tensor and its type. Writes F32 GGUF files (the LoRA adapters).
+Reads metadata and tensors of a GGUF file (v2 and v3); tensor data comes back as its raw bytes
+or dequantised by spade_quants (every type the trainer supports, with PyTorch; an unsupported type
+is refused naming the tensor and the type). Writes GGUF files (the LoRA adapters, test models).
 """
 import struct
 
@@ -21,8 +21,6 @@ GGML_TYPES = {
     20: "IQ4_NL", 21: "IQ3_S", 22: "IQ2_S", 23: "IQ4_XS", 24: "I8", 25: "I16", 26: "I32", 27: "I64", 28: "F64",
     29: "IQ1_M", 30: "BF16", 34: "TQ1_0", 35: "TQ2_0", 39: "MXFP4",
 }
-# (block size in elements, bytes per block) of the types read here
-_BLOCKS = {0: (1, 4), 1: (1, 2), 30: (1, 2), 8: (32, 34), 2: (32, 18), 3: (32, 20)}
 
 
 class GgufError(ValueError):
@@ -143,6 +141,23 @@ class GgufFile:
             raise GgufError(f"{self.path}: tensor {info.name} runs past the end of the file")
         return self._data[start : start + nbytes]
 
+    def tensor_bytes(self, info):
+        """The tensor's stored bytes (a read-only uint8 NumPy view of the file), checked to be whole blocks of a supported type."""
+        import spade_quants
+
+        try:
+            entry = spade_quants.quant_type(info.type, info.type_name, info.name)
+        except spade_quants.UnsupportedTypeError as error:
+            raise GgufError(f"{self.path}: {error}") from None
+        if info.dims[0] % entry.block_size:
+            raise GgufError(f"{self.path}: tensor {info.name} ({entry.name}) has rows of {info.dims[0]} values, not a multiple of its block size {entry.block_size}")
+        return self.raw(info, info.elements // entry.block_size * entry.type_size)
+
+    def check_types(self, names=None):
+        """Raises GgufError naming the first tensor (of `names`, default all) whose type cannot be dequantised."""
+        for name in names if names is not None else self.tensors:
+            self.tensor_bytes(self.tensors[name])
+
     def tensor(self, name):
         """The tensor as a float32 NumPy array in PyTorch order (see GgufTensorInfo.shape)."""
         info = self.tensors.get(name)
@@ -151,57 +166,14 @@ class GgufFile:
         return dequantize(self, info).reshape(info.shape)
 
 
-def _f16(raw):
-    return raw.view(np.float16).astype(np.float32)
-
-
 def dequantize(f, info):
-    n = info.elements
-    if info.type in _BLOCKS:
-        block, size = _BLOCKS[info.type]
-        if n % block:
-            raise GgufError(f"{f.path}: tensor {info.name} ({info.type_name}) has {n} elements, not a multiple of its block size {block}")
-        raw = np.asarray(f.raw(info, n // block * size))
-        if info.type == 0:
-            return raw.view(np.float32).astype(np.float32)
-        if info.type == 1:
-            return _f16(raw)
-        if info.type == 30:
-            return (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
-        blocks = raw.reshape(-1, size)
-        scale = _f16(blocks[:, :2].copy()).reshape(-1, 1)
-        if info.type == 8:  # Q8_0: f16 scale, 32 int8
-            return (blocks[:, 2:].view(np.int8).astype(np.float32) * scale).reshape(-1)
-        if info.type == 2:  # Q4_0: f16 scale, 16 bytes of nibbles (low nibbles are elements 0..15)
-            q = blocks[:, 2:]
-            values = np.concatenate([(q & 0x0F), (q >> 4)], axis=1).astype(np.float32) - 8.0
-            return (values * scale).reshape(-1)
-        if info.type == 3:  # Q4_1: f16 scale, f16 min, 16 bytes of nibbles
-            low = _f16(blocks[:, 2:4].copy()).reshape(-1, 1)
-            q = blocks[:, 4:]
-            values = np.concatenate([(q & 0x0F), (q >> 4)], axis=1).astype(np.float32)
-            return (values * scale + low).reshape(-1)
-    return _dequantize_with_gguf_package(f, info)
+    """The tensor's values, flat, as float32 NumPy (dequantised with PyTorch on the CPU)."""
+    import torch
 
+    import spade_quants
 
-def _dequantize_with_gguf_package(f, info):
-    try:
-        from gguf import GGMLQuantizationType
-        from gguf.constants import GGML_QUANT_SIZES
-        from gguf.quants import dequantize as gguf_dequantize
-    except ImportError:
-        raise GgufError(
-            f"{f.path}: tensor {info.name} is {info.type_name}, which this trainer reads only through the `gguf` package "
-            f"(pip install gguf); it reads F32, F16, BF16, Q8_0, Q4_0 and Q4_1 itself"
-        ) from None
-    try:
-        qtype = GGMLQuantizationType(info.type)
-    except ValueError:
-        raise GgufError(f"{f.path}: tensor {info.name} has ggml type {info.type}, which the installed gguf package does not know") from None
-    block, size = GGML_QUANT_SIZES[qtype]
-    raw = np.asarray(f.raw(info, info.elements // block * size))
-    rows = raw.reshape(-1, info.dims[0] // block * size)
-    return np.asarray(gguf_dequantize(rows, qtype), dtype=np.float32).reshape(-1)
+    raw = torch.from_numpy(np.array(f.tensor_bytes(info)))
+    return spade_quants.dequantize(raw, info.type).numpy()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,9 +239,17 @@ def encode_tensor(array, type_name):
 _TYPE_IDS = {name: tid for tid, name in GGML_TYPES.items()}
 
 
+class EncodedTensor:
+    """A tensor's bytes already in its ggml type (test models: random blocks of a quantised type); shape in PyTorch order."""
+
+    def __init__(self, data, shape, type_name):
+        self.data, self.shape, self.type_name = bytes(data), tuple(shape), type_name
+
+
 def write_gguf(path, metadata, tensors, alignment=32):
     """Writes a GGUF v3 file. `metadata`: str/int (u32)/float (f32)/bool values, or a (type, value) pair
-    with a GGUF value-type id; `tensors`: (name, float array in PyTorch order[, ggml type name, default F32])."""
+    with a GGUF value-type id; `tensors`: (name, float array in PyTorch order[, ggml type name, default F32])
+    or (name, EncodedTensor)."""
     header = bytearray()
     header += GGUF_MAGIC + struct.pack("<IQQ", 3, len(tensors), len(metadata))
     for key, value in metadata.items():
@@ -277,10 +257,13 @@ def write_gguf(path, metadata, tensors, alignment=32):
     offset = 0
     blobs = []
     for item in tensors:
-        name, array = item[0], np.asarray(item[1])
-        type_name = item[2] if len(item) > 2 else "F32"
-        blob = encode_tensor(array, type_name)
-        dims = list(reversed(array.shape))
+        name = item[0]
+        if isinstance(item[1], EncodedTensor):
+            blob, type_name, dims = item[1].data, item[1].type_name, list(reversed(item[1].shape))
+        else:
+            array = np.asarray(item[1])
+            type_name = item[2] if len(item) > 2 else "F32"
+            blob, dims = encode_tensor(array, type_name), list(reversed(array.shape))
         header += _pack_string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
         header += struct.pack("<IQ", _TYPE_IDS[type_name], offset)
         blobs.append(blob)

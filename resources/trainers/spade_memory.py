@@ -109,7 +109,25 @@ def held_weight_bytes(model):
         tensors.append(model.output)
     for layer in model.layers:
         tensors.extend(t for t in layer.values() if t is not None)
-    return sum(t.numel() * t.element_size() for t in tensors)
+    return sum(_held_bytes(t) for t in tensors)
+
+
+def _held_bytes(weight):
+    """Bytes a base weight occupies as held: a tensor, a dense copy (spade_weights.DenseWeight) or GGUF bytes (QuantizedWeight)."""
+    raw = getattr(weight, "raw", None)
+    if raw is not None:
+        return raw.numel() * raw.element_size()
+    tensor = getattr(weight, "tensor", weight)
+    return tensor.numel() * tensor.element_size()
+
+
+def layer_working_bytes(model, dtype_bytes):
+    """The dequantised copies alive at once when weights are held quantised: one block's weights, and the output matrix (the chunked log-probs read it whole)."""
+    def dense(weight):
+        return weight.numel() * dtype_bytes if getattr(weight, "raw", None) is not None else 0
+
+    block = max((sum(dense(t) for t in layer.values() if t is not None) for layer in model.layers), default=0)
+    return block + dense(model.output)
 
 
 def worst_case(longest, hyper):

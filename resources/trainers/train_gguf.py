@@ -24,6 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from spade_gguf import GgufError, GgufFile, write_gguf  # noqa: E402
+import spade_weights  # noqa: E402
 import spade_grpo  # noqa: E402
 import spade_logprobs  # noqa: E402
 import spade_memory  # noqa: E402
@@ -52,7 +53,10 @@ def _round_f16(x):
 class GgufModel:
     """The base model: hyperparameters and weights from a GGUF file, and llama.cpp's forward pass."""
 
-    def __init__(self, path, device, dtype, kv_f16=None, checkpointing=None):
+    #: the projections (and the embedding / output matrices) whose weights are held as `weights` says; norms and biases are small and kept dense
+    LINEAR = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
+
+    def __init__(self, path, device, dtype, kv_f16=None, checkpointing=None, weights="quantized"):
         torch = _torch()
         # float32 (the CPU): reproduce llama.cpp's f16 rounding in attention; bf16/fp16 on a GPU are coarser anyway
         self.kv_f16 = (dtype == torch.float32) if kv_f16 is None else kv_f16
@@ -100,22 +104,29 @@ class GgufModel:
         self.neox = ROPE_NEOX[arch]
         self.device = device
         self.dtype = dtype
+        self.weights = weights
+        try:
+            f.check_types()  # every type is known before anything is loaded: the error names the tensor and its type
+        except GgufError as error:
+            raise TrainerInputError(str(error)) from None
 
-        def load(name, optional=False):
+        def load(name, optional=False, matrix=False):
             if name not in f.tensors:
                 if optional:
                     return None
                 raise TrainerInputError(f"{path}: tensor {name} is missing")
             try:
+                if matrix:
+                    return spade_weights.load_weight(f, f.tensors[name], device, dtype, weights)
                 array = f.tensor(name)
             except GgufError as error:
                 raise TrainerInputError(str(error)) from None
             return torch.from_numpy(array.copy()).to(device=device, dtype=dtype)
 
-        self.token_embd = load("token_embd.weight")
+        self.token_embd = load("token_embd.weight", matrix=True)
         self.vocab_size = self.token_embd.shape[0]
         self.output_norm = load("output_norm.weight")
-        self.output = load("output.weight", optional=True)
+        self.output = load("output.weight", optional=True, matrix=True)
         if self.output is None:
             self.output = self.token_embd  # tied embeddings
         freqs = load("rope_freqs.weight", optional=True)
@@ -123,7 +134,7 @@ class GgufModel:
         self.layers = []
         names = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")
         for i in range(self.n_layer):
-            layer = {n: load(f"blk.{i}.{n}.weight") for n in names}
+            layer = {n: load(f"blk.{i}.{n}.weight", matrix=n in self.LINEAR) for n in names}
             for n in ("attn_q", "attn_k", "attn_v", "attn_output"):
                 layer[n + ".bias"] = load(f"blk.{i}.{n}.bias", optional=True)
             layer["attn_q_norm"] = load(f"blk.{i}.attn_q_norm.weight", optional=True)
@@ -176,7 +187,7 @@ class GgufModel:
         backward pass instead of kept (memory for long sequences on a GPU).
         """
         torch = _torch()
-        x = self.token_embd[tokens]
+        x = self.token_embd.rows(tokens)
         n = tokens.shape[1]
         causal = torch.full((n, n), float("-inf"), device=x.device).triu(1)
         save_memory = self.checkpointing and torch.is_grad_enabled()
@@ -200,7 +211,7 @@ class GgufModel:
         batch, n = x.shape[0], x.shape[1]
 
         def proj(h, name):
-            y = h @ layer[name].t()
+            y = layer[name].matmul(h)
             bias = layer.get(name + ".bias")
             if bias is not None:
                 y = y + bias
@@ -382,7 +393,8 @@ class GgufPolicy:
         lora = self.lora if adapter else None
         with torch.set_grad_enabled(grad):
             hidden = self.model.hidden_at(sequences, lora)
-            weight = self.model.output
+            # The output layer in the compute dtype (spade_logprobs slices it by positions, never by vocabulary).
+            weight = self.model.output.dense()
             return [
                 [spade_logprobs.logprobs(h, weight, tokens[positions + 1], definition, self.output_chunk) for definition in definitions(line)]
                 for h, (tokens, positions), line in zip(hidden, sequences, lines)
@@ -395,7 +407,7 @@ class GgufPolicy:
 class GgufTrainer:
     name = "gguf"
 
-    def __init__(self, device="auto", dtype="auto", base_model=None, checkpointing="auto"):
+    def __init__(self, device="auto", dtype="auto", base_model=None, checkpointing="auto", weights="quantized"):
         torch = _torch()
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -405,6 +417,7 @@ class GgufTrainer:
         self.dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
         # "auto": the train command's hyper.checkpointing decides; "on" / "off" override it
         self.checkpointing = None if checkpointing == "auto" else checkpointing == "on"
+        self.weights = weights
         self.model = None
         self._key = None
         if base_model:
@@ -422,8 +435,8 @@ class GgufTrainer:
         key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
         if key != self._key:
             self.model = None
-            spade_grpo.log(f"[gguf] loading {path} on {self.device} as {self.dtype}")
-            self.model = GgufModel(path, self.device, self.dtype, checkpointing=True if self.checkpointing is None else self.checkpointing)
+            spade_grpo.log(f"[gguf] loading {path} on {self.device} as {self.dtype}, weights {self.weights}")
+            self.model = GgufModel(path, self.device, self.dtype, checkpointing=True if self.checkpointing is None else self.checkpointing, weights=self.weights)
             self._key = key
             m = self.model
             spade_grpo.log(f"[gguf] {m.architecture}: {m.n_layer} blocks, dim {m.n_embd}, {m.n_head} heads / {m.n_head_kv} kv, vocab {m.vocab_size}, rope {'neox' if m.neox else 'normal'} dim {m.rope_dim}")
@@ -461,7 +474,9 @@ class GgufTrainer:
         checkpointing = hyper["checkpointing"] if self.checkpointing is None else self.checkpointing
         settings = dict(hyper, checkpointing=checkpointing)
         weights = spade_memory.held_weight_bytes(model)
-        parts = spade_memory.predict(spade_memory.shape_of(model), lengths, trained, settings, model.token_embd.element_size(), weights, fused_attention=not model.kv_f16 and self.device.type == "cuda")
+        dtype_bytes = _torch().empty((), dtype=model.dtype).element_size()
+        working = spade_memory.layer_working_bytes(model, dtype_bytes)
+        parts = spade_memory.predict(spade_memory.shape_of(model), lengths, trained, settings, dtype_bytes, weights, working, fused_attention=not model.kv_f16 and self.device.type == "cuda")
         free = spade_memory.free_memory(self.device)
         # the weights are already held: what must fit in the free memory is the rest
         available = None if free is None else free + weights
@@ -496,6 +511,7 @@ def main(argv):
     parser.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"], help="base weights' compute type; auto: bfloat16 on a GPU that has it, else float32")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for PyTorch (0: its default)")
     parser.add_argument("--checkpointing", default="auto", choices=["auto", "on", "off"], help="recompute each block's activations in the backward pass (memory); auto: as the train command's hyper.checkpointing (default on)")
+    parser.add_argument("--weights", default="quantized", choices=list(spade_weights.HOLDINGS), help="base weights on the device: quantized (GGUF bytes, dequantised per layer in the forward and backward pass) or full (a dequantised copy, faster where it fits)")
     parser.add_argument("--base-model", default=None, help="GGUF base model (worker: loaded at start)")
     parser.add_argument("--batch", default=None, help="one-shot: the batch JSONL")
     parser.add_argument("--output", default=None, help="one-shot: the adapter GGUF to write")
@@ -509,7 +525,7 @@ def main(argv):
     emit = spade_grpo.Emitter()
     if args.worker:
         try:
-            trainer = GgufTrainer(args.device, args.dtype, args.base_model, args.checkpointing)
+            trainer = GgufTrainer(args.device, args.dtype, args.base_model, args.checkpointing, args.weights)
         except TrainerInputError as error:
             emit({"type": "error", "round": None, "message": str(error)})
             return 2
@@ -518,7 +534,7 @@ def main(argv):
         parser.error("give --worker, or --batch, --base-model and --output")
     line = json.dumps({"type": "train", "round": args.round, "batch": args.batch, "baseModel": args.base_model, "parentAdapter": args.parent_adapter, "output": args.output, "hyper": json.loads(args.hyper)})
     failed = []
-    spade_grpo.serve(GgufTrainer(args.device, args.dtype, checkpointing=args.checkpointing), stdin=[line], emit=lambda obj: (failed.append(obj) if obj["type"] == "error" else None, emit(obj)))
+    spade_grpo.serve(GgufTrainer(args.device, args.dtype, checkpointing=args.checkpointing, weights=args.weights), stdin=[line], emit=lambda obj: (failed.append(obj) if obj["type"] == "error" else None, emit(obj)))
     return 1 if failed else 0
 
 

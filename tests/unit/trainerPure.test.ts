@@ -1,10 +1,11 @@
 // The trainers' pure parts (batch parsing, masking, the sampling transform, the GRPO/TIS loss, the
-// GGUF reader's tensor types; the round's update: aggregation, steps, optimiser state, log-prob
-// definitions, chunked output layer; the memory model), tested in Python with Debian's torch:
-// tests/fixtures/trainers/test_spade_grpo.py, test_spade_step.py, test_spade_memory.py.
+// GGUF reader's tensor types, the dequantisers on hand-built blocks, the quantised weights; the
+// round's update: aggregation, steps, optimiser state, log-prob definitions, chunked output layer;
+// the memory model), tested in Python with Debian's torch: tests/fixtures/trainers/test_spade_*.py.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ggufTrainerTensorTypes } from "../../main/training/checkGgufTrainerTypes.js";
 import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
 import { defaultTrainingHyper } from "../../shared/trainingConfig.js";
 
@@ -13,9 +14,9 @@ const hasTorch = pythonHasTorch(python);
 if (!hasTorch) console.warn(`trainerPure tests skipped: ${python} cannot import torch (apt-get install python3-torch)`);
 const root = resolve(import.meta.dirname, "..", "..");
 
-describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
-  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step test_spade_memory)", () => {
-    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step", "test_spade_memory"], {
+describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py and spade_weights.py", () => {
+  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step test_spade_memory test_spade_quants test_spade_weights)", () => {
+    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step", "test_spade_memory", "test_spade_quants", "test_spade_weights"], {
       cwd: resolve(root, "tests/fixtures/trainers"),
       env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
@@ -24,8 +25,8 @@ describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
     expect(report, report).toMatch(/\nOK\s*$/);
     expect(result.status, report).toBe(0);
     // every test class ran (a skipped or renamed file would not count as a pass)
-    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest"]) expect(report).toContain(name);
-    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(34);
+    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest", "TableTest", "FloatTest", "LegacyTest", "KQuantTest", "WeightsTest"]) expect(report).toContain(name);
+    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(54);
   });
 
   it("have one set of defaults: the trainer's standalone hyperparameters are the run config's", () => {
@@ -36,5 +37,14 @@ describe.skipIf(!hasTorch)("spade_grpo.py and spade_gguf.py", () => {
     for (const [key, value] of Object.entries(defaultTrainingHyper)) expect(trainer[key], key).toEqual(value);
     // the trainer-only keys (per round or per model, never a run config's)
     expect(Object.keys(trainer).filter((key) => !(key in defaultTrainingHyper)).sort()).toEqual(["mismatchTolerance", "seed", "targets"]);
+  });
+
+  it("dequantise the tensor types the engine checks a base model against before rollout 0", () => {
+    const result = spawnSync(python, ["-c", "import json, spade_quants; print(json.dumps(spade_quants.supported_type_names()))"], {
+      env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect([...(JSON.parse(result.stdout) as string[])].sort()).toEqual([...ggufTrainerTensorTypes].sort());
   });
 });

@@ -1,0 +1,88 @@
+"""The frozen base weights of the gguf trainer, held two ways behind one small interface.
+
+- `QuantizedWeight` (the default, the QLoRA way): the tensor's GGUF bytes stay on the device as a
+  uint8 tensor and are dequantised each time the layer runs, in the forward pass and again in the
+  backward pass, so only one layer's full-precision copy is alive at a time. A 4.7 GB Q4_K_M 7B
+  needs about 4.7 GB on the device instead of ~15 GB of bf16.
+- `DenseWeight` (`--weights full`): the dequantised copy, made once; faster where it fits.
+
+Both compute the same function: `matmul(x)` is x @ W.T and `rows(index)` is W[index] (embedding
+lookup), in the compute dtype. LoRA is applied on top by the caller.
+"""
+import torch
+
+import spade_quants
+
+
+class DenseWeight:
+    """A full-precision copy of a base weight."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.shape = tuple(tensor.shape)
+
+    def matmul(self, x):
+        return x @ self.tensor.t()
+
+    def rows(self, index):
+        return self.tensor[index]
+
+    def dense(self):
+        return self.tensor
+
+    def numel(self):
+        return self.tensor.numel()
+
+
+class QuantizedWeight:
+    """A base weight kept as its GGUF bytes ([rows, bytes per row] uint8 on the device), dequantised when used."""
+
+    def __init__(self, raw, type_id, shape, dtype):
+        self.raw = raw.reshape(shape[0], -1)
+        self.type_id = type_id
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+    def dense(self):
+        return spade_quants.dequantize(self.raw, self.type_id, self.dtype).view(self.shape)
+
+    def numel(self):
+        """Elements of the weight (not of its bytes), as a tensor's numel()."""
+        return self.shape[0] * self.shape[1]
+
+    def matmul(self, x):
+        return _DequantizedMatmul.apply(x, self)
+
+    def rows(self, index):
+        """Only the rows asked for are dequantised (the embedding of a 150k vocabulary stays quantised)."""
+        flat = index.reshape(-1)
+        values = spade_quants.dequantize(self.raw[flat], self.type_id, self.dtype)
+        return values.view(*index.shape, self.shape[1])
+
+
+class _DequantizedMatmul(torch.autograd.Function):
+    """x @ W.T with W dequantised from its bytes in the forward pass and again in the backward pass
+    (W is frozen: only x gets a gradient, and nothing of W is saved between the two)."""
+
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.weight = weight
+        return x @ weight.dense().t()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad @ ctx.weight.dense(), None
+
+
+#: How `load_weight` holds a tensor: "quantized" (bytes on the device) or "full" (a dequantised copy).
+HOLDINGS = ("quantized", "full")
+
+
+def load_weight(f, info, device, dtype, holding="quantized"):
+    """The tensor `info` of GgufFile `f` held as `holding` on `device`, computing in `dtype`."""
+    if holding not in HOLDINGS:
+        raise ValueError(f"weights: {holding!r} is not one of {', '.join(HOLDINGS)}")
+    raw = torch.from_numpy(f.tensor_bytes(info).copy()).to(device)
+    if holding == "full":
+        return DenseWeight(spade_quants.dequantize(raw, info.type, dtype).view(info.shape))
+    return QuantizedWeight(raw, info.type, info.shape, dtype)

@@ -1,0 +1,146 @@
+// Every tensor type the "gguf" trainer dequantises, proven against llama.cpp: a random-weight llama
+// model whose matrices are random blocks of that type (valid scales, random payload; both sides read
+// the same bytes) gives the trainer's recomputed log-probs within the tolerance of the F32 agreement
+// on stories260K (trainerGguf.test.ts), with the weights held quantised and as a full-precision copy.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { getLlama, type Llama } from "node-llama-cpp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseRunConfig } from "../../shared/runConfig.js";
+import { RunController, type RunControllerEvent } from "../../main/selfplay/RunController.js";
+import { openDatabase } from "../../main/store/openDatabase.js";
+import { addEnvSetMembers } from "../../main/store/queries/envSets.js";
+import { getMetrics } from "../../main/store/queries/metrics.js";
+import { listTrainingRounds } from "../../main/store/queries/trainingRounds.js";
+import { pythonHasTorch } from "../../main/training/resolveTrainerPython.js";
+import { TrainerWorker } from "../../main/training/TrainerWorker.js";
+import { absDiffs, fullSoftmax, llamaLogprobs, sampleLines, trainedOnly, writeBatch } from "../fixtures/trainers/llamaBatch.js";
+
+const python = "/usr/bin/python3";
+const hasTorch = pythonHasTorch(python);
+if (!hasTorch) console.warn(`trainerQuants tests skipped: ${python} cannot import torch (apt-get install python3-torch)`);
+const stories = resolve(import.meta.dirname, "../../../shared/models/stories260K.gguf");
+const trainers = resolve(import.meta.dirname, "../../resources/trainers");
+// llama.cpp's CPU matmul rounds the activations to 8-bit blocks against a quantised weight (a BF16 one:
+// to bf16), an error in proportion to the logits: a small logit spread keeps that under the F32
+// tolerance, while the model stays 20x that tolerance away from uniform, so a misread block cannot pass.
+const outputStd = 0.004;
+const types = ["F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"] as const;
+
+let dir: string;
+let llama: Llama;
+let quantised: TrainerWorker;
+let full: TrainerWorker;
+
+beforeAll(async () => {
+  if (!hasTorch) return;
+  dir = await mkdtemp(join(tmpdir(), "spade-trainer-quants-"));
+  llama = await getLlama({ gpu: false, maxThreads: 1, build: "never", logLevel: "error" as never });
+  quantised = await TrainerWorker.start({ python, threads: 1, device: "cpu" });
+  full = await TrainerWorker.start({ python, threads: 1, device: "cpu", extraArgs: ["--weights", "full"] });
+}, 120_000);
+afterAll(async () => {
+  await quantised?.dispose();
+  await full?.dispose();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!hasTorch)("train_gguf.py on every quantisation type", () => {
+  it.each(types)("%s: the trainer's log-probs are llama.cpp's on the same bytes", async (type) => {
+    const path = join(dir, `random-${type}.gguf`);
+    execFileSync(python, [join(trainers, "make_random_model.py"), stories, path, type, "--output-std", String(outputStd)], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    const model = await llama.loadModel({ modelPath: path });
+    try {
+      const lines = await sampleLines(model, { prompt: "Once upon a time", count: 4, maxTokens: 40, sampling: fullSoftmax, seed: 17 });
+      const batch = join(dir, `${type}.jsonl`);
+      writeBatch(batch, lines);
+      const theirs = await llamaLogprobs(model, lines);
+      const ours = trainedOnly(lines, (await quantised.logprobs({ batch, baseModel: path, output: join(dir, `${type}-q.json`) })).logprobs);
+      const diff = absDiffs(ours, theirs);
+      console.log(`${type}: mean |diff| ${diff.mean.toExponential(2)}, max ${diff.max.toExponential(2)} over ${diff.n} tokens`);
+      expect(diff.n).toBeGreaterThan(80);
+      expect(diff.mean, type).toBeLessThan(2e-3);
+      expect(diff.max, type).toBeLessThan(2e-2);
+      // The model is far from uniform, so weights read wrongly could not agree by chance.
+      const uniform = -Math.log(512); // stories260K's vocabulary
+      expect(absDiffs(theirs, theirs.map((row) => row.map(() => uniform))).mean).toBeGreaterThan(20 * 2e-3);
+      // The full-precision copy computes the same function as the quantised weights (float noise apart).
+      const fullCopy = trainedOnly(lines, (await full.logprobs({ batch, baseModel: path, output: join(dir, `${type}-f.json`) })).logprobs);
+      expect(absDiffs(fullCopy, ours).max).toBeLessThan(1e-4);
+    } finally {
+      await model.dispose();
+    }
+  }, 120_000);
+});
+
+describe.skipIf(!hasTorch)("a base model the gguf trainer cannot read", () => {
+  it("fails the run before rollout 0, naming the tensor and the type", async () => {
+    const path = join(dir, "random-IQ4_NL.gguf");
+    execFileSync(python, [join(trainers, "make_random_model.py"), stories, path, "IQ4_NL"], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    const db = openDatabase(join(dir, "refusal.sqlite"));
+    try {
+      const code = readFileSync(resolve(import.meta.dirname, "../../resources/environments/story_word.py"), "utf8");
+      addEnvSetMembers(db, "words", [{ code, source: "test", skill: "Storytelling" }]);
+      const config = parseRunConfig(
+        {
+          db: join(dir, "refusal.sqlite"), seed: 1, iterations: 1, envsPerIteration: 1, plays: 2, hintPlays: 0, maxTurns: 1, canary: false,
+          backend: { kind: "llama", modelPath: path, gpu: false, threads: 1, contextSize: 256, sequences: 1 },
+          corpus: null,
+          designer: { kind: "fixed", set: "words" },
+          memory: { enabled: false, novelty: false },
+          training: { every: 1, trainer: "gguf", python, threads: 1 },
+        },
+        "run.json",
+      );
+      const controller = new RunController({ db });
+      const events: RunControllerEvent[] = [];
+      controller.on((event) => events.push(event));
+      const { runId } = await controller.start(config);
+      expect(await controller.wait(runId)).toBe("failed");
+      const failed = events.find((event) => event.type === "runStatus" && event.status === "failed");
+      expect(failed && "error" in failed ? failed.error : "").toMatch(/random-IQ4_NL\.gguf: tensor "token_embd\.weight" is IQ4_NL, which the gguf trainer cannot dequantise \(it reads F32, F16, BF16, Q4_0, .*Q6_K\)/);
+      expect(getMetrics(db, runId)).toEqual([]); // no iteration was played
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+});
+
+describe.skipIf(!hasTorch)("a Q4_K model of a recommended architecture", () => {
+  it("trains inside a run on this CPU with nothing but torch and NumPy", async () => {
+    // no gguf package: the K-quants are read by the trainer itself
+    expect(() => execFileSync(python, ["-c", "import gguf"], { stdio: "pipe" })).toThrow();
+    const path = join(dir, "qwen2-Q4_K.gguf");
+    execFileSync(python, [join(trainers, "make_random_model.py"), stories, path, "Q4_K", "--arch", "qwen2"], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    const db = openDatabase(join(dir, "qwen2.sqlite"));
+    try {
+      const code = readFileSync(resolve(import.meta.dirname, "../../resources/environments/story_word.py"), "utf8");
+      addEnvSetMembers(db, "words", [{ code, source: "test", skill: "Storytelling" }]);
+      const config = parseRunConfig(
+        {
+          db: join(dir, "qwen2.sqlite"), seed: 3, iterations: 1, envsPerIteration: 1, plays: 4, hintPlays: 0, maxTurns: 1, canary: false,
+          backend: { kind: "llama", modelPath: path, gpu: false, threads: 1, contextSize: 512, sequences: 1 },
+          corpus: null,
+          designer: { kind: "fixed", set: "words" },
+          memory: { enabled: false, novelty: false },
+          agent: { temperature: 1, maxTokens: 12, stop: ["."] },
+          training: { every: 1, trainer: "gguf", roles: ["agent"], python, threads: 1, rank: 4, alpha: 8 },
+        },
+        "run.json",
+      );
+      const controller = new RunController({ db });
+      const { runId } = await controller.start(config);
+      expect(await controller.wait(runId)).toBe("completed");
+      const [round] = listTrainingRounds(db, runId);
+      expect(round?.status, String(round?.metrics.reason ?? "")).toBe("completed");
+      expect(round?.adapterId).not.toBeNull();
+      expect(Number(round?.metrics.tokens)).toBeGreaterThan(0);
+      expect((round?.metrics.mismatch as { meanAbsDiff: number }).meanAbsDiff).toBeLessThan(0.5);
+    } finally {
+      db.close();
+    }
+  }, 240_000);
+});
