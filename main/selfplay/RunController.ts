@@ -148,6 +148,7 @@ export class RunController {
       const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...sandboxPoolSizing(c, model), ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
       const onEvent = (event: LoopEvent) => this.emit(event);
       training = (this.options.createTraining ?? createTrainingRound)(config, { db, runId, backend: model, onEvent });
+      await training?.prepare?.(entry.abort.signal);
       const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent, training: training ?? undefined });
       const outcome = await loop.run();
       status = outcome === "completed" ? "completed" : entry.intent === "stop" ? "stopped" : "paused";

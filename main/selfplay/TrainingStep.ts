@@ -5,5 +5,11 @@
  * idempotent across resume: a round already completed for `iteration` is not run again.
  */
 export interface TrainingStep {
+  /**
+   * Runs once before rollout 0 (and on resume): checks that rounds can run (the trainer's Python,
+   * its packages and device, the model file) and may start the trainer. Throws an error that
+   * names the fix; the run then fails before any rollout is spent. Defaults to no check.
+   */
+  prepare?(signal?: AbortSignal): Promise<void>;
   afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted">;
 }

@@ -44,6 +44,8 @@ export interface TrainingRoundOptions {
   initialLora?: LoraSpec[];
   /** Starts the trainer the first time a round needs it (one per run, kept across rounds). */
   createTrainer: () => Promise<RoundTrainer>;
+  /** Checks before rollout 0 that the trainer can run (throws an error naming the fix). Defaults to none. */
+  checkTrainer?: () => Promise<void>;
   /** Checks a new adapter against the one in use (null: the base model); absent: every adapter is used. */
   gate?: (candidate: Adapter, parent: Adapter | null) => Promise<GateDecision>;
   /** Where each round's batch and trainer output go. Defaults to `training/run-<id>/` next to the database. */
@@ -68,6 +70,12 @@ export class TrainingRound implements TrainingStep {
   private adapterChecked = false;
 
   constructor(private readonly options: TrainingRoundOptions) {}
+
+  /** The check before rollout 0, then the trainer started, so the first round does not wait for its start-up. */
+  async prepare(): Promise<void> {
+    await this.options.checkTrainer?.();
+    this.trainer ??= await this.options.createTrainer();
+  }
 
   async afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted"> {
     // A resumed run samples with the adapter its last round put in use, before anything else.
