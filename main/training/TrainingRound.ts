@@ -17,6 +17,7 @@ import { finishTrainingRound, findTrainingRound, listTrainingRounds, mergeTraini
 import { transaction } from "../store/transaction.js";
 import { deriveSeed } from "../util/seededRandom.js";
 import { buildTrainingBatch } from "./buildTrainingBatch.js";
+import { shouldReleaseModel } from "./shouldReleaseModel.js";
 import type { RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
 import { writeTrainingBatch } from "./writeTrainingBatch.js";
 
@@ -52,8 +53,6 @@ export interface TrainingRoundOptions {
   workDir?: string;
   /** Where adapter versions are kept. Defaults to `adapters/` next to the database. */
   adaptersDir?: string;
-  /** Whether to release the model while training when training.unloadModel is unset. Defaults to false (the factory says true on a local GPU). */
-  unloadByDefault?: boolean;
   onEvent?: (event: LoopEvent) => void;
 }
 
@@ -68,6 +67,8 @@ export interface TrainingRoundOptions {
 export class TrainingRound implements TrainingStep {
   private trainer: RoundTrainer | null = null;
   private adapterChecked = false;
+  /** The inference model is released for the trainer (between `release` and the next `useAdapter`). */
+  private released = false;
 
   constructor(private readonly options: TrainingRoundOptions) {}
 
@@ -137,29 +138,29 @@ export class TrainingRound implements TrainingStep {
 
       let trained: RoundTrainResult;
       const started = Date.now();
-      const release = this.shouldUnload();
+      const cost: Record<string, number> = {};
       try {
-        if (release) await this.options.backend.unload!();
-        try {
-          const trainer = (this.trainer ??= await this.options.createTrainer());
-          const output = join(roundDir, "output", `round-${round.round}.gguf`);
-          rmSync(dirname(output), { recursive: true, force: true });
-          mkdirSync(dirname(output), { recursive: true });
-          trained = await trainer.train(
-            {
-              round: round.round,
-              batch: batchPath,
-              baseModel: this.options.trainerBaseModel ?? this.options.baseModelPath,
-              parentAdapter: parent?.path ?? null,
-              output,
-              hyper: { ...config.hyper, seed: deriveSeed(this.options.seed, "train", round.round) },
-            },
-            { signal, onProgress: (p) => emit({ type: "trainingProgress", runId, round: round.round, phase: "training", step: p.step, steps: p.steps, loss: p.loss }) },
-          );
-        } finally {
-          if (release) await this.options.backend.reload!();
-        }
+        if (this.shouldUnload()) cost.releaseSeconds = await seconds(() => this.release());
+        const trainer = (this.trainer ??= await this.options.createTrainer());
+        const output = join(roundDir, "output", `round-${round.round}.gguf`);
+        rmSync(dirname(output), { recursive: true, force: true });
+        mkdirSync(dirname(output), { recursive: true });
+        const trainStarted = Date.now();
+        trained = await trainer.train(
+          {
+            round: round.round,
+            batch: batchPath,
+            baseModel: this.options.trainerBaseModel ?? this.options.baseModelPath,
+            parentAdapter: parent?.path ?? null,
+            output,
+            hyper: { ...config.hyper, seed: deriveSeed(this.options.seed, "train", round.round) },
+          },
+          { signal, onProgress: (p) => emit({ type: "trainingProgress", runId, round: round.round, phase: "training", step: p.step, steps: p.steps, loss: p.loss }) },
+        );
+        cost.trainerSeconds = (Date.now() - trainStarted) / 1000;
       } catch (error) {
+        // The model comes back with the adapter in use: the round failed or stopped.
+        await this.useAdapter(parent);
         if (signal?.aborted) {
           // The round stays "running": it is trained again on resume. A killed trainer is not reused.
           await this.dispose().catch(() => undefined);
@@ -167,7 +168,7 @@ export class TrainingRound implements TrainingStep {
         }
         return this.finish(round, "failed", `the trainer failed: ${(error as Error).message}`, null);
       }
-      mergeTrainingRoundMetrics(db, runId, round.round, { ...trained.metrics, ...(trained.mismatch ? { mismatch: trained.mismatch } : {}), wallSeconds: (Date.now() - started) / 1000 });
+      mergeTrainingRoundMetrics(db, runId, round.round, { ...trained.metrics, ...(trained.mismatch ? { mismatch: trained.mismatch } : {}), ...cost, wallSeconds: (Date.now() - started) / 1000 });
       emit({ type: "trainingProgress", runId, round: round.round, phase: "registering", step: 0, steps: 0, loss: trained.metrics.loss ?? null });
       adapter = await this.register(round, trained, parent, roundDir);
     }
@@ -185,7 +186,8 @@ export class TrainingRound implements TrainingStep {
       reason = (findTrainingRound(db, runId, round.afterIteration)?.metrics.gate as { reason?: string } | undefined)?.reason ?? "the promotion gate rejected it";
     }
     emit({ type: "trainingProgress", runId, round: round.round, phase: "loading", step: 0, steps: 0, loss: null });
-    await this.useAdapter(status === "completed" ? adapter : parent);
+    const reloadSeconds = await seconds(() => this.useAdapter(status === "completed" ? adapter : parent));
+    mergeTrainingRoundMetrics(db, runId, round.round, { reloadSeconds });
     return this.finish(round, status, reason, adapter);
   }
 
@@ -237,10 +239,22 @@ export class TrainingRound implements TrainingStep {
     return "done";
   }
 
-  /** Makes the backend sample with `adapter` (null: the adapters the run started with). */
+  /** Frees the inference model for the trainer; `useAdapter` loads it back (once, with the adapter chosen). */
+  private async release(): Promise<void> {
+    if (this.released) return;
+    await this.options.backend.unload!();
+    this.released = true;
+  }
+
+  /** Makes the backend sample with `adapter` (null: the adapters the run started with), loading it back when released. */
   private async useAdapter(adapter: Adapter | null): Promise<void> {
     const { backend } = this.options;
     const lora = adapter ? [{ path: adapter.path }] : (this.options.initialLora ?? []);
+    if (this.released) {
+      await backend.reload!(lora);
+      this.released = false;
+      return;
+    }
     const wanted = lora.length === 0 ? null : lora.map(({ path, scale = 1 }) => basename(path) + (scale === 1 ? "" : `@${scale}`)).join("+");
     if (backend.adapter === wanted) return;
     if (!backend.setAdapters) throw new Error(`${backend.name} cannot switch LoRA adapters, so a run on it cannot train inside the run (remove the training block)`);
@@ -250,8 +264,15 @@ export class TrainingRound implements TrainingStep {
   private shouldUnload(): boolean {
     const { backend, config } = this.options;
     const unloadable = backend.unload !== undefined && backend.reload !== undefined;
-    return unloadable && (config.unloadModel ?? this.options.unloadByDefault ?? false);
+    return unloadable && shouldReleaseModel(config.unloadModel, backend.gpu);
   }
+}
+
+/** How long `work` took, in seconds. */
+async function seconds(work: () => Promise<void>): Promise<number> {
+  const started = Date.now();
+  await work();
+  return (Date.now() - started) / 1000;
 }
 
 function trainerLabel(config: TrainingConfig): string {

@@ -46,9 +46,7 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
     initialLora: config.backend.lora ?? [],
     checkTrainer: parts.checkTrainer ?? (parts.createTrainer || training.trainer.kind === "command" ? undefined : () => requireTrainerEnvironment(training, baseModelPath)),
     createTrainer: parts.createTrainer ?? (() => createRoundTrainer(training, { onLog: () => undefined, threads: training.threads })),
-    // A single GPU rarely holds the model and the trainer: release it there by default.
     gate: training.eval ? suiteGate(parts.db, config, training.eval) : undefined,
-    unloadByDefault: config.backend.gpu !== undefined && config.backend.gpu !== false,
     onEvent: parts.onEvent,
   });
 }

@@ -24,6 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from spade_gguf import GgufError, GgufFile, write_gguf  # noqa: E402
+import spade_device  # noqa: E402
 import spade_grpo  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
 
@@ -392,6 +393,7 @@ class GgufTrainer:
         self.checkpointing = None if checkpointing == "auto" else checkpointing == "on"
         self.model = None
         self._key = None
+        self._offloaded = False
         if base_model:
             self.model_for(base_model)
 
@@ -405,14 +407,26 @@ class GgufTrainer:
         except OSError as error:
             raise TrainerInputError(f"{path}: cannot read the base model ({error.strerror})") from None
         key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+        if key == self._key and self._offloaded:
+            spade_device.restore(self.model, self.device)
+            self._offloaded = False
         if key != self._key:
             self.model = None
             spade_grpo.log(f"[gguf] loading {path} on {self.device} as {self.dtype}")
             self.model = GgufModel(path, self.device, self.dtype, checkpointing=self.checkpointing)
             self._key = key
+            self._offloaded = False
             m = self.model
             spade_grpo.log(f"[gguf] {m.architecture}: {m.n_layer} blocks, dim {m.n_embd}, {m.n_head} heads / {m.n_head_kv} kv, vocab {m.vocab_size}, rope {'neox' if m.neox else 'normal'} dim {m.rope_dim}")
         return self.model
+
+    def release_device(self):
+        """After a command on a GPU: the weights to host memory and the allocator emptied, so llama.cpp's reload has the card."""
+        if self.model is None or self._offloaded or self.device.type != "cuda":
+            return
+        reserved = spade_device.offload(self.model, self.device)
+        self._offloaded = True
+        spade_grpo.log(f"[gguf] gave the GPU back: {reserved} bytes still reserved")
 
     def _lines(self, path):
         _, lines = spade_grpo.read_batch(path)
@@ -421,6 +435,12 @@ class GgufTrainer:
         return lines
 
     def train(self, cmd, hyper, emit):
+        try:
+            self._train(cmd, hyper, emit)
+        finally:
+            self.release_device()
+
+    def _train(self, cmd, hyper, emit):
         model = self.model_for(cmd["baseModel"])
         lines = self._lines(cmd["batch"])
         spade_grpo.seed_everything(hyper["seed"])
@@ -437,6 +457,12 @@ class GgufTrainer:
         emit({"type": "adapter", "round": cmd["round"], "path": cmd["output"]})
 
     def logprobs(self, cmd, emit):
+        try:
+            self._logprobs(cmd, emit)
+        finally:
+            self.release_device()
+
+    def _logprobs(self, cmd, emit):
         model = self.model_for(cmd["baseModel"])
         lines = self._lines(cmd["batch"])
         spade_grpo.check_vocab(lines, model.vocab_size)

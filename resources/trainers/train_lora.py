@@ -25,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import spade_device  # noqa: E402
 import spade_grpo  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
 
@@ -113,10 +114,14 @@ class HfTrainer:
         self.python = python or sys.executable
         self.base = None
         self.base_path = None
+        self._offloaded = False
 
     def load_base(self, path):
         transformers, _ = import_hf()
         if self.base is not None and self.base_path == path:
+            if self._offloaded:
+                spade_device.restore(self.base, self.device)
+                self._offloaded = False
             return self.base
         self.base = None
         spade_grpo.log(f"[hf] loading {path} on {self.device} as {self.dtype}")
@@ -128,9 +133,17 @@ class HfTrainer:
             raise TrainerInputError(f"{path}: cannot load the Hugging Face model ({error})") from None
         model.to(self.device)
         model.config.use_cache = False
-        self.base, self.base_path = model, path
+        self.base, self.base_path, self._offloaded = model, path, False
         self.architecture = getattr(model.config, "model_type", None)
         return model
+
+    def release_device(self):
+        """After a command on a GPU: the base model to host memory and the allocator emptied, so llama.cpp's reload has the card."""
+        if self.base is None or self._offloaded or self.device.type != "cuda":
+            return
+        reserved = spade_device.offload(self.base, self.device)
+        self._offloaded = True
+        spade_grpo.log(f"[hf] gave the GPU back: {reserved} bytes still reserved")
 
     def wrap(self, base, parent, hyper):
         _, peft = import_hf()
@@ -178,6 +191,7 @@ class HfTrainer:
             model.save_pretrained(peft_dir)
         finally:
             self.base = model.unload()  # the base model again, without LoRA layers, for the next round
+            self.release_device()
         if gguf_path:
             self.convert(peft_dir, gguf_path, cmd["baseModel"])
         emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})
@@ -196,6 +210,7 @@ class HfTrainer:
         finally:
             if model is not base:
                 self.base = model.unload()
+            self.release_device()
         recorded = [x for line in lines for x in line.trained_behavior()]
         if any(x is not None for x in recorded):
             emit({"type": "mismatch", **spade_grpo.measure_mismatch(recorded, [x for v in values for x in v])})
