@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { LoraSpec } from "../../shared/backendConfig.js";
 import type { TrainingConfig } from "../../shared/trainingConfig.js";
@@ -58,9 +59,11 @@ export interface TrainingRoundOptions {
 
 /**
  * Training inside the run (the loop's TrainingStep): after every `every`-th iteration, build the
- * round's batch from the iterations since the last round, release the model when configured, train
- * through the trainer, install and register the LoRA with the adapter in use as its parent, pass it
- * through the gate, and load the model again with it. Every step is recorded before the next, so a
+ * round's batch from the iterations since the last round, release the model where llama.cpp holds a
+ * GPU (or as training.unloadModel says), train through the trainer, install and register the LoRA
+ * with the adapter in use as its parent, pass it through the gate (the model still released), and
+ * load the model back once with the adapter chosen. Each phase's seconds go into the round's
+ * metrics (batch, release, trainer, register, gate, reload). Every step is recorded before the next, so a
  * round killed at any point is redone or taken up again on resume, and an adapter is registered
  * once: its name is fixed by the run and round (`run-<id>-r<round>`).
  */
@@ -69,13 +72,19 @@ export class TrainingRound implements TrainingStep {
   private adapterChecked = false;
   /** The inference model is released for the trainer (between `release` and the next `useAdapter`). */
   private released = false;
+  private baseHash: { stamp: string; sha256: string } | null = null;
 
   constructor(private readonly options: TrainingRoundOptions) {}
 
-  /** The check before rollout 0, then the trainer started, so the first round does not wait for its start-up. */
+  /** Seconds `prepare` took to start the trainer (its start-up, kept out of the rounds); null before. */
+  startupSeconds: number | null = null;
+
+  /** The check before rollout 0, then the trainer started (and warmed up), so no round waits for its start-up. */
   async prepare(): Promise<void> {
     await this.options.checkTrainer?.();
+    const started = Date.now();
     this.trainer ??= await this.options.createTrainer();
+    this.startupSeconds = (Date.now() - started) / 1000;
   }
 
   async afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted"> {
@@ -118,6 +127,7 @@ export class TrainingRound implements TrainingStep {
     let adapter = round.adapterId === null ? null : getAdapter(db, round.adapterId);
 
     if (adapter === null) {
+      const batchStarted = Date.now();
       const from = round.afterIteration + 1 - config.every;
       const batch = buildTrainingBatch(db, {
         runId,
@@ -131,7 +141,7 @@ export class TrainingRound implements TrainingStep {
       });
       const batchPath = join(roundDir, "batch.jsonl");
       writeTrainingBatch(batchPath, batch);
-      const counts = { sequences: batch.lines.length, roles: batch.header.roles, leftOut: batch.header["left out"], batch: batchPath };
+      const counts = { sequences: batch.lines.length, roles: batch.header.roles, leftOut: batch.header["left out"], batch: batchPath, batchSeconds: (Date.now() - batchStarted) / 1000 };
       mergeTrainingRoundMetrics(db, runId, round.round, counts);
       emit({ type: "trainingStarted", runId, round: round.round, afterIteration: round.afterIteration, sequences: batch.lines.length });
       if (batch.lines.length === 0) return this.finish(round, "failed", "nothing to train on: no sampled tokens were recorded in these iterations (see the left-out counts)", null);
@@ -170,15 +180,18 @@ export class TrainingRound implements TrainingStep {
       }
       mergeTrainingRoundMetrics(db, runId, round.round, { ...trained.metrics, ...(trained.mismatch ? { mismatch: trained.mismatch } : {}), ...cost, wallSeconds: (Date.now() - started) / 1000 });
       emit({ type: "trainingProgress", runId, round: round.round, phase: "registering", step: 0, steps: 0, loss: trained.metrics.loss ?? null });
+      const registerStarted = Date.now();
       adapter = await this.register(round, trained, parent, roundDir);
+      mergeTrainingRoundMetrics(db, runId, round.round, { registerSeconds: (Date.now() - registerStarted) / 1000 });
     }
 
     let status: "completed" | "rejected" = "completed";
     let reason: string | null = null;
     if (this.options.gate && adapter.status !== "promoted" && adapter.status !== "rejected") {
+      const gateStarted = Date.now();
       const decision = await this.options.gate(adapter, parent);
       updateAdapter(db, adapter.id, { status: decision.promoted ? "promoted" : "rejected" });
-      mergeTrainingRoundMetrics(db, runId, round.round, { gate: { promoted: decision.promoted, reason: decision.reason, ...decision.details } });
+      mergeTrainingRoundMetrics(db, runId, round.round, { gate: { promoted: decision.promoted, reason: decision.reason, ...decision.details }, gateSeconds: (Date.now() - gateStarted) / 1000 });
       adapter = getAdapter(db, adapter.id)!;
     }
     if (adapter.status === "rejected") {
@@ -212,7 +225,7 @@ export class TrainingRound implements TrainingStep {
       if (existsSync(destPath)) destPath = join(adaptersDir, `${nextAdapterName(db, adaptersDir, name)}.gguf`);
       adapterSha256 = await installAdapterFile(trained.adapterPath, destPath, base);
     }
-    const baseModelSha256 = await sha256File(this.options.baseModelPath);
+    const baseModelSha256 = await this.baseModelSha256();
     const id = transaction(db, () => {
       const adapterId = insertAdapter(db, {
         name: basename(destPath, ".gguf"),
@@ -229,6 +242,14 @@ export class TrainingRound implements TrainingStep {
       return adapterId;
     });
     return getAdapter(db, id)!;
+  }
+
+  /** The base model's SHA-256, hashed once per file version (a 7B GGUF takes seconds to hash: not every round). */
+  private async baseModelSha256(): Promise<string> {
+    const { mtimeMs, size } = await stat(this.options.baseModelPath);
+    const stamp = `${mtimeMs}:${size}`;
+    if (this.baseHash?.stamp !== stamp) this.baseHash = { stamp, sha256: await sha256File(this.options.baseModelPath) };
+    return this.baseHash.sha256;
   }
 
   private finish(round: StoredRound, status: "completed" | "failed" | "rejected", reason: string | null, adapter: Adapter | null): "done" {

@@ -45,7 +45,7 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
     ...(training.trainer.kind === "hf" ? { trainerBaseModel: training.trainer.baseModel! } : {}),
     initialLora: config.backend.lora ?? [],
     checkTrainer: parts.checkTrainer ?? (parts.createTrainer || training.trainer.kind === "command" ? undefined : () => requireTrainerEnvironment(training, baseModelPath)),
-    createTrainer: parts.createTrainer ?? (() => createRoundTrainer(training, { onLog: () => undefined, threads: training.threads })),
+    createTrainer: parts.createTrainer ?? (() => createRoundTrainer(training, { onLog: () => undefined, threads: training.threads, baseModel: training.trainer.kind === "hf" ? training.trainer.baseModel! : baseModelPath })),
     gate: training.eval ? suiteGate(parts.db, config, training.eval) : undefined,
     onEvent: parts.onEvent,
   });

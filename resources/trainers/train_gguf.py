@@ -20,12 +20,14 @@ import json
 import math
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from spade_gguf import GgufError, GgufFile, write_gguf  # noqa: E402
 import spade_device  # noqa: E402
 import spade_grpo  # noqa: E402
+import spade_warmup  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
 
 SUPPORTED = ("llama", "qwen2", "qwen3")
@@ -396,6 +398,7 @@ class GgufTrainer:
         self._offloaded = False
         if base_model:
             self.model_for(base_model)
+            self.release_device()
 
     @property
     def architecture(self):
@@ -441,8 +444,13 @@ class GgufTrainer:
             self.release_device()
 
     def _train(self, cmd, hyper, emit):
+        # Where a round's time goes (seconds per phase, in the metrics): model load, batch read,
+        # the recomputation check (up to the mismatch line), the optimiser steps, the adapter write.
+        clock = {"start": time.time()}
         model = self.model_for(cmd["baseModel"])
+        clock["loaded"] = time.time()
         lines = self._lines(cmd["batch"])
+        clock["read"] = time.time()
         spade_grpo.seed_everything(hyper["seed"])
         parent = cmd.get("parentAdapter")
         if parent:
@@ -451,8 +459,25 @@ class GgufTrainer:
                 spade_grpo.log(f"[gguf] continuing from {parent}: its rank {lora.rank} and alpha {lora.alpha} are kept (hyper asks {hyper['rank']} / {hyper['alpha']})")
         else:
             lora = Lora.fresh(model, hyper["rank"], hyper["alpha"], hyper["targets"], hyper["seed"])
-        metrics = spade_grpo.train_round(GgufPolicy(model, lora), lines, hyper, emit, cmd["round"], spade_grpo.log)
+        clock["adapter"] = time.time()
+
+        def timed_emit(obj):
+            if obj.get("type") == "mismatch":
+                clock["recomputed"] = time.time()
+            emit(obj)
+
+        metrics = spade_grpo.train_round(GgufPolicy(model, lora), lines, hyper, timed_emit, cmd["round"], spade_grpo.log)
+        clock["trained"] = time.time()
         lora.save(cmd["output"], model.architecture)
+        clock["written"] = time.time()
+        recomputed = clock.get("recomputed", clock["adapter"])
+        metrics.update({
+            "loadSeconds": clock["loaded"] - clock["start"],
+            "readSeconds": clock["read"] - clock["loaded"],
+            "recomputeSeconds": recomputed - clock["adapter"],
+            "stepSeconds": clock["trained"] - recomputed,
+            "writeSeconds": clock["written"] - clock["trained"],
+        })
         emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})
         emit({"type": "adapter", "round": cmd["round"], "path": cmd["output"]})
 
@@ -493,6 +518,7 @@ def main(argv):
         torch.set_num_threads(args.threads)
     emit = spade_grpo.Emitter()
     if args.worker:
+        spade_grpo.log(f"[gguf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
         try:
             trainer = GgufTrainer(args.device, args.dtype, args.base_model, args.checkpointing)
         except TrainerInputError as error:

@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import spade_device  # noqa: E402
 import spade_grpo  # noqa: E402
+import spade_warmup  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
 
 # The gguf trainer's projection names and their usual Hugging Face module names (llama, qwen2, qwen3, mistral, ...).
@@ -280,10 +281,12 @@ def main(argv):
 
         if args.threads > 0:
             torch.set_num_threads(args.threads)
+        spade_grpo.log(f"[hf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
         trainer = HfTrainer(args.device, args.dtype, args.convert_script)
         if args.base_model:
             try:
                 trainer.load_base(args.base_model)
+                trainer.release_device()
             except TrainerInputError as error:
                 spade_grpo.Emitter()({"type": "error", "round": None, "message": str(error)})
                 return 2

@@ -152,6 +152,25 @@ describe("TrainingRound", () => {
     expect(backend.calls).toEqual(["unload", `reload run-${runId}-r0.gguf`, "unload", `reload run-${runId}-r0.gguf`]);
   });
 
+  it("prepare checks the trainer, then starts it before rollout 0; the rounds use that trainer; a failed check starts nothing", async () => {
+    const trainer = new FakeTrainer(tiny);
+    const calls: string[] = [];
+    const options = {
+      db, runId, seed: 5, config: parseTrainingConfig("test", { every: 1 }), backend: new RecordingBackend(), baseModelPath: tiny.path,
+      createTrainer: async () => (calls.push("start"), trainer),
+    };
+    const step = new TrainingRound({ ...options, checkTrainer: async () => void calls.push("check") });
+    await step.prepare();
+    expect(calls).toEqual(["check", "start"]);
+    expect(step.startupSeconds).toBeGreaterThanOrEqual(0);
+    await step.afterIteration(0);
+    expect(calls).toEqual(["check", "start"]);
+    expect(trainer.requests).toHaveLength(1);
+    const refused = new TrainingRound({ ...options, checkTrainer: async () => Promise.reject(new Error("no torch: run `spade trainer setup`")) });
+    await expect(refused.prepare()).rejects.toThrow("spade trainer setup");
+    expect(calls).toEqual(["check", "start"]);
+  });
+
   it("a rejecting gate keeps the parent in use and records why; a failing trainer records the failure and goes on", async () => {
     const trainer = new FakeTrainer(tiny);
     const backend = new RecordingBackend();
