@@ -54,6 +54,29 @@ def choose_dtype(torch, device, requested):
     return torch.float32
 
 
+def model_folder(path):
+    """The local folder of a Hugging Face model given as a folder or a hub id.
+
+    llama.cpp's convert_lora_to_gguf.py reads the base model's config.json from a folder; an id is
+    resolved to its snapshot in the Hugging Face cache (the weights are there after the load; only
+    the JSON files are fetched when they are not).
+    """
+    if os.path.isdir(path):
+        return path
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError:
+        raise TrainerInputError(f"{path} is not a folder, and resolving a Hugging Face id needs huggingface_hub (installed with transformers): {INSTALL_HINT}") from None
+    patterns = ["*.json", "*.model", "*.tiktoken", "*.txt"]
+    try:
+        return snapshot_download(path, allow_patterns=patterns, local_files_only=True)
+    except Exception:  # noqa: BLE001 - not in the cache yet (or a partial cache): fetch the small files
+        try:
+            return snapshot_download(path, allow_patterns=patterns)
+        except Exception as error:  # noqa: BLE001
+            raise TrainerInputError(f"{path}: neither a folder nor a Hugging Face id whose files can be had ({type(error).__name__}: {error})") from None
+
+
 def find_peft_dir(path):
     """The PEFT folder of a parent adapter: the folder itself, its peft/ child, or (a GGUF given) the folder it was converted from."""
     if not path:
@@ -92,6 +115,11 @@ class HfPolicy:
                     logits = self.model(input_ids=ids, logits_to_keep=positions, use_cache=False).logits[0]
                 except TypeError:
                     self._keep_ok = False
+                if logits is not None and logits.shape[0] != positions.shape[0]:
+                    # an older transformers took the argument and ignored it: the logits of every position came back
+                    spade_grpo.log(f"[hf] this transformers ignores logits_to_keep (got {logits.shape[0]} rows for {positions.shape[0]} positions): every position goes through the output layer (transformers >= 4.50 keeps only the trained ones)")
+                    self._keep_ok = False
+                    logits = logits[positions]
             if logits is None:
                 logits = self.model(input_ids=ids, use_cache=False).logits[0, positions]
             return spade_grpo.sampling_logprobs(logits.float(), targets, line.sampling)
@@ -173,7 +201,7 @@ class HfTrainer:
         return output, (os.path.join(output, "adapter.gguf") if self.convert_script else None)
 
     def convert(self, peft_dir, gguf_path, base_model):
-        command = [self.python, self.convert_script, "--base", base_model, "--outfile", gguf_path, "--outtype", "f32", peft_dir]
+        command = [self.python, self.convert_script, "--base", model_folder(base_model), "--outfile", gguf_path, "--outtype", "f32", peft_dir]
         spade_grpo.log("[hf] converting: " + " ".join(command))
         done = subprocess.run(command, stdout=sys.stderr, stderr=sys.stderr)
         if done.returncode != 0 or not os.path.exists(gguf_path):
