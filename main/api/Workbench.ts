@@ -1,5 +1,6 @@
 // The engine behind the workbench: the API contract implemented over one workspace database,
 // plus the event hub both transports forward. Transports call `dispatchCall(workbench.api, ...)`.
+import { checkTrainerEnvironment } from "../training/checkTrainerEnvironment.js";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EnvironmentFilter } from "../../shared/api/environmentTypes.js";
@@ -179,6 +180,7 @@ export class Workbench {
         };
         return info;
       },
+      checkTrainer: async ({ trainer }) => checkTrainerEnvironment({ trainer: trainer ?? "gguf" }),
       listRuns: async () => {
         const counts = environmentCountsByRun(db);
         return store

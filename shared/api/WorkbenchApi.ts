@@ -1,4 +1,5 @@
 // The workbench API: one typed contract, served by Electron IPC and by loopback HTTP/WebSocket.
+import type { TrainerEnvironment } from "../trainerEnvironment.js";
 import type { ValidationReport } from "../environment.js";
 import type { DocumentDetail, DocumentPage } from "./corpusTypes.js";
 import type { EnvironmentDetail, EnvironmentFilter, EnvironmentPage, MemoryFlags } from "./environmentTypes.js";
@@ -28,6 +29,8 @@ type Empty = Record<string, never>;
 /** Every method: its one input object and its result. */
 export interface WorkbenchMethods {
   getInfo: { input: Empty; output: WorkbenchInfo };
+  /** The trainer's Python as `spade trainer check` reports it: interpreter, packages, device, free memory, what it trains. */
+  checkTrainer: { input: { trainer?: "gguf" | "hf" }; output: TrainerEnvironment };
   listRuns: { input: Empty; output: RunSummary[] };
   /** Runs side by side: per-iteration loop metrics, summaries, held-out scores, config differences. */
   compareRuns: { input: { runIds: number[] }; output: RunComparisonView };
