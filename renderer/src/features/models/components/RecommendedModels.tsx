@@ -6,14 +6,14 @@ import { prepareRecommendations } from "../lib/prepareRecommendations.js";
  * quantisation, before download, whether it plays and trains on this machine (`memoryBytes`: the
  * trainer's device memory, null when unknown). "Use" fills the download box.
  */
-export function RecommendedModels({ onPick, memoryBytes }: { onPick: (uri: string) => void; memoryBytes: number | null }) {
+export function RecommendedModels({ onPick, memoryBytes, checking }: { onPick: (uri: string) => void; memoryBytes: number | null; checking: boolean }) {
   const rows = prepareRecommendations(recommendedModels, memoryBytes);
   return (
-    <div className="card" data-testid="recommended-models">
+    <div className="card" data-testid="recommended-models" data-memory={checking ? "checking" : memoryBytes === null ? "unknown" : "known"}>
       <h3>Recommended models</h3>
       <p className="muted small">
         {memoryBytes === null
-          ? "Pick by your GPU's memory (or RAM, CPU only)."
+          ? `Pick by your GPU's memory (or RAM, CPU only)${checking ? "; checking this machine's..." : "."}`
           : `Against this machine's ${(memoryBytes / 2 ** 30).toFixed(1)} GiB (the trainer's device), per quantisation: whether it plays, and whether it also trains.`}{" "}
         The URI also works as <code>backend.modelPath</code> in a run config.
       </p>
