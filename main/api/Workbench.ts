@@ -1,6 +1,5 @@
 // The engine behind the workbench: the API contract implemented over one workspace database,
 // plus the event hub both transports forward. Transports call `dispatchCall(workbench.api, ...)`.
-import { checkTrainerEnvironment } from "../training/checkTrainerEnvironment.js";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EnvironmentFilter } from "../../shared/api/environmentTypes.js";
@@ -17,6 +16,7 @@ import { diagnoseRun } from "../selfplay/diagnoseRun.js";
 import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
 import * as store from "../store/index.js";
 import { countDocuments, environmentCountsByRun, removeFromMemory } from "../store/queries/uiQueries.js";
+import { checkTrainerEnvironment } from "../training/checkTrainerEnvironment.js";
 import { createEnvironmentRuntime, createRunControl, type EnvironmentRuntime, type RunControl } from "./EngineParts.js";
 import { EventHub } from "./EventHub.js";
 import { listModelFiles } from "./listModelFiles.js";

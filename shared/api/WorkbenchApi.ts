@@ -1,5 +1,4 @@
 // The workbench API: one typed contract, served by Electron IPC and by loopback HTTP/WebSocket.
-import type { TrainerEnvironment } from "../trainerEnvironment.js";
 import type { ValidationReport } from "../environment.js";
 import type { DocumentDetail, DocumentPage } from "./corpusTypes.js";
 import type { EnvironmentDetail, EnvironmentFilter, EnvironmentPage, MemoryFlags } from "./environmentTypes.js";
@@ -10,6 +9,7 @@ import type { AdapterDetail, AdapterView, EvalResultView, ModelFile } from "./mo
 import type { PlayStart, PlayStepResult } from "./playTypes.js";
 import type { RunDetail, RunMetrics, RunSummary } from "./runTypes.js";
 import type { RunTrainingView } from "./trainingTypes.js";
+import type { TrainerEnvironment } from "../trainerEnvironment.js";
 
 /** What the engine can do in this process (features whose modules are missing report false). */
 export interface WorkbenchInfo {
