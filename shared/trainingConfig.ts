@@ -99,9 +99,9 @@ export interface TrainingConfig {
    * Defaults to false (left out and counted).
    */
   includeErrored: boolean;
-  /** Free the inference model while the trainer runs. Defaults to true on a local GPU backend, false otherwise. */
+  /** Free the inference model while the trainer runs. Defaults to true whenever llama.cpp holds a GPU as resolved at load (`gpu` "auto" included), false on the CPU. */
   unloadModel: boolean | null;
-  /** The Python interpreter of the built-in trainers. Defaults to "/usr/bin/python3" on Linux, "python3" elsewhere. */
+  /** The Python interpreter of the built-in trainers. Defaults to SPADE_PYTHON, else ~/.spade-workbench/python, else a python3 on PATH that imports torch, else Debian's /usr/bin/python3. */
   python: string | null;
   /** The trainer is stopped after this long per round. Defaults to no limit. */
   timeoutMs: number | null;

@@ -16,6 +16,7 @@ import { diagnoseRun } from "../selfplay/diagnoseRun.js";
 import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
 import * as store from "../store/index.js";
 import { countDocuments, environmentCountsByRun, removeFromMemory } from "../store/queries/uiQueries.js";
+import { checkTrainerEnvironment } from "../training/checkTrainerEnvironment.js";
 import { createEnvironmentRuntime, createRunControl, type EnvironmentRuntime, type RunControl } from "./EngineParts.js";
 import { EventHub } from "./EventHub.js";
 import { listModelFiles } from "./listModelFiles.js";
@@ -179,6 +180,7 @@ export class Workbench {
         };
         return info;
       },
+      checkTrainer: async ({ trainer }) => checkTrainerEnvironment({ trainer: trainer ?? "gguf" }),
       listRuns: async () => {
         const counts = environmentCountsByRun(db);
         return store

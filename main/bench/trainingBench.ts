@@ -8,19 +8,35 @@ import { openDatabase } from "../store/openDatabase.js";
 import { addEnvSetMembers } from "../store/queries/envSets.js";
 import { getMetrics } from "../store/queries/metrics.js";
 import { listTrainingRounds } from "../store/queries/trainingRounds.js";
+import { createTrainingRound } from "../training/createTrainingRound.js";
+import type { TrainingRound } from "../training/TrainingRound.js";
 import type { BenchSection } from "./BenchSection.js";
 import { benchModel } from "./benchModel.js";
 import { trainerMemoryBench } from "./trainerMemoryBench.js";
 import { measureQuantisation } from "./quantisationBench.js";
 
+/** The round's phases, in seconds, as the round and the trainer record them. */
+const phases = {
+  batchSeconds: "build and write the batch",
+  releaseSeconds: "release the inference model",
+  loadSeconds: "trainer: load the base model",
+  readSeconds: "trainer: read the batch",
+  recomputeSeconds: "trainer: recompute and check log-probs",
+  stepSeconds: "trainer: optimiser steps",
+  writeSeconds: "trainer: write the adapter",
+  registerSeconds: "install and register the adapter",
+  reloadSeconds: "load the model back with the adapter",
+} as const;
+
 /**
  * One iteration of a real run on stories260K (fixed pool of the story-word environment, 2 x 16
  * one-turn plays) followed by its training round with the "gguf" trainer on CPU: training tokens
- * per second, the round's wall time, the iteration's generation time, their ratio, and the
- * trainer's recomputed-vs-recorded log-prob agreement; then random-weight models of about 10M, 50M
- * and 200M parameters: trained tokens/s and peak memory measured and predicted (trainerMemoryBench);
- * then, under `quantisation`, the agreement per tensor type and the training speed of quantised
- * models (quantisationBench.ts).
+ * per second, the round's wall time, the iteration's generation time, their ratio
+ * (`trainingShare`), where the round's time goes (`breakdown`; the trainer's start-up happens
+ * before rollout 0 and is reported beside it), and the trainer's recomputed-vs-recorded log-prob
+ * agreement; then random-weight models of about 10M, 50M and 200M parameters: trained tokens/s and
+ * peak memory measured and predicted (trainerMemoryBench); then, under `quantisation`, the
+ * agreement per tensor type and the training speed of quantised models (quantisationBench.ts).
  */
 export const trainingBench: BenchSection = {
   name: "training",
@@ -45,13 +61,14 @@ export const trainingBench: BenchSection = {
         },
         "training bench",
       );
-      const controller = new RunController({ db });
+      let step: TrainingRound | null = null;
+      const controller = new RunController({ db, createTraining: (c, parts) => (step = createTrainingRound(c, parts)) });
       const { runId } = await controller.start(config);
       const status = await controller.wait(runId);
       if (status !== "completed") throw new Error(`the bench run ended ${status}`);
       const [round] = listTrainingRounds(db, runId);
       if (!round || round.status !== "completed") throw new Error(`the bench round ended ${round?.status ?? "missing"}: ${String(round?.metrics.reason ?? "")}`);
-      const metrics = round.metrics as { tokens?: number; seconds?: number; wallSeconds?: number; mismatch?: { maxAbsDiff?: number } };
+      const metrics = round.metrics as { tokens?: number; seconds?: number; wallSeconds?: number; mismatch?: { maxAbsDiff?: number } } & Partial<Record<keyof typeof phases | "trainerSeconds", number>>;
       const generationSeconds = Number(getMetrics(db, runId)[0]?.metrics.wallTimeMs ?? 0) / 1000;
       const roundSeconds = (round.finishedAt! - round.startedAt) / 1000;
       const result = {
@@ -60,8 +77,11 @@ export const trainingBench: BenchSection = {
         generationSeconds,
         trainingShare: roundSeconds / Math.max(generationSeconds, 1e-9),
         logprobMaxAbsDiff: metrics.mismatch?.maxAbsDiff ?? Number.NaN,
+        startupSeconds: (step as TrainingRound | null)?.startupSeconds ?? Number.NaN,
+        breakdown: roundBreakdown(metrics, roundSeconds),
       };
-      log(`training: ${result.tokensPerSec.toFixed(0)} trained tok/s, round ${roundSeconds.toFixed(2)} s vs generation ${generationSeconds.toFixed(2)} s, log-prob max |diff| ${result.logprobMaxAbsDiff}`);
+      log(`training: ${result.tokensPerSec.toFixed(0)} trained tok/s, round ${roundSeconds.toFixed(2)} s vs generation ${generationSeconds.toFixed(2)} s (share ${result.trainingShare.toFixed(2)}), trainer start-up before rollout 0 ${result.startupSeconds.toFixed(2)} s, log-prob max |diff| ${result.logprobMaxAbsDiff}`);
+      for (const [key, seconds] of Object.entries(result.breakdown)) log(`  ${key.padEnd(18)} ${seconds.toFixed(3)} s  ${phases[key as keyof typeof phases] ?? "the rest (protocol, events, database)"}`);
       const randomModels = await trainerMemoryBench();
       const gb = (bytes: number | null) => `${((bytes ?? Number.NaN) / 1e9).toFixed(2)} GB`;
       for (const row of randomModels) log(row.error ?? `training ${row.label}: ${(row.trainedTokensPerSec ?? Number.NaN).toFixed(1)} trained tok/s, peak ${gb(row.measuredPeakBytes)} measured vs ${gb(row.predictedPeakBytes)} predicted`);
@@ -72,3 +92,14 @@ export const trainingBench: BenchSection = {
     }
   },
 };
+
+/** Seconds per phase of the round, and what the phases leave unaccounted for ("otherSeconds"). */
+export function roundBreakdown(metrics: Partial<Record<string, unknown>>, roundSeconds: number): Record<string, number> {
+  const breakdown: Record<string, number> = {};
+  for (const key of Object.keys(phases)) {
+    const value = metrics[key];
+    if (typeof value === "number") breakdown[key] = value;
+  }
+  breakdown.otherSeconds = Math.max(0, roundSeconds - Object.values(breakdown).reduce((sum, value) => sum + value, 0));
+  return breakdown;
+}

@@ -12,6 +12,8 @@ import { reportCommand } from "./commands/reportCommand.js";
 import { runCommand } from "./commands/runCommand.js";
 import { serveCommand } from "./commands/serveCommand.js";
 import { trainCommand } from "./commands/trainCommand.js";
+import { trainerCheckCommand } from "./commands/trainerCheckCommand.js";
+import { trainerSetupCommand } from "./commands/trainerSetupCommand.js";
 
 /** Every `spade` sub-command, in the order `spade help` lists them. */
-export const commands: Command[] = [runCommand, reportCommand, compareCommand, envValidateCommand, envPlayCommand, envsExportCommand, envsImportCommand, exportCommand, trainCommand, evalCommand, adaptersCommand, benchCommand, serveCommand];
+export const commands: Command[] = [runCommand, reportCommand, compareCommand, envValidateCommand, envPlayCommand, envsExportCommand, envsImportCommand, exportCommand, trainCommand, trainerSetupCommand, trainerCheckCommand, evalCommand, adaptersCommand, benchCommand, serveCommand];

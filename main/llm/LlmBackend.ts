@@ -42,9 +42,11 @@ export interface LlmBackend {
   loadAdapter?(path: string, name: string): Promise<void>;
   /** Switches LoRA adapters for later calls (calls running finish on the old ones); absent when the backend cannot. */
   setAdapters?(lora: LoraSpec[]): Promise<void>;
+  /** The accelerator the model runs on as resolved at load ("cuda", "metal", "vulkan"), false on the CPU; absent where unknown (remote backends). */
+  readonly gpu?: string | false;
   /** Frees the model from (GPU) memory after running calls finish, until `reload()`; absent for remote backends. */
   unload?(): Promise<void>;
-  /** Loads the model again after `unload()`. */
-  reload?(): Promise<void>;
+  /** Loads the model again after `unload()`, with `lora` when given, else the adapters in use before. */
+  reload?(lora?: LoraSpec[]): Promise<void>;
   dispose(): Promise<void>;
 }

@@ -148,8 +148,8 @@ export class RunController {
       const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...sandboxPoolSizing(c, model), ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
       const onEvent = (event: LoopEvent) => this.emit(event);
       training = (this.options.createTraining ?? createTrainingRound)(config, { db, runId, backend: model, onEvent });
-      // The trainer's memory model, before any rollout is spent: a round that cannot fit fails the run now.
-      const memoryNote = await training?.prepare?.();
+      // Before any rollout is spent: the trainer's Python, the base model's tensor types and the memory model; a round that cannot run fails the run now.
+      const memoryNote = await training?.prepare?.(entry.abort.signal);
       if (memoryNote) this.emit({ type: "notice", runId, message: memoryNote });
       const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent, training: training ?? undefined });
       const outcome = await loop.run();

@@ -5,7 +5,12 @@
  * idempotent across resume: a round already completed for `iteration` is not run again.
  */
 export interface TrainingStep {
-  /** Checks, before the first iteration, that a round can run at all (the base model's tensor types, the trainer's memory model): a note to show, or throws what to change. */
-  prepare?(): Promise<string | null>;
+  /**
+   * Runs once before rollout 0 (and on resume): checks that rounds can run (the trainer's Python,
+   * its packages and device, the model file, the base model's tensor types, the memory model) and
+   * may start the trainer. Returns a note to show (the memory model's prediction), or throws an
+   * error that names the fix; the run then fails before any rollout is spent. Defaults to no check.
+   */
+  prepare?(signal?: AbortSignal): Promise<string | null>;
   afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted">;
 }

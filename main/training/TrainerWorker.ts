@@ -12,7 +12,7 @@ export type TrainerKind = "gguf" | "hf";
 export interface TrainerWorkerOptions {
   /** Which built-in trainer runs. Defaults to "gguf". */
   trainer?: TrainerKind;
-  /** The Python interpreter. Defaults to `/usr/bin/python3` when it exists and imports torch, else `python3`. */
+  /** The Python interpreter. Defaults to `resolveTrainerPython()` (training.python, SPADE_PYTHON, the managed environment, a python3 on PATH with torch, Debian's). */
   python?: string;
   /** The trainer script. Defaults to resources/trainers/train_gguf.py ("gguf") or train_lora.py ("hf"). */
   script?: string;

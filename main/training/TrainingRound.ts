@@ -1,4 +1,5 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { LoraSpec } from "../../shared/backendConfig.js";
 import type { TrainingConfig } from "../../shared/trainingConfig.js";
@@ -22,6 +23,7 @@ import { buildTrainingBatch } from "./buildTrainingBatch.js";
 import { checkGgufTrainerTypes } from "./checkGgufTrainerTypes.js";
 import { optimizerStatePath } from "./optimizerStatePath.js";
 import type { RoundMemoryPrediction, RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
+import { shouldReleaseModel } from "./shouldReleaseModel.js";
 import { writeTrainingBatch } from "./writeTrainingBatch.js";
 
 /** The promotion gate's verdict on a new adapter against the one in use. */
@@ -63,35 +65,47 @@ export interface TrainingRoundOptions {
    * Defaults to "local".
    */
   serving?: "local" | "server";
-  /** Whether to release the model while training when training.unloadModel is unset. Defaults to false (the factory says true on a local GPU). */
-  unloadByDefault?: boolean;
+  /** Checks before rollout 0 that the trainer can run (throws an error naming the fix). Defaults to none. */
+  checkTrainer?: () => Promise<void>;
   onEvent?: (event: LoopEvent) => void;
 }
 
 /**
  * Training inside the run (the loop's TrainingStep): after every `every`-th iteration, build the
- * round's batch from the iterations since the last round, release the model when configured, train
- * through the trainer, install and register the LoRA with the adapter in use as its parent, pass it
- * through the gate, and load the model again with it. Every step is recorded before the next, so a
+ * round's batch from the iterations since the last round, release the model where llama.cpp holds a
+ * GPU (or as training.unloadModel says), train through the trainer, install and register the LoRA
+ * with the adapter in use as its parent, pass it through the gate (the model still released), and
+ * load the model back once with the adapter chosen. Each phase's seconds go into the round's
+ * metrics (batch, release, trainer, register, gate, reload). Every step is recorded before the next, so a
  * round killed at any point is redone or taken up again on resume, and an adapter is registered
  * once: its name is fixed by the run and round (`run-<id>-r<round>`).
  */
 export class TrainingRound implements TrainingStep {
   private trainer: RoundTrainer | null = null;
   private adapterChecked = false;
+  /** The inference model is released for the trainer (between `release` and the next `useAdapter`). */
+  private released = false;
+  private baseHash: { stamp: string; sha256: string } | null = null;
 
   constructor(private readonly options: TrainingRoundOptions) {}
 
+  /** Seconds `prepare` took to start the trainer (its start-up, kept out of the rounds); null before. */
+  startupSeconds: number | null = null;
+
   /**
-   * Before the first iteration: starts the trainer and asks its memory model for the largest round
+   * Before the first iteration: checks the trainer can run (its Python, the base model's tensor
+   * types), starts it (warmed up, so no round waits for its start-up) and asks its memory model for the largest round
    * this run can give (a micro-batch of `microBatchTokens`, or one sequence filling the backend's
    * context). Returns the prediction in words; throws the trainer's refusal, naming what to lower,
    * when it does not fit the free memory. A trainer without a memory model is not asked.
    */
   async prepare(): Promise<string | null> {
+    await this.options.checkTrainer?.();
     // The gguf trainer reads the base model's tensors itself: a type it cannot dequantise is refused now, not at the first round.
     if (this.options.config.trainer.kind === "gguf") checkGgufTrainerTypes(await readGgufInfo(this.options.trainerBaseModel ?? this.options.baseModelPath));
+    const started = Date.now();
     const trainer = (this.trainer ??= await this.options.createTrainer());
+    this.startupSeconds = (Date.now() - started) / 1000;
     if (!trainer.checkMemory) return null;
     const { config, backend } = this.options;
     const longest = backend.contextSize ?? 4096;
@@ -146,6 +160,7 @@ export class TrainingRound implements TrainingStep {
     let adapter = round.adapterId === null ? null : getAdapter(db, round.adapterId);
 
     if (adapter === null) {
+      const batchStarted = Date.now();
       const from = Math.max(0, round.afterIteration + 1 - config.every);
       const { schedule } = this.options;
       const rollouts = Array.from({ length: round.afterIteration + 1 - from }, (_, i) => from + i);
@@ -164,37 +179,37 @@ export class TrainingRound implements TrainingStep {
       });
       const batchPath = join(roundDir, "batch.jsonl");
       writeTrainingBatch(batchPath, batch);
-      const counts = { sequences: batch.lines.length, roles: batch.header.roles, leftOut: batch.header["left out"], batch: batchPath };
+      const counts = { sequences: batch.lines.length, roles: batch.header.roles, leftOut: batch.header["left out"], batch: batchPath, batchSeconds: (Date.now() - batchStarted) / 1000 };
       mergeTrainingRoundMetrics(db, runId, round.round, counts);
       emit({ type: "trainingStarted", runId, round: round.round, afterIteration: round.afterIteration, sequences: batch.lines.length });
       if (batch.lines.length === 0) return this.finish(round, "failed", "nothing to train on: no sampled tokens were recorded in these iterations (see the left-out counts)", null);
 
       let trained: RoundTrainResult;
       const started = Date.now();
-      const release = this.shouldUnload();
+      const cost: Record<string, number> = {};
       try {
-        if (release) await this.options.backend.unload!();
-        try {
-          const trainer = (this.trainer ??= await this.options.createTrainer());
-          // A local run loads a GGUF LoRA; a server loads the trainer's adapter folder (PEFT).
-          const output = join(roundDir, "output", this.serving === "server" ? `round-${round.round}` : `round-${round.round}.gguf`);
-          rmSync(dirname(output), { recursive: true, force: true });
-          mkdirSync(dirname(output), { recursive: true });
-          trained = await trainer.train(
-            {
-              round: round.round,
-              batch: batchPath,
-              baseModel: this.options.trainerBaseModel ?? this.options.baseModelPath,
-              parentAdapter: parent?.path ?? null,
-              output,
-              hyper: { ...config.hyper, seed: deriveSeed(this.options.seed, "train", round.round) },
-            },
-            { signal, onProgress: (p) => emit({ type: "trainingProgress", runId, round: round.round, phase: "training", step: p.step, steps: p.steps, loss: p.loss }) },
-          );
-        } finally {
-          if (release) await this.options.backend.reload!();
-        }
+        if (this.shouldUnload()) cost.releaseSeconds = await seconds(() => this.release());
+        const trainer = (this.trainer ??= await this.options.createTrainer());
+        // A local run loads a GGUF LoRA; a server loads the trainer's adapter folder (PEFT).
+        const output = join(roundDir, "output", this.serving === "server" ? `round-${round.round}` : `round-${round.round}.gguf`);
+        rmSync(dirname(output), { recursive: true, force: true });
+        mkdirSync(dirname(output), { recursive: true });
+        const trainStarted = Date.now();
+        trained = await trainer.train(
+          {
+            round: round.round,
+            batch: batchPath,
+            baseModel: this.options.trainerBaseModel ?? this.options.baseModelPath,
+            parentAdapter: parent?.path ?? null,
+            output,
+            hyper: { ...config.hyper, seed: deriveSeed(this.options.seed, "train", round.round) },
+          },
+          { signal, onProgress: (p) => emit({ type: "trainingProgress", runId, round: round.round, phase: "training", step: p.step, steps: p.steps, loss: p.loss }) },
+        );
+        cost.trainerSeconds = (Date.now() - trainStarted) / 1000;
       } catch (error) {
+        // The model comes back with the adapter in use: the round failed or stopped.
+        await this.useAdapter(parent);
         if (signal?.aborted) {
           // The round stays "running": it is trained again on resume. A killed trainer is not reused.
           await this.dispose().catch(() => undefined);
@@ -202,17 +217,20 @@ export class TrainingRound implements TrainingStep {
         }
         return this.finish(round, "failed", `the trainer failed: ${(error as Error).message}`, null);
       }
-      mergeTrainingRoundMetrics(db, runId, round.round, { ...trained.metrics, ...(trained.mismatch ? { mismatch: trained.mismatch } : {}), wallSeconds: (Date.now() - started) / 1000 });
+      mergeTrainingRoundMetrics(db, runId, round.round, { ...trained.metrics, ...(trained.mismatch ? { mismatch: trained.mismatch } : {}), ...cost, wallSeconds: (Date.now() - started) / 1000 });
       emit({ type: "trainingProgress", runId, round: round.round, phase: "registering", step: 0, steps: 0, loss: trained.metrics.loss ?? null });
+      const registerStarted = Date.now();
       adapter = await this.register(round, trained, parent, roundDir);
+      mergeTrainingRoundMetrics(db, runId, round.round, { registerSeconds: (Date.now() - registerStarted) / 1000 });
     }
 
     let status: "completed" | "rejected" = "completed";
     let reason: string | null = null;
     if (this.options.gate && adapter.status !== "promoted" && adapter.status !== "rejected") {
+      const gateStarted = Date.now();
       const decision = await this.options.gate(adapter, parent);
       updateAdapter(db, adapter.id, { status: decision.promoted ? "promoted" : "rejected" });
-      mergeTrainingRoundMetrics(db, runId, round.round, { gate: { promoted: decision.promoted, reason: decision.reason, ...decision.details } });
+      mergeTrainingRoundMetrics(db, runId, round.round, { gate: { promoted: decision.promoted, reason: decision.reason, ...decision.details }, gateSeconds: (Date.now() - gateStarted) / 1000 });
       adapter = getAdapter(db, adapter.id)!;
     }
     if (adapter.status === "rejected") {
@@ -220,7 +238,8 @@ export class TrainingRound implements TrainingStep {
       reason = (findTrainingRound(db, runId, round.afterIteration)?.metrics.gate as { reason?: string } | undefined)?.reason ?? "the promotion gate rejected it";
     }
     emit({ type: "trainingProgress", runId, round: round.round, phase: "loading", step: 0, steps: 0, loss: null });
-    await this.useAdapter(status === "completed" ? adapter : parent);
+    const reloadSeconds = await seconds(() => this.useAdapter(status === "completed" ? adapter : parent));
+    mergeTrainingRoundMetrics(db, runId, round.round, { reloadSeconds });
     return this.finish(round, status, reason, adapter);
   }
 
@@ -253,7 +272,7 @@ export class TrainingRound implements TrainingStep {
       installOptimizerState(trained.adapterPath, destPath);
       adapterSha256 = await installAdapterFile(trained.adapterPath, destPath, base);
     }
-    const baseModelSha256 = await sha256File(this.options.baseModelPath);
+    const baseModelSha256 = await this.baseModelSha256();
     const id = transaction(db, () => {
       const adapterId = insertAdapter(db, {
         name: basename(destPath, ".gguf"),
@@ -295,6 +314,14 @@ export class TrainingRound implements TrainingStep {
     return getAdapter(db, id)!;
   }
 
+  /** The base model's SHA-256, hashed once per file version (a 7B GGUF takes seconds to hash: not every round). */
+  private async baseModelSha256(): Promise<string> {
+    const { mtimeMs, size } = await stat(this.options.baseModelPath);
+    const stamp = `${mtimeMs}:${size}`;
+    if (this.baseHash?.stamp !== stamp) this.baseHash = { stamp, sha256: await sha256File(this.options.baseModelPath) };
+    return this.baseHash.sha256;
+  }
+
   private finish(round: StoredRound, status: "completed" | "failed" | "rejected", reason: string | null, adapter: Adapter | null): "done" {
     const { db, runId } = this.options;
     finishTrainingRound(db, runId, round.round, status, reason === null ? {} : { reason });
@@ -303,7 +330,14 @@ export class TrainingRound implements TrainingStep {
     return "done";
   }
 
-  /** Makes the backend sample with `adapter` (null: the adapters the run started with). */
+  /** Frees the inference model for the trainer; `useAdapter` loads it back (once, with the adapter chosen). */
+  private async release(): Promise<void> {
+    if (this.released) return;
+    await this.options.backend.unload!();
+    this.released = true;
+  }
+
+  /** Makes the backend sample with `adapter` (null: the adapters the run started with), loading it back when released. */
   private async useAdapter(adapter: Adapter | null): Promise<void> {
     const { backend } = this.options;
     if (this.serving === "server") {
@@ -314,6 +348,11 @@ export class TrainingRound implements TrainingStep {
       return;
     }
     const lora = adapter ? [{ path: adapter.path }] : (this.options.initialLora ?? []);
+    if (this.released) {
+      await backend.reload!(lora);
+      this.released = false;
+      return;
+    }
     const wanted = lora.length === 0 ? null : lora.map(({ path, scale = 1 }) => basename(path) + (scale === 1 ? "" : `@${scale}`)).join("+");
     if (backend.adapter === wanted) return;
     if (!backend.setAdapters) throw new Error(`${backend.name} cannot switch LoRA adapters, so a run on it cannot train inside the run (remove the training block)`);
@@ -323,7 +362,7 @@ export class TrainingRound implements TrainingStep {
   private shouldUnload(): boolean {
     const { backend, config } = this.options;
     const unloadable = backend.unload !== undefined && backend.reload !== undefined;
-    return unloadable && (config.unloadModel ?? this.options.unloadByDefault ?? false);
+    return unloadable && shouldReleaseModel(config.unloadModel, backend.gpu);
   }
 }
 
@@ -335,6 +374,13 @@ function installOptimizerState(trainedAdapter: string, installedAdapter: string)
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(from, `${to}.partial`);
   renameSync(`${to}.partial`, to);
+}
+
+/** How long `work` took, in seconds. */
+async function seconds(work: () => Promise<void>): Promise<number> {
+  const started = Date.now();
+  await work();
+  return (Date.now() - started) / 1000;
 }
 
 function trainerLabel(config: TrainingConfig): string {

@@ -9,6 +9,8 @@ export interface RoundTrainerOptions {
   threads?: number;
   /** PyTorch device. Defaults to "auto" (CUDA when available). */
   device?: string;
+  /** The built-in trainers load this base model as they start (then give the GPU back), not in the first round. Defaults to none. */
+  baseModel?: string;
 }
 
 /**
@@ -20,15 +22,16 @@ export interface RoundTrainerOptions {
 export async function createRoundTrainer(config: TrainingConfig, options: RoundTrainerOptions = {}): Promise<RoundTrainer> {
   const trainer = config.trainer;
   const base: TrainerWorkerOptions = { onLog: options.onLog, threads: options.threads, device: options.device };
+  const eager = options.baseModel ? { baseModel: options.baseModel } : {};
   let workerOptions: TrainerWorkerOptions;
   if (trainer.kind === "command") {
     const [program, script, ...args] = trainer.command;
     if (!script) throw new Error(`training.trainer.command: expected [program, script, ...args], got ${JSON.stringify(trainer.command)}`);
     workerOptions = { ...base, python: program, script, extraArgs: args, env: trainer.env, cwd: trainer.cwd ?? undefined };
   } else if (trainer.kind === "hf") {
-    workerOptions = { ...base, trainer: "hf", python: config.python ?? undefined, convertScript: trainer.convertScript ?? undefined };
+    workerOptions = { ...base, ...eager, trainer: "hf", python: config.python ?? undefined, convertScript: trainer.convertScript ?? undefined };
   } else {
-    workerOptions = { ...base, trainer: "gguf", python: config.python ?? undefined, extraArgs: ["--weights", config.weights] };
+    workerOptions = { ...base, ...eager, trainer: "gguf", python: config.python ?? undefined, extraArgs: ["--weights", config.weights] };
   }
   const worker = await TrainerWorker.start(workerOptions);
   return {

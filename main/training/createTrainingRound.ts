@@ -1,9 +1,12 @@
 import type { RunConfig } from "../../shared/runConfig.js";
+import type { TrainingConfig } from "../../shared/trainingConfig.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { LoopEvent } from "../selfplay/LoopEvent.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
+import { checkTrainerEnvironment } from "./checkTrainerEnvironment.js";
 import { createRoundTrainer } from "./createRoundTrainer.js";
 import { suiteGate } from "./suiteGate.js";
+import { TrainerEnvironmentError } from "./TrainerEnvironmentError.js";
 import { TrainingRound, type TrainingRoundOptions } from "./TrainingRound.js";
 
 export interface TrainingRoundParts {
@@ -13,6 +16,8 @@ export interface TrainingRoundParts {
   onEvent?: (event: LoopEvent) => void;
   /** Replaces the configured trainer (tests, benchmarks). Defaults to `createRoundTrainer(config.training)`. */
   createTrainer?: TrainingRoundOptions["createTrainer"];
+  /** Replaces the check of the trainer's Python before rollout 0. Defaults to `checkTrainerEnvironment` for the built-in trainers when `createTrainer` is not replaced, else none. */
+  checkTrainer?: TrainingRoundOptions["checkTrainer"];
 }
 
 /**
@@ -76,10 +81,16 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
     baseModelPath,
     ...(training.trainer.kind === "hf" ? { trainerBaseModel: training.trainer.baseModel! } : {}),
     initialLora: config.backend.lora ?? [],
-    createTrainer: parts.createTrainer ?? (() => createRoundTrainer(training, { onLog: () => undefined, threads: training.threads })),
-    // A single GPU rarely holds the model and the trainer: release it there by default.
+    checkTrainer: parts.checkTrainer ?? (parts.createTrainer || training.trainer.kind === "command" ? undefined : () => requireTrainerEnvironment(training, baseModelPath)),
+    createTrainer: parts.createTrainer ?? (() => createRoundTrainer(training, { onLog: () => undefined, threads: training.threads, baseModel: training.trainer.kind === "hf" ? training.trainer.baseModel! : baseModelPath })),
     gate: training.eval ? suiteGate(parts.db, config, training.eval) : undefined,
-    unloadByDefault: config.backend.gpu !== undefined && config.backend.gpu !== false,
     onEvent: parts.onEvent,
   });
+}
+
+/** The built-in trainer's Python, packages, device and (gguf) model file, checked: a TrainerEnvironmentError names each fix. */
+async function requireTrainerEnvironment(training: TrainingConfig, baseModelPath: string): Promise<void> {
+  const kind = training.trainer.kind === "hf" ? "hf" : "gguf";
+  const report = await checkTrainerEnvironment({ python: training.python, trainer: kind, model: kind === "gguf" ? baseModelPath : null });
+  if (report.problems.length > 0) throw new TrainerEnvironmentError(report);
 }

@@ -20,15 +20,18 @@ import json
 import math
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from spade_gguf import GgufError, GgufFile, write_gguf  # noqa: E402
+import spade_device  # noqa: E402
 import spade_weights  # noqa: E402
 import spade_grpo  # noqa: E402
 import spade_logprobs  # noqa: E402
 import spade_memory  # noqa: E402
 import spade_step  # noqa: E402
+import spade_warmup  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
 
 SUPPORTED = ("llama", "qwen2", "qwen3")
@@ -420,8 +423,10 @@ class GgufTrainer:
         self.weights = weights
         self.model = None
         self._key = None
+        self._offloaded = False
         if base_model:
             self.model_for(base_model)
+            self.release_device()
 
     @property
     def architecture(self):
@@ -433,14 +438,26 @@ class GgufTrainer:
         except OSError as error:
             raise TrainerInputError(f"{path}: cannot read the base model ({error.strerror})") from None
         key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+        if key == self._key and self._offloaded:
+            spade_device.restore(self.model, self.device)
+            self._offloaded = False
         if key != self._key:
             self.model = None
             spade_grpo.log(f"[gguf] loading {path} on {self.device} as {self.dtype}, weights {self.weights}")
             self.model = GgufModel(path, self.device, self.dtype, checkpointing=True if self.checkpointing is None else self.checkpointing, weights=self.weights)
             self._key = key
+            self._offloaded = False
             m = self.model
             spade_grpo.log(f"[gguf] {m.architecture}: {m.n_layer} blocks, dim {m.n_embd}, {m.n_head} heads / {m.n_head_kv} kv, vocab {m.vocab_size}, rope {'neox' if m.neox else 'normal'} dim {m.rope_dim}")
         return self.model
+
+    def release_device(self):
+        """After a command on a GPU: the weights to host memory and the allocator emptied, so llama.cpp's reload has the card."""
+        if self.model is None or self._offloaded or self.device.type != "cuda":
+            return
+        reserved = spade_device.offload(self.model, self.device)
+        self._offloaded = True
+        spade_grpo.log(f"[gguf] gave the GPU back: {reserved} bytes still reserved")
 
     def _lines(self, path):
         _, lines = spade_grpo.read_batch(path)
@@ -449,8 +466,19 @@ class GgufTrainer:
         return lines
 
     def train(self, cmd, hyper, emit):
+        try:
+            self._train(cmd, hyper, emit)
+        finally:
+            self.release_device()
+
+    def _train(self, cmd, hyper, emit):
+        # Where a round's time goes (seconds per phase, in the metrics): model load, batch read,
+        # the recomputation check (up to the mismatch line), the optimiser steps, the adapter write.
+        clock = {"start": time.time()}
         model = self.model_for(cmd["baseModel"])
+        clock["loaded"] = time.time()
         lines = self._lines(cmd["batch"])
+        clock["read"] = time.time()
         spade_grpo.seed_everything(hyper["seed"])
         parent = cmd.get("parentAdapter")
         if parent:
@@ -462,10 +490,27 @@ class GgufTrainer:
         model.checkpointing = hyper["checkpointing"] if self.checkpointing is None else self.checkpointing
         parts = self._check_memory(model, [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper)
         policy = GgufPolicy(model, lora, hyper["outputChunkTokens"])
+        clock["adapter"] = time.time()
+
+        def timed_emit(obj):
+            if obj.get("type") == "mismatch":
+                clock["recomputed"] = time.time()
+            emit(obj)
+
         # the optimiser state is written beside the adapter first: an adapter on disk always has its state
-        metrics = spade_step.train_round(policy, lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"])
+        metrics = spade_step.train_round(policy, lines, hyper, timed_emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"])
+        clock["trained"] = time.time()
         metrics["memoryPredictedBytes"] = parts["peak"]
         lora.save(cmd["output"], model.architecture)
+        clock["written"] = time.time()
+        recomputed = clock.get("recomputed", clock["adapter"])
+        metrics.update({
+            "loadSeconds": clock["loaded"] - clock["start"],
+            "readSeconds": clock["read"] - clock["loaded"],
+            "recomputeSeconds": recomputed - clock["adapter"],
+            "stepSeconds": clock["trained"] - recomputed,
+            "writeSeconds": clock["written"] - clock["trained"],
+        })
         emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})
         emit({"type": "adapter", "round": cmd["round"], "path": cmd["output"]})
 
@@ -493,6 +538,12 @@ class GgufTrainer:
         emit({"type": "memory", **spade_memory.report(parts, None if free is None else free + spade_memory.held_weight_bytes(model))})
 
     def logprobs(self, cmd, emit):
+        try:
+            self._logprobs(cmd, emit)
+        finally:
+            self.release_device()
+
+    def _logprobs(self, cmd, emit):
         model = self.model_for(cmd["baseModel"])
         lines = self._lines(cmd["batch"])
         spade_grpo.check_vocab(lines, model.vocab_size)
@@ -524,6 +575,7 @@ def main(argv):
         torch.set_num_threads(args.threads)
     emit = spade_grpo.Emitter()
     if args.worker:
+        spade_grpo.log(f"[gguf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
         try:
             trainer = GgufTrainer(args.device, args.dtype, args.base_model, args.checkpointing, args.weights)
         except TrainerInputError as error:

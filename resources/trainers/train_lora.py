@@ -25,9 +25,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import spade_device  # noqa: E402
 import spade_grpo  # noqa: E402
 import spade_logprobs  # noqa: E402
 import spade_step  # noqa: E402
+import spade_warmup  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
 
 # The gguf trainer's projection names and their usual Hugging Face module names (llama, qwen2, qwen3, mistral, ...).
@@ -52,6 +54,29 @@ def choose_dtype(torch, device, requested):
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return torch.float32
+
+
+def model_folder(path):
+    """The local folder of a Hugging Face model given as a folder or a hub id.
+
+    llama.cpp's convert_lora_to_gguf.py reads the base model's config.json from a folder; an id is
+    resolved to its snapshot in the Hugging Face cache (the weights are there after the load; only
+    the JSON files are fetched when they are not).
+    """
+    if os.path.isdir(path):
+        return path
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError:
+        raise TrainerInputError(f"{path} is not a folder, and resolving a Hugging Face id needs huggingface_hub (installed with transformers): {INSTALL_HINT}") from None
+    patterns = ["*.json", "*.model", "*.tiktoken", "*.txt"]
+    try:
+        return snapshot_download(path, allow_patterns=patterns, local_files_only=True)
+    except Exception:  # noqa: BLE001 - not in the cache yet (or a partial cache): fetch the small files
+        try:
+            return snapshot_download(path, allow_patterns=patterns)
+        except Exception as error:  # noqa: BLE001
+            raise TrainerInputError(f"{path}: neither a folder nor a Hugging Face id whose files can be had ({type(error).__name__}: {error})") from None
 
 
 def find_peft_dir(path):
@@ -93,6 +118,11 @@ class HfPolicy:
                     logits = self.model(input_ids=ids, logits_to_keep=positions, use_cache=False).logits[0]
                 except TypeError:
                     self._keep_ok = False
+                if logits is not None and logits.shape[0] != positions.shape[0]:
+                    # an older transformers took the argument and ignored it: the logits of every position came back
+                    spade_grpo.log(f"[hf] this transformers ignores logits_to_keep (got {logits.shape[0]} rows for {positions.shape[0]} positions): every position goes through the output layer (transformers >= 4.50 keeps only the trained ones)")
+                    self._keep_ok = False
+                    logits = logits[positions]
             if logits is None:
                 logits = self.model(input_ids=ids, use_cache=False).logits[0, positions]
             return [spade_logprobs.logprobs_from_logits(logits, targets, definition) for definition in definitions]
@@ -116,10 +146,14 @@ class HfTrainer:
         self.python = python or sys.executable
         self.base = None
         self.base_path = None
+        self._offloaded = False
 
     def load_base(self, path):
         transformers, _ = import_hf()
         if self.base is not None and self.base_path == path:
+            if self._offloaded:
+                spade_device.restore(self.base, self.device)
+                self._offloaded = False
             return self.base
         self.base = None
         spade_grpo.log(f"[hf] loading {path} on {self.device} as {self.dtype}")
@@ -131,9 +165,17 @@ class HfTrainer:
             raise TrainerInputError(f"{path}: cannot load the Hugging Face model ({error})") from None
         model.to(self.device)
         model.config.use_cache = False
-        self.base, self.base_path = model, path
+        self.base, self.base_path, self._offloaded = model, path, False
         self.architecture = getattr(model.config, "model_type", None)
         return model
+
+    def release_device(self):
+        """After a command on a GPU: the base model to host memory and the allocator emptied, so llama.cpp's reload has the card."""
+        if self.base is None or self._offloaded or self.device.type != "cuda":
+            return
+        reserved = spade_device.offload(self.base, self.device)
+        self._offloaded = True
+        spade_grpo.log(f"[hf] gave the GPU back: {reserved} bytes still reserved")
 
     def wrap(self, base, parent, hyper):
         _, peft = import_hf()
@@ -162,7 +204,7 @@ class HfTrainer:
         return output, (os.path.join(output, "adapter.gguf") if self.convert_script else None)
 
     def convert(self, peft_dir, gguf_path, base_model):
-        command = [self.python, self.convert_script, "--base", base_model, "--outfile", gguf_path, "--outtype", "f32", peft_dir]
+        command = [self.python, self.convert_script, "--base", model_folder(base_model), "--outfile", gguf_path, "--outtype", "f32", peft_dir]
         spade_grpo.log("[hf] converting: " + " ".join(command))
         done = subprocess.run(command, stdout=sys.stderr, stderr=sys.stderr)
         if done.returncode != 0 or not os.path.exists(gguf_path):
@@ -185,6 +227,7 @@ class HfTrainer:
             model.save_pretrained(peft_dir)
         finally:
             self.base = model.unload()  # the base model again, without LoRA layers, for the next round
+            self.release_device()
         if gguf_path:
             self.convert(peft_dir, gguf_path, cmd["baseModel"])
         emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})
@@ -203,6 +246,7 @@ class HfTrainer:
         finally:
             if model is not base:
                 self.base = model.unload()
+            self.release_device()
         recorded = [x for line in lines for x in line.trained_behavior()]
         if any(x is not None for x in recorded):
             emit({"type": "mismatch", **spade_grpo.measure_mismatch(recorded, [x for v in values for x in v])})
@@ -272,10 +316,12 @@ def main(argv):
 
         if args.threads > 0:
             torch.set_num_threads(args.threads)
+        spade_grpo.log(f"[hf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
         trainer = HfTrainer(args.device, args.dtype, args.convert_script)
         if args.base_model:
             try:
                 trainer.load_base(args.base_model)
+                trainer.release_device()
             except TrainerInputError as error:
                 spade_grpo.Emitter()({"type": "error", "round": None, "message": str(error)})
                 return 2

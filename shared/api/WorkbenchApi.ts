@@ -9,6 +9,7 @@ import type { AdapterDetail, AdapterView, EvalResultView, ModelFile } from "./mo
 import type { PlayStart, PlayStepResult } from "./playTypes.js";
 import type { RunDetail, RunMetrics, RunSummary } from "./runTypes.js";
 import type { RunTrainingView } from "./trainingTypes.js";
+import type { TrainerEnvironment } from "../trainerEnvironment.js";
 
 /** What the engine can do in this process (features whose modules are missing report false). */
 export interface WorkbenchInfo {
@@ -28,6 +29,8 @@ type Empty = Record<string, never>;
 /** Every method: its one input object and its result. */
 export interface WorkbenchMethods {
   getInfo: { input: Empty; output: WorkbenchInfo };
+  /** The trainer's Python as `spade trainer check` reports it: interpreter, packages, device, free memory, what it trains. */
+  checkTrainer: { input: { trainer?: "gguf" | "hf" }; output: TrainerEnvironment };
   listRuns: { input: Empty; output: RunSummary[] };
   /** Runs side by side: per-iteration loop metrics, summaries, held-out scores, config differences. */
   compareRuns: { input: { runIds: number[] }; output: RunComparisonView };

@@ -18,6 +18,7 @@ const finite = num();
 
 export const methodTable: { readonly [M in MethodName]: z.ZodType<MethodInput<M>, unknown> } = {
   getInfo: strict({}),
+  checkTrainer: strict({ trainer: optional(oneOf(["gguf", "hf"])) }),
   listRuns: strict({}),
   compareRuns: strict({ runIds: expecting(z.array(id).max(20), "an array of at most 20 run ids") }),
   getRun: runRef,

@@ -219,6 +219,11 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
 
   it("#/models: a download that cannot reach its host fails at once with a visible message; adapters show lineage and scores", async () => {
     await open("#/models");
+    // Before any download: each quantisation of a recommended model says whether it plays and trains here.
+    // (the machine's memory comes from the trainer check, a Python process: wait for it before timing the download)
+    await page.locator('[data-testid="recommended-models"]:not([data-memory="checking"])').waitFor({ timeout: 120_000 });
+    const quantisation = page.getByTestId("recommended-quantisation").filter({ hasText: "Q4_K_M" }).first();
+    expect(await quantisation.innerText()).toMatch(/Q4_K_M \([\d.]+ GB\): (plays and trains|plays|too big)/);
     const form = page.getByTestId("download-form");
     await form.getByLabel("model URI").fill("https://127.0.0.1:9/models/tiny.gguf");
     const started = Date.now();
@@ -290,6 +295,10 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await page.screenshot({ path: join(shots, "evaluations.png") });
     await open("#/settings");
     expect(await page.getByTestId("settings-view").innerText()).toContain("workspace.sqlite");
+    // The trainer's Python, checked by the engine: the interpreter, torch (or what is missing), device and memory.
+    const trainer = await page.getByTestId("trainer-check").innerText({ timeout: 120_000 });
+    expect(trainer).toMatch(/Python\s+\S+ \(from (training\.python|SPADE_PYTHON|managed|PATH|debian|fallback)/);
+    expect(trainer).toMatch(/Free memory\s+[\d.]+ GiB of [\d.]+ GiB|not ready|cannot/i);
     expect(errors).toEqual([]);
   });
 

@@ -57,6 +57,28 @@ describe("LoRA adapters on a tiny random llama", () => {
     }
   });
 
+  it("on the CPU the backend says so (gpu false); released for a trainer, it is loaded back once with the new adapter", async () => {
+    const backend = await load();
+    try {
+      expect(backend.gpu).toBe(false);
+      await backend.unload();
+      await expect(backend.reload([{ path: foreignPath }])).rejects.toThrow(AdapterMismatchError);
+      await backend.reload([{ path: adapterPath }]);
+      expect(backend.adapter).toBe("adapter-v1.gguf");
+      const adapted = await load([{ path: adapterPath }]);
+      try {
+        expect((await backend.chat({ messages, sampling: greedy })).tokenIds).toEqual((await adapted.chat({ messages, sampling: greedy })).tokenIds);
+      } finally {
+        await adapted.dispose();
+      }
+      await backend.unload();
+      await backend.reload();
+      expect(backend.adapter).toBe("adapter-v1.gguf");
+    } finally {
+      await backend.dispose();
+    }
+  });
+
   it("setAdapters switches to a new context; a call already running finishes on the old one", async () => {
     const backend = await load([], 512);
     try {

@@ -86,6 +86,9 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     expect(result.mismatch!.maxAbsDiff).toBeLessThan(2e-2);
     expect(result.metrics.tokens).toBe(scored.reduce((n, line) => n + line.mask.filter((m) => m === 1).length, 0));
     expect(result.metrics.meanRatio).toBeGreaterThan(0.5);
+    // where the round's time went, phase by phase (the bench's breakdown)
+    for (const phase of ["loadSeconds", "readSeconds", "recomputeSeconds", "stepSeconds", "writeSeconds"]) expect(result.metrics[phase], phase).toBeGreaterThanOrEqual(0);
+    expect(Number(result.metrics.recomputeSeconds) + Number(result.metrics.stepSeconds)).toBeLessThanOrEqual(Number(result.metrics.seconds) + 0.05);
 
     const sum = (rows: number[][]) => rows.map((row) => row.reduce((s, x) => s + x, 0));
     const before = sum(await llamaLogprobs(model, scored));

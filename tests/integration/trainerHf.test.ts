@@ -97,6 +97,38 @@ describe.skipIf(!hasTorch)("train_lora.py (hf) with stand-in transformers / PEFT
     }
   }, 60_000);
 
+  it("a Hugging Face id as baseModel: the conversion gets the id's snapshot folder (its config.json), not the id", async () => {
+    const hub = join(dir, "hub");
+    mkdirSync(join(hub, "Qwen--Qwen3-4B-Instruct-2507"), { recursive: true });
+    writeFileSync(join(hub, "Qwen--Qwen3-4B-Instruct-2507", "config.json"), JSON.stringify({ vocab_size: 40, hidden_size: 16, seed: 4 }));
+    const convert = join(dir, "convert-id.py");
+    // The stand-in conversion insists on what llama.cpp's script needs: --base is a folder with config.json.
+    writeFileSync(convert, `import sys, os\nargs = sys.argv[1:]\nassert os.path.exists(os.path.join(args[1], "config.json")), args\nopen(args[args.index("--outfile") + 1], "w").write("GGUF " + args[1])\n`);
+    const worker = await TrainerWorker.start({ trainer: "hf", python, device: "cpu", threads: 1, env: { PYTHONPATH: fakes, FAKE_HF_HUB: hub }, convertScript: convert });
+    try {
+      const trained = await worker.train({ round: 1, batch, baseModel: "Qwen/Qwen3-4B-Instruct-2507", output: join(dir, "id-r1.gguf"), hyper });
+      expect(readFileSync(trained.adapterPath, "utf8")).toBe(`GGUF ${join(hub, "Qwen--Qwen3-4B-Instruct-2507")}`);
+      const unknown = worker.train({ round: 2, batch, baseModel: "nobody/nothing", output: join(dir, "id-r2.gguf"), hyper });
+      await expect(unknown).rejects.toThrow(/nobody\/nothing/);
+    } finally {
+      await worker.dispose();
+    }
+  }, 60_000);
+
+  it("a transformers that ignores logits_to_keep (before 4.50) is detected: the same log-probs, and the log says so", async () => {
+    const logs: string[] = [];
+    const ignoring = await TrainerWorker.start({ trainer: "hf", python, device: "cpu", threads: 1, env: { PYTHONPATH: fakes, FAKE_HF_IGNORE_LOGITS_TO_KEEP: "1" }, onLog: (l) => logs.push(l) });
+    const honouring = await TrainerWorker.start({ trainer: "hf", python, device: "cpu", threads: 1, env: { PYTHONPATH: fakes } });
+    try {
+      const old = await ignoring.logprobs({ batch, baseModel: base, output: join(dir, "keep-ignored.json") });
+      const current = await honouring.logprobs({ batch, baseModel: base, output: join(dir, "keep-honoured.json") });
+      expect(old.logprobs).toEqual(current.logprobs);
+      expect(logs.join("\n")).toMatch(/this transformers ignores logits_to_keep \(got \d+ rows for \d+ positions\)/);
+    } finally {
+      await Promise.all([ignoring.dispose(), honouring.dispose()]);
+    }
+  }, 60_000);
+
   it("runs one-shot as the trainer hook's command: {dataset}/batch.jsonl to {outputDir}/peft with PROGRESS and METRIC lines", () => {
     const dataset = join(dir, "dataset");
     mkdirSync(dataset);

@@ -26,6 +26,8 @@ class RecordingBackend implements LlmBackend {
   readonly parallelism = 1;
   lora: LoraSpec[] = [];
   calls: string[] = [];
+  /** The accelerator as llama.cpp would have resolved it. */
+  gpu: string | false = false;
   get adapter(): string | null {
     return this.lora.length === 0 ? null : this.lora.map((spec) => basename(spec.path)).join("+");
   }
@@ -39,8 +41,9 @@ class RecordingBackend implements LlmBackend {
   async unload(): Promise<void> {
     this.calls.push("unload");
   }
-  async reload(): Promise<void> {
-    this.calls.push("reload");
+  async reload(lora?: LoraSpec[]): Promise<void> {
+    if (lora) this.lora = lora;
+    this.calls.push(`reload ${this.adapter}`);
   }
   async dispose(): Promise<void> {}
 }
@@ -134,9 +137,59 @@ describe("TrainingRound", () => {
     expect(readFileSync(optimizerStatePath(first!.path), "utf8")).toBe("r0;");
     expect(readFileSync(optimizerStatePath(second!.path), "utf8")).toBe("r0;r1;");
     expect(rounds[0]!.metrics).toMatchObject({ sequences: 4, roles: { agent: 4, designer: 0 }, loss: 0.5, mismatch: { maxAbsDiff: 0 } });
-    expect(backend.calls).toEqual(["unload", "reload", `set ${first!.name}.gguf`, "unload", "reload", `set ${second!.name}.gguf`]);
+    // Released for the trainer, loaded back once with the new adapter.
+    expect(backend.calls).toEqual(["unload", `reload ${first!.name}.gguf`, "unload", `reload ${second!.name}.gguf`]);
+    expect(rounds[0]!.metrics).toMatchObject({ releaseSeconds: expect.any(Number), trainerSeconds: expect.any(Number), reloadSeconds: expect.any(Number) });
     expect(events.filter((e) => e.type === "trainingFinished")).toHaveLength(2);
     expect(events.some((e) => e.type === "trainingProgress" && e.phase === "training" && e.loss === 0.5)).toBe(true);
+  });
+
+  it("releases the model by default where llama.cpp resolved a GPU, not on the CPU, and as training.unloadModel says", async () => {
+    const trainer = new FakeTrainer(tiny);
+    const gpuBackend = new RecordingBackend();
+    gpuBackend.gpu = "cuda";
+    await round(trainer, gpuBackend).afterIteration(0);
+    expect(gpuBackend.calls).toEqual(["unload", `reload run-${runId}-r0.gguf`]);
+    const cpuBackend = new RecordingBackend();
+    await round(trainer, cpuBackend).afterIteration(1);
+    // (each new step first puts the last round's adapter in use, as on resume)
+    expect(cpuBackend.calls).toEqual([`set run-${runId}-r0.gguf`, `set run-${runId}-r1.gguf`]);
+    const kept = new RecordingBackend();
+    kept.gpu = "vulkan";
+    await round(trainer, kept, { unloadModel: false }).afterIteration(2);
+    expect(kept.calls).toEqual([`set run-${runId}-r1.gguf`, `set run-${runId}-r2.gguf`]);
+  });
+
+  it("a released model comes back with the adapter in use when the trainer fails", async () => {
+    const trainer = new FakeTrainer(tiny);
+    const backend = new RecordingBackend();
+    backend.gpu = "metal";
+    const step = round(trainer, backend);
+    await step.afterIteration(0);
+    trainer.fail = "CUDA out of memory";
+    await step.afterIteration(1);
+    expect(listTrainingRounds(db, runId).map((r) => r.status)).toEqual(["completed", "failed"]);
+    expect(backend.calls).toEqual(["unload", `reload run-${runId}-r0.gguf`, "unload", `reload run-${runId}-r0.gguf`]);
+  });
+
+  it("prepare checks the trainer, then starts it before rollout 0; the rounds use that trainer; a failed check starts nothing", async () => {
+    const trainer = new FakeTrainer(tiny);
+    const calls: string[] = [];
+    const options = {
+      db, runId, seed: 5, config: parseTrainingConfig("test", { every: 1 }), backend: new RecordingBackend(), baseModelPath: tiny.path,
+      schedule: { iterations: 4, regenerationInterval: 1, skillsPerRegen: null, plays: 2, actorBatch: 192, designer: { kind: "llm" as const, skills: ["S"] }, reward: { proposerDelay: 1 } },
+      createTrainer: async () => (calls.push("start"), trainer),
+    };
+    const step = new TrainingRound({ ...options, checkTrainer: async () => void calls.push("check") });
+    await step.prepare();
+    expect(calls).toEqual(["check", "start"]);
+    expect(step.startupSeconds).toBeGreaterThanOrEqual(0);
+    await step.afterIteration(0);
+    expect(calls).toEqual(["check", "start"]);
+    expect(trainer.requests).toHaveLength(1);
+    const refused = new TrainingRound({ ...options, checkTrainer: async () => Promise.reject(new Error("no torch: run `spade trainer setup`")) });
+    await expect(refused.prepare()).rejects.toThrow("spade trainer setup");
+    expect(calls).toEqual(["check", "start"]);
   });
 
   it("a rejecting gate keeps the parent in use and records why; a failing trainer records the failure and goes on", async () => {

@@ -93,6 +93,11 @@ export class LlamaBackend implements LlmBackend {
     return this.lora.map(({ path, scale = 1 }) => basename(path) + (scale === 1 ? "" : `@${scale}`)).join("+");
   }
 
+  /** The accelerator llama.cpp resolved (`gpu: "auto"` included): "cuda", "metal", "vulkan", or false on the CPU. */
+  get gpu(): "cuda" | "metal" | "vulkan" | false {
+    return this.llama.gpu;
+  }
+
   /** CPU threads shared by this backend's contexts. */
   get threads(): number {
     return this.llama.maxThreads;
@@ -204,9 +209,13 @@ export class LlamaBackend implements LlmBackend {
     await this.release(loaded);
   }
 
-  /** Loads the model again after `unload()`, with the adapters in use before. */
-  async reload(): Promise<void> {
+  /** Loads the model again after `unload()`, with `lora` when given (checked first: one load, not a load and a switch), else the adapters in use before. */
+  async reload(lora?: LoraSpec[]): Promise<void> {
     if (this.state !== "unloaded") throw new LlamaBackendStateError(`${this.name}: reload() needs an unloaded backend, but it is ${this.state}`);
+    if (lora) {
+      for (const adapter of lora) await checkAdapterFile(adapter.path, this.modelInfo);
+      this.lora = lora;
+    }
     this.loaded = await this.loadModel();
     this.state = "ready";
   }

@@ -15,6 +15,7 @@ export function ModelsView({ adapterId }: { adapterId: number | null }) {
   const api = useApi();
   const [picked, setPicked] = useState("");
   const models = useQuery("models", () => api.listModels({}));
+  const trainer = useQuery("trainer-check", () => api.checkTrainer({}));
   const adapters = useQuery("adapters", async () => {
     const [list, results] = await Promise.all([api.listAdapters({}), api.listEvalResults({})]);
     return { list, comparison: prepareEvalComparison(results, list) };
@@ -35,7 +36,7 @@ export function ModelsView({ adapterId }: { adapterId: number | null }) {
         </>
       )}
       <DownloadForm key={picked} initialUri={picked} onDownloaded={models.reload} />
-      <RecommendedModels onPick={setPicked} />
+      <RecommendedModels onPick={setPicked} memoryBytes={trainer.data?.device.totalBytes ?? null} checking={trainer.loading} />
       <h2>Adapters</h2>
       {adapters.error && <ErrorBox error={adapters.error} onRetry={adapters.reload} />}
       {adapters.data && adapters.data.list.length === 0 && <p className="empty">No adapters trained yet (`spade train`).</p>}

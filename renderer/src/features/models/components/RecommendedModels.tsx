@@ -1,39 +1,50 @@
 import { recommendedModels } from "../../../../../shared/recommendedModels.js";
+import { prepareRecommendations } from "../lib/prepareRecommendations.js";
 
-/** Models known to write Python well enough for the designer, by the memory they need; "Use" fills the download box. */
-export function RecommendedModels({ onPick }: { onPick: (uri: string) => void }) {
+/**
+ * Models known to write Python well enough for the designer, by the memory they need; for each
+ * quantisation, before download, whether it plays and trains on this machine (`memoryBytes`: the
+ * trainer's device memory, null when unknown). "Use" fills the download box.
+ */
+export function RecommendedModels({ onPick, memoryBytes, checking }: { onPick: (uri: string) => void; memoryBytes: number | null; checking: boolean }) {
+  const rows = prepareRecommendations(recommendedModels, memoryBytes);
   return (
-    <div className="card" data-testid="recommended-models">
+    <div className="card" data-testid="recommended-models" data-memory={checking ? "checking" : memoryBytes === null ? "unknown" : "known"}>
       <h3>Recommended models</h3>
       <p className="muted small">
-        Pick by your GPU&apos;s memory (or RAM, CPU only). The URI also works as <code>backend.modelPath</code> in a run config.
+        {memoryBytes === null
+          ? `Pick by your GPU's memory (or RAM, CPU only)${checking ? "; checking this machine's..." : "."}`
+          : `Against this machine's ${(memoryBytes / 2 ** 30).toFixed(1)} GiB (the trainer's device), per quantisation: whether it plays, and whether it also trains.`}{" "}
+        The URI also works as <code>backend.modelPath</code> in a run config.
       </p>
       <table className="table compact">
         <thead>
           <tr>
             <th>Memory</th>
             <th>Model</th>
-            <th>Download</th>
-            <th>URI</th>
-            <th />
+            <th>Quantisations (download, here)</th>
           </tr>
         </thead>
         <tbody>
-          {recommendedModels.map((model) => (
+          {rows.map(({ model, quantisations }) => (
             <tr key={model.uri}>
               <td>{model.memoryGb} GB</td>
               <td>
                 {model.label}
                 <div className="muted small">{model.note}</div>
               </td>
-              <td>{model.fileGb.toFixed(1)} GB</td>
               <td>
-                <code className="small">{model.uri}</code>
-              </td>
-              <td>
-                <button type="button" onClick={() => onPick(model.uri)} aria-label={`use ${model.label}`}>
-                  Use
-                </button>
+                {quantisations.map((q) => (
+                  <div key={q.name} className="small" data-testid="recommended-quantisation">
+                    <button type="button" onClick={() => onPick(q.uri)} aria-label={`use ${model.label} ${q.name}`}>
+                      Use
+                    </button>{" "}
+                    {q.name} ({q.fileGb.toFixed(1)} GB):{" "}
+                    <span className={q.verdict === "too big" ? "bad" : "ok"} title={`play about ${q.playGb.toFixed(1)} GiB, training about ${q.trainGb === null ? "n/a" : `${q.trainGb.toFixed(1)} GiB`}`}>
+                      {q.verdict}
+                    </span>
+                  </div>
+                ))}
               </td>
             </tr>
           ))}

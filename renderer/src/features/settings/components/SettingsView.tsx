@@ -2,6 +2,7 @@ import { ErrorBox } from "../../../components/ErrorBox.js";
 import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
+import { TrainerCheck } from "./TrainerCheck.js";
 
 /** `#/settings`: where the workspace lives and which engine parts this process has. */
 export function SettingsView() {
@@ -42,6 +43,7 @@ export function SettingsView() {
           <dd>{yes(i.runControl)}</dd>
         </div>
       </dl>
+      <TrainerCheck />
       <p className="muted small">Choose another workspace with `spade serve --db &lt;path&gt;` or the SPADE_WORKSPACE variable.</p>
     </section>
   );

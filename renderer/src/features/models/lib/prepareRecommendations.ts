@@ -1,0 +1,22 @@
+import { recommendationFits, type RecommendedModel } from "../../../../../shared/recommendedModels.js";
+
+export interface RecommendationRow {
+  model: RecommendedModel;
+  /** One entry per quantisation: its name, download size, and what it does on this machine. */
+  quantisations: Array<{ name: string; uri: string; fileGb: number; verdict: "plays and trains" | "plays" | "too big"; playGb: number; trainGb: number | null }>;
+}
+
+/** Each listed model's quantisations with whether they play and train in `memoryBytes` (this machine's device); null memory: unknown, every verdict from the card the model is picked for. */
+export function prepareRecommendations(models: readonly RecommendedModel[], memoryBytes: number | null): RecommendationRow[] {
+  return models.map((model) => ({
+    model,
+    quantisations: recommendationFits(model, memoryBytes ?? model.memoryGb * 2 ** 30).map((fit) => ({
+      name: fit.quantisation,
+      uri: fit.uri,
+      fileGb: fit.fileBytes / 1e9,
+      verdict: fit.plays && fit.trains ? "plays and trains" : fit.plays ? "plays" : "too big",
+      playGb: fit.playBytes / 2 ** 30,
+      trainGb: fit.trainBytes === null ? null : fit.trainBytes / 2 ** 30,
+    })),
+  }));
+}

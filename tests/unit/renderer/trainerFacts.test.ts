@@ -1,0 +1,62 @@
+// The Settings page's trainer card and the Models page's recommendation verdicts (issue 20 §4, §5).
+import { describe, expect, it } from "vitest";
+import type { TrainerEnvironment } from "../../../shared/trainerEnvironment.js";
+import { recommendedModels } from "../../../shared/recommendedModels.js";
+import { prepareRecommendations } from "../../../renderer/src/features/models/lib/prepareRecommendations.js";
+import { prepareTrainerFacts } from "../../../renderer/src/features/settings/lib/prepareTrainerFacts.js";
+
+const GiB = 2 ** 30;
+const report: TrainerEnvironment = {
+  python: "/usr/bin/python3",
+  source: "debian",
+  executable: "/usr/bin/python3",
+  pythonVersion: "3.11.2",
+  packages: { torch: "1.13.0", numpy: "1.24.2", transformers: null, peft: null, gguf: null },
+  device: { name: "CPU", kind: "cpu", freeBytes: 20 * GiB, totalBytes: 24 * GiB },
+  trainer: "gguf",
+  gguf: { architectures: ["llama", "qwen2", "qwen3"], tensorTypes: ["F32", "F16", "Q8_0"] },
+  model: null,
+  problems: [],
+};
+
+describe("prepareTrainerFacts", () => {
+  it("shows the interpreter and where it came from, torch, the device, free memory and what it trains", () => {
+    const facts = prepareTrainerFacts(report);
+    expect(facts.ready).toBe(true);
+    expect(Object.fromEntries(facts.rows)).toEqual({
+      Python: "/usr/bin/python3 (from debian, Python 3.11.2)",
+      PyTorch: "1.13.0",
+      NumPy: "1.24.2",
+      "transformers / PEFT (hf trainer)": "not installed / not installed",
+      Device: "cpu (CPU)",
+      "Free memory": "20.0 GiB of 24.0 GiB",
+      "Trains (gguf trainer)": "llama, qwen2, qwen3 models; tensors F32, F16, Q8_0",
+    });
+  });
+
+  it("a trainer that cannot run is not ready and lists its problems", () => {
+    const facts = prepareTrainerFacts({ ...report, packages: {}, executable: null, problems: ["cannot run python3: run `spade trainer setup`"] });
+    expect(facts.ready).toBe(false);
+    expect(facts.problems).toEqual(["cannot run python3: run `spade trainer setup`"]);
+    expect(Object.fromEntries(facts.rows).PyTorch).toBe("not installed");
+  });
+});
+
+describe("prepareRecommendations", () => {
+  it("gives every quantisation of every listed model a verdict for this machine's memory", () => {
+    const rows = prepareRecommendations(recommendedModels, 8 * GiB);
+    expect(rows).toHaveLength(recommendedModels.length);
+    const qwen3 = rows.find((row) => row.model.label.startsWith("Qwen3 4B"))!;
+    expect(qwen3.quantisations.find((q) => q.name === "Q4_K_M")).toMatchObject({ verdict: "plays and trains", uri: "hf:unsloth/Qwen3-4B-Instruct-2507-GGUF:Q4_K_M" });
+    const coder32 = rows.find((row) => row.model.label.startsWith("Qwen2.5-Coder 32B"))!;
+    expect(coder32.quantisations.every((q) => q.verdict === "too big")).toBe(true);
+    const coder7 = rows.find((row) => row.model.label.startsWith("Qwen2.5-Coder 7B"))!.quantisations;
+    expect(coder7.find((q) => q.name === "Q4_K_M")!.verdict).toBe("plays");
+    expect(coder7.find((q) => q.name === "F16")!.verdict).toBe("too big");
+  });
+
+  it("without the machine's memory, judges each model against the card it is picked for", () => {
+    const coder32 = prepareRecommendations(recommendedModels, null).find((row) => row.model.label.startsWith("Qwen2.5-Coder 32B"))!;
+    expect(coder32.quantisations.find((q) => q.name === "Q4_K_M")!.verdict).toBe("plays");
+  });
+});
