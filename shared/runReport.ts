@@ -48,7 +48,7 @@ export interface ReportTrainingRound {
 
 export interface ReportRun {
   id: number;
-  status: "running" | "paused" | "stopped" | "failed" | "completed";
+  status: "running" | "paused" | "stopped" | "failed" | "completed" | "interrupted";
   iterationsCompleted: number;
   environments: ReportEnvironment[];
   /** Extensions: the run's name, error and what it ablates. */

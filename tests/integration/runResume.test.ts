@@ -83,7 +83,7 @@ describe("spade run: kill -9 and --resume", () => {
     first.child.kill("SIGKILL");
     await first.done;
     const partial = await report(killedDb);
-    expect(partial.runs[0]!.status).toBe("running"); // killed: nobody got to write another status
+    expect(partial.runs[0]!.status).toBe("interrupted"); // killed: stored as running, its owner gone
     expect(partial.runs[0]!.iterationsCompleted).toBeLessThan(2);
 
     const second = await start(["run", "--config", config, "--resume"]).done;

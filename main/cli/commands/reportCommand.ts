@@ -29,6 +29,8 @@ export const reportCommand: Command = {
     }
     for (const run of report.runs) {
       process.stdout.write(`run ${run.id} ${run.name ? `"${run.name}" ` : ""}${run.status}, ${run.iterationsCompleted} iterations${run.ablations.length ? ` (${run.ablations.join(", ")})` : ""}\n`);
+      if (run.error) process.stdout.write(`  error: ${run.error}\n`);
+      if (run.status === "interrupted") process.stdout.write(`  the process that ran it is gone; continue it with spade run --config <its config> --resume\n`);
       for (const env of run.environments) {
         const stats = env.valid
           ? `win ${fmt(env.winRate)} hinted ${fmt(env.hintWinRate)} regret ${fmt(env.regret)} reward ${fmt(env.designerReward)}${env.novel === false ? " duplicate" : ""}`
