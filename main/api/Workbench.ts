@@ -29,6 +29,7 @@ import { toRunTrainingView } from "./toRunTrainingView.js";
 import * as views from "./toViews.js";
 import { toWorkbenchEvent } from "./toWorkbenchEvent.js";
 import { UnavailableError } from "./UnavailableError.js";
+import { WorkspaceWatcher } from "./WorkspaceWatcher.js";
 
 export interface WorkbenchOptions {
   /** The workspace database file (created when missing). */
@@ -46,6 +47,11 @@ export interface WorkbenchOptions {
   runControl?: RunControl | null;
   /** The GPU the Models page's fit estimates assume. Defaults to "auto" (what a run's backend.gpu defaults to). */
   modelInsightsGpu?: GpuChoice;
+  /**
+   * How often the workspace is checked for what other processes wrote (their runs' progress and
+   * state reach the event stream); null: not watched. Defaults to 250 ms.
+   */
+  watchMs?: number | null;
 }
 
 const orderMap: Record<NonNullable<EnvironmentFilter["order"]>, { orderBy: store.EnvironmentOrder; descending: boolean }> = {
@@ -94,6 +100,7 @@ export class Workbench {
   #runtime: Promise<EnvironmentRuntime> | null = null;
   readonly #runtimeEnabled: boolean;
   readonly #runControl: RunControl | null;
+  readonly #watcher: WorkspaceWatcher | null;
 
   private constructor(db: store.WritableDb, options: WorkbenchOptions) {
     this.db = db;
@@ -106,6 +113,7 @@ export class Workbench {
     const control = options.runControl === undefined ? createRunControl(db, (event) => this.emit(event)) : options.runControl;
     this.#runControl = control ? this.#wire(control) : null;
     this.api = this.#createApi();
+    this.#watcher = options.watchMs === null ? null : new WorkspaceWatcher(db, (event) => this.emit(event), { pollMs: options.watchMs ?? 250 });
   }
 
   /** Opens (creating and migrating when needed) the workspace and builds the API over it. */
@@ -119,6 +127,7 @@ export class Workbench {
   }
 
   async close(): Promise<void> {
+    this.#watcher?.close();
     this.#downloads.cancelAll();
     await this.#plays.closeAll();
     await this.#insights.dispose();
