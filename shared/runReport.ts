@@ -33,6 +33,8 @@ export interface ReportEnvironment extends EnvStatistics {
   replyHead?: string | null;
   /** The adapter the designer attempt was sampled with (as for episodes). */
   adapterId: string | number | null;
+  /** Extension: why this game's hinted plays were skipped (its hint prompt did not fit), else null. */
+  hintSkipped?: string | null;
 }
 
 /** One training round inside the run (extension). */

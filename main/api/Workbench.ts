@@ -12,6 +12,7 @@ import { compareRuns } from "../experiments/compareRuns.js";
 import { appRoot } from "../paths.js";
 import { storedRunAblations } from "../selfplay/describeAblations.js";
 import { checkRunConfigFiles } from "../selfplay/checkRunConfigFiles.js";
+import { hintSkipReasons } from "../selfplay/buildRunReport.js";
 import { diagnoseRun } from "../selfplay/diagnoseRun.js";
 import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
 import * as store from "../store/index.js";
@@ -235,6 +236,7 @@ export class Workbench {
           rawReply: env.rawReply,
           validation: env.validation,
           hint: hint ? { source: hint.source === "env" ? "env" : "writer", text: hint.text } : null,
+          hintSkipped: hint || env.runId === null ? null : (hintSkipReasons(db, env.runId).get(envId) ?? null),
           stats: stats ? views.toEnvironmentStats(stats) : null,
           memory: memory ? views.toMemoryFlags(memory) : null,
           childIds: store.listChildEnvironments(db, envId).map((child) => child.id),

@@ -42,6 +42,9 @@ export class RunProgress {
       case "notice":
         this.line(`note: ${event.message}`);
         break;
+      case "diagnosis":
+        this.line(`diagnosis: ${event.diagnosis.message}`);
+        break;
       case "runStatus":
         if (event.status !== "running") this.line(`run ${event.runId} ${event.status}${event.error ? `: ${event.error}` : ""}`);
         break;

@@ -5,7 +5,9 @@ import { createBackend } from "../llm/createBackend.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { SandboxPool, type SandboxPoolOptions } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
-import type { RunProgressSnapshot } from "../../shared/api/runTypes.js";
+import type { RunDiagnosis, RunProgressSnapshot } from "../../shared/api/runTypes.js";
+import { countEnvironments } from "../store/queries/environments.js";
+import { diagnoseRun } from "./diagnoseRun.js";
 import {
   acquireRunLockPatiently,
   createRun,
@@ -34,9 +36,21 @@ export function sandboxPoolSizing(config: RunConfig, backend: Pick<LlmBackend, "
   return { concurrency: backend.parallelism + 1, ...(config.sandbox.processes === null ? {} : { capacity: config.sandbox.processes }) };
 }
 
+/**
+ * A warning when the context is larger than what the model was trained on (e.g. contextSize 8192
+ * on a model trained on 2048 tokens): the run goes on, but the model was never taught positions that far.
+ */
+export function contextBeyondTraining(backend: Pick<LlmBackend, "name" | "contextSize" | "trainedContextSize">): string | null {
+  const { contextSize, trainedContextSize } = backend;
+  if (contextSize === undefined || trainedContextSize === undefined || trainedContextSize <= 0 || contextSize <= trainedContextSize) return null;
+  return `the context holds ${contextSize} tokens, above the ${trainedContextSize} tokens ${backend.name} was trained on: replies past ${trainedContextSize} tokens may degrade; set backend.contextSize to ${trainedContextSize} or less`;
+}
+
 export type RunControllerEvent =
   | LoopEvent
   | { type: "runStatus"; runId: number; status: RunState; error: string | null }
+  /** Why no attempt is valid, said once as soon as the first iteration ended without a valid one (the report's diagnosis). */
+  | { type: "diagnosis"; runId: number; diagnosis: RunDiagnosis }
   /** What the run does now, after every loop event that changed it. */
   | { type: "progress"; runId: number; progress: RunProgressSnapshot }
   /** Something the researcher should know that does not stop the run (e.g. corpus lines left out). */
@@ -200,9 +214,17 @@ export class RunController {
         this.emit({ type: "notice", runId, message: `corpus ${corpus.path}: ${count} line${count === 1 ? " is" : "s are"} not a document and left out (${examples.join("; ")}${count > examples.length ? "; ..." : ""})` });
       }
       const model = (backend = await (this.options.createBackend ?? ((c) => createBackend(c.backend)))(config));
+      const beyondTraining = contextBeyondTraining(model);
+      if (beyondTraining) this.emit({ type: "notice", runId, message: beyondTraining });
       const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...sandboxPoolSizing(c, model), ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
+      let diagnosed = false;
       const onEvent = (event: LoopEvent) => {
         this.emit(event);
+        if (event.type === "iterationCompleted" && !diagnosed) {
+          diagnosed = true;
+          const diagnosis = this.diagnoseEarly(runId);
+          if (diagnosis) this.emit({ type: "diagnosis", runId, diagnosis });
+        }
         const before = tracker.changes;
         tracker.handle(event);
         if (tracker.changes !== before) this.emit({ type: "progress", runId, progress: tracker.snapshot() });
@@ -225,6 +247,14 @@ export class RunController {
     this.active.delete(runId);
     this.emit({ type: "runStatus", runId, status, error });
     return status;
+  }
+
+  /** The report's diagnosis of a run that has no valid environment yet, or null. */
+  private diagnoseEarly(runId: number): RunDiagnosis | null {
+    const { db } = this.options;
+    const run = getRun(db, runId);
+    if (!run || countEnvironments(db, { runId, valid: true }) > 0) return null;
+    return diagnoseRun(db, run);
   }
 
   private emit(event: RunControllerEvent): void {

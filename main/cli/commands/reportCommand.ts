@@ -33,7 +33,7 @@ export const reportCommand: Command = {
       if (run.status === "interrupted") process.stdout.write(`  the process that ran it is gone; continue it with spade run --config <its config> --resume\n`);
       for (const env of run.environments) {
         const stats = env.valid
-          ? `win ${fmt(env.winRate)} hinted ${fmt(env.hintWinRate)} regret ${fmt(env.regret)} reward ${fmt(env.designerReward)}${env.novel === false ? " duplicate" : ""}`
+          ? `win ${fmt(env.winRate)} hinted ${env.hintSkipped ? `skipped (${env.hintSkipped})` : fmt(env.hintWinRate)} regret ${fmt(env.regret)} reward ${fmt(env.designerReward)}${env.novel === false ? " duplicate" : ""}`
           : `invalid: ${env.validationError ?? "?"}`;
         process.stdout.write(`  #${env.id} it${env.iteration} slot${env.slot}.${env.attempt} ${env.className ?? "-"}: ${stats}\n`);
         if (env.replyHead) process.stdout.write(env.replyHead.split("\n").map((line) => `      reply| ${line}\n`).join(""));

@@ -62,6 +62,10 @@ export function EnvDetailView({ envId }: { envId: number }) {
             <p data-testid="hint">
               {e.hint.text} <span className="muted small">({e.hint.source === "env" ? "the environment's hint()" : "hint writer"})</span>
             </p>
+          ) : e.hintSkipped ? (
+            <p className="bad" data-testid="hint-skipped">
+              Hinted plays skipped: {e.hintSkipped}
+            </p>
           ) : (
             <p className="muted">No hint.</p>
           )}
