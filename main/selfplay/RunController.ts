@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import type { RunConfig } from "../../shared/runConfig.js";
 import { parseRunConfig } from "../../shared/runConfig.js";
 import { openCorpus } from "../corpus/openCorpus.js";
@@ -6,6 +7,7 @@ import type { LlmBackend } from "../llm/LlmBackend.js";
 import { SandboxPool, type SandboxPoolOptions } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import type { RunDiagnosis, RunProgressSnapshot } from "../../shared/api/runTypes.js";
+import { LiveTensorboard } from "../exports/LiveTensorboard.js";
 import { countEnvironments } from "../store/queries/environments.js";
 import { diagnoseRun } from "./diagnoseRun.js";
 import {
@@ -68,6 +70,11 @@ export interface RunControllerOptions {
   createTraining?: (config: RunConfig, parts: TrainingRoundParts) => (TrainingStep & { dispose(): Promise<void> }) | null;
   /** How often the run lock's heartbeat is refreshed. Defaults to 5000 ms. */
   heartbeatMs?: number;
+  /**
+   * The folder of a run's live TensorBoard event files, null for none. Defaults to
+   * `tensorboard/run-<id>` beside the workspace database (`tensorboard --logdir <that>/tensorboard`).
+   */
+  tensorboardDir?: (config: RunConfig, runId: number) => string | null;
   /** How often the owner looks for a pause or stop asked by another process, and stores its progress. Defaults to 250 ms. */
   controlPollMs?: number;
   /** How long a pause or stop of a run owned by another process waits for the owner to act. Defaults to 15000 ms. */
@@ -217,9 +224,11 @@ export class RunController {
       const beyondTraining = contextBeyondTraining(model);
       if (beyondTraining) this.emit({ type: "notice", runId, message: beyondTraining });
       const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...sandboxPoolSizing(c, model), ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
+      const tensorboard = this.openTensorboard(config, runId);
       let diagnosed = false;
       const onEvent = (event: LoopEvent) => {
         this.emit(event);
+        if (tensorboard) this.writeTensorboard(tensorboard, event, runId);
         if (event.type === "iterationCompleted" && !diagnosed) {
           diagnosed = true;
           const diagnosis = this.diagnoseEarly(runId);
@@ -247,6 +256,29 @@ export class RunController {
     this.active.delete(runId);
     this.emit({ type: "runStatus", runId, status, error });
     return status;
+  }
+
+  private openTensorboard(config: RunConfig, runId: number): LiveTensorboard | null {
+    const folder = (this.options.tensorboardDir ?? ((c, id) => join(dirname(c.db), "tensorboard", `run-${id}`)))(config, runId);
+    if (folder === null) return null;
+    try {
+      const writer = new LiveTensorboard(folder, this.options.db, runId);
+      writer.config(config);
+      return writer;
+    } catch (error) {
+      this.emit({ type: "notice", runId, message: `no live TensorBoard files: ${(error as Error).message}` });
+      return null;
+    }
+  }
+
+  /** Curves are a view: a file that cannot be written is said once and never ends the run. */
+  private writeTensorboard(writer: LiveTensorboard, event: LoopEvent, runId: number): void {
+    try {
+      if (event.type === "iterationCompleted") writer.iteration(event.iteration, event.metrics);
+      else if (event.type === "trainingFinished") writer.trainingRound(event.round);
+    } catch (error) {
+      this.emit({ type: "notice", runId, message: `TensorBoard file ${writer.file}: ${(error as Error).message}` });
+    }
   }
 
   /** The report's diagnosis of a run that has no valid environment yet, or null. */
