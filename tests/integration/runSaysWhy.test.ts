@@ -24,7 +24,7 @@ describe.skipIf(!existsSync(model))("spade run: a run that cannot work says why 
     expect(result.stderr).toMatch(/note: the context holds 3000 tokens, above the 2048 tokens llama:stories260K\.gguf was trained on/);
     const lines = result.stderr.split("\n");
     const diagnosis = lines.findIndex((line) => line.startsWith("diagnosis: "));
-    const second = lines.findIndex((line) => /^iteration 2\/2 done/.test(line));
+    const second = lines.findIndex((line) => /^iteration 1 of 2 done/.test(line));
     expect(diagnosis, result.stderr).toBeGreaterThan(-1);
     expect(lines[diagnosis]).toMatch(/^diagnosis: 2 of 2 designer prompts did not fit the model.s context \(\d+ > 3000 tokens\)/);
     expect(diagnosis).toBeLessThan(second); // at once: before the run goes on

@@ -69,7 +69,7 @@ export const runCommand: Command = {
       if (JSON.stringify(run.config) !== JSON.stringify(config)) updateRunConfig(db, run.id, config); // a new adapter or forced keys from here on
       if (changes.safe.length > 0) process.stderr.write(`run ${run.id} goes on with new values of ${changes.safe.map(describeResumeChange).join(", ")}\n`);
       runId = (await controller.resume(run.id)).runId;
-      process.stderr.write(`resuming run ${runId} at iteration ${run.iterationsCompleted + 1}\n`);
+      process.stderr.write(`resuming run ${runId} at iteration ${run.iterationsCompleted} of ${config.iterations}\n`);
     } else {
       runId = (await controller.start(config)).runId;
       process.stderr.write(`run ${runId} started (${config.db})\n`);
