@@ -339,11 +339,11 @@ export class Workbench {
       openEnvSetMember: async ({ set, codeSha256 }) => ({ envId: openEnvSetMember(db, set, codeSha256) }),
       startRun: async ({ config }) => {
         const control = this.#requireRunControl();
-        const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "startRun config");
+        const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "run config");
         // A model URI downloads into the folder the models view lists, unless the config says otherwise.
         const backend = parsed.backend.kind === "llama" && parsed.backend.modelsDir === undefined ? { ...parsed.backend, modelsDir } : parsed.backend;
         const resolved = resolveRunConfigPaths({ ...parsed, backend }, dirname(this.#options.dbPath));
-        checkRunConfigFiles(resolved, "startRun config");
+        checkRunConfigFiles(resolved, "run config");
         return control.start(resolved);
       },
       pauseRun: async ({ runId }) => {

@@ -225,7 +225,7 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await form.getByRole("button", { name: "Download" }).click();
     await form.getByRole("alert").waitFor();
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(await form.getByRole("alert").innerText()).toMatch(/ModelDownloadError.*127\.0\.0\.1:9 cannot be reached/s);
+    expect(await form.getByRole("alert").innerText()).toMatch(/^Download failed: .*127\.0\.0\.1:9 cannot be reached/s);
     const adapters = await page.getByTestId("adapters-table").innerText();
     expect(adapters).toContain("spade-it1");
     expect(adapters).toContain("36.0%");

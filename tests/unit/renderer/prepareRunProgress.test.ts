@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { prepareRunProgress } from "../../../renderer/src/features/runs/lib/prepareRunProgress.js";
+import { errorTitle } from "../../../renderer/src/lib/format/errorTitle.js";
 import { formatDuration } from "../../../renderer/src/lib/format/formatNumber.js";
 
 describe("prepareRunProgress", () => {
@@ -34,5 +35,14 @@ describe("formatDuration", () => {
     expect(formatDuration(141_348)).toBe("2 min 21 s");
     expect(formatDuration(3_900_000)).toBe("1 h 05 min");
     expect(formatDuration(null)).toBe("–");
+  });
+});
+
+describe("errorTitle", () => {
+  it("leads an error box with plain words, never an internal class name", () => {
+    expect(errorTitle("ModelDownloadError")).toBe("Download failed");
+    expect(errorTitle("ApiInputError")).toBe("Invalid input");
+    expect(errorTitle("TypeError")).toBe("Error");
+    expect(errorTitle(undefined)).toBe("Error");
   });
 });
