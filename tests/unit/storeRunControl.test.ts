@@ -76,3 +76,25 @@ describe("control requests through the store", () => {
     expect(requestRunControl(db, paused.id, "pause")).toBe(false);
   });
 });
+
+describe("RunController on runs this process does not own", () => {
+  it("Pause on an interrupted run stores it paused, Stop stores it stopped, both without an owner", async () => {
+    const { RunController } = await import("../../main/selfplay/RunController.js");
+    const controller = new RunController({ db });
+    const a = createRun(db, { ownerPid: deadPid() });
+    const b = createRun(db, { ownerPid: deadPid() });
+    await controller.pause(a.id);
+    await controller.stop(b.id);
+    expect(getRun(db, a.id)).toMatchObject({ status: "paused", ownerPid: null });
+    expect(getRun(db, b.id)).toMatchObject({ status: "stopped", ownerPid: null });
+    await expect(controller.pause(a.id)).rejects.toThrow(/run \d+ is not running \(it is paused\)/);
+  });
+
+  it("Pause on a run a live process owns waits in the store for that owner", async () => {
+    const { RunController } = await import("../../main/selfplay/RunController.js");
+    const controller = new RunController({ db, remoteWaitMs: 200 });
+    const run = createRun(db, { ownerPid: process.ppid });
+    await controller.pause(run.id);
+    expect(getRun(db, run.id)).toMatchObject({ status: "running", controlRequest: "pause" });
+  });
+});
