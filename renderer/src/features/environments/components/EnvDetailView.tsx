@@ -77,7 +77,13 @@ export function EnvDetailView({ envId }: { envId: number }) {
             </p>
           )}
           <h3>Play by hand</h3>
-          <PlayPanel envId={e.id} hint={e.hint?.text ?? null} />
+          {e.code ? (
+            <PlayPanel envId={e.id} hint={e.hint?.text ?? null} />
+          ) : (
+            <p className="muted" data-testid="no-play">
+              Nothing to play: this attempt has no code.
+            </p>
+          )}
         </aside>
       </div>
       <h3>Episodes</h3>
