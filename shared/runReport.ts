@@ -35,6 +35,8 @@ export interface ReportEnvironment extends EnvStatistics {
   replyHead?: string | null;
   /** The adapter the designer attempt was sampled with (as for episodes). */
   adapterId: string | number | null;
+  /** Extension: why this game's hinted plays were skipped (its hint prompt did not fit), else null. */
+  hintSkipped?: string | null;
 }
 
 /** One training round inside the run (extension). */
@@ -50,7 +52,7 @@ export interface ReportTrainingRound {
 
 export interface ReportRun {
   id: number;
-  status: "running" | "paused" | "stopped" | "failed" | "completed";
+  status: "running" | "paused" | "stopped" | "failed" | "completed" | "interrupted";
   iterationsCompleted: number;
   environments: ReportEnvironment[];
   /** Extensions: the run's name, error and what it ablates. */

@@ -12,6 +12,7 @@ import { compareRuns } from "../experiments/compareRuns.js";
 import { appRoot } from "../paths.js";
 import { storedRunAblations } from "../selfplay/describeAblations.js";
 import { checkRunConfigFiles } from "../selfplay/checkRunConfigFiles.js";
+import { hintSkipReasons } from "../selfplay/buildRunReport.js";
 import { diagnoseRun } from "../selfplay/diagnoseRun.js";
 import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
 import * as store from "../store/index.js";
@@ -30,6 +31,7 @@ import { toRunTrainingView } from "./toRunTrainingView.js";
 import * as views from "./toViews.js";
 import { toWorkbenchEvent } from "./toWorkbenchEvent.js";
 import { UnavailableError } from "./UnavailableError.js";
+import { WorkspaceWatcher } from "./WorkspaceWatcher.js";
 
 export interface WorkbenchOptions {
   /** The workspace database file (created when missing). */
@@ -47,6 +49,11 @@ export interface WorkbenchOptions {
   runControl?: RunControl | null;
   /** The GPU the Models page's fit estimates assume. Defaults to "auto" (what a run's backend.gpu defaults to). */
   modelInsightsGpu?: GpuChoice;
+  /**
+   * How often the workspace is checked for what other processes wrote (their runs' progress and
+   * state reach the event stream); null: not watched. Defaults to 250 ms.
+   */
+  watchMs?: number | null;
 }
 
 const orderMap: Record<NonNullable<EnvironmentFilter["order"]>, { orderBy: store.EnvironmentOrder; descending: boolean }> = {
@@ -95,6 +102,7 @@ export class Workbench {
   #runtime: Promise<EnvironmentRuntime> | null = null;
   readonly #runtimeEnabled: boolean;
   readonly #runControl: RunControl | null;
+  readonly #watcher: WorkspaceWatcher | null;
 
   private constructor(db: store.WritableDb, options: WorkbenchOptions) {
     this.db = db;
@@ -107,6 +115,7 @@ export class Workbench {
     const control = options.runControl === undefined ? createRunControl(db, (event) => this.emit(event)) : options.runControl;
     this.#runControl = control ? this.#wire(control) : null;
     this.api = this.#createApi();
+    this.#watcher = options.watchMs === null ? null : new WorkspaceWatcher(db, (event) => this.emit(event), { pollMs: options.watchMs ?? 250 });
   }
 
   /** Opens (creating and migrating when needed) the workspace and builds the API over it. */
@@ -120,6 +129,7 @@ export class Workbench {
   }
 
   async close(): Promise<void> {
+    this.#watcher?.close();
     this.#downloads.cancelAll();
     await this.#plays.closeAll();
     await this.#insights.dispose();
@@ -228,6 +238,7 @@ export class Workbench {
           rawReply: env.rawReply,
           validation: env.validation,
           hint: hint ? { source: hint.source === "env" ? "env" : "writer", text: hint.text } : null,
+          hintSkipped: hint || env.runId === null ? null : (hintSkipReasons(db, env.runId).get(envId) ?? null),
           stats: stats ? views.toEnvironmentStats(stats) : null,
           memory: memory ? views.toMemoryFlags(memory) : null,
           childIds: store.listChildEnvironments(db, envId).map((child) => child.id),
@@ -330,11 +341,11 @@ export class Workbench {
       openEnvSetMember: async ({ set, codeSha256 }) => ({ envId: openEnvSetMember(db, set, codeSha256) }),
       startRun: async ({ config }) => {
         const control = this.#requireRunControl();
-        const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "startRun config");
+        const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "run config");
         // A model URI downloads into the folder the models view lists, unless the config says otherwise.
         const backend = parsed.backend.kind === "llama" && parsed.backend.modelsDir === undefined ? { ...parsed.backend, modelsDir } : parsed.backend;
         const resolved = resolveRunConfigPaths({ ...parsed, backend }, dirname(this.#options.dbPath));
-        checkRunConfigFiles(resolved, "startRun config");
+        checkRunConfigFiles(resolved, "run config");
         return control.start(resolved);
       },
       pauseRun: async ({ runId }) => {

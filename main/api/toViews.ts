@@ -3,7 +3,7 @@ import type { EnvironmentDetail, EnvironmentListItem, EnvironmentStats, MemoryFl
 import type { EpisodeSummary, TurnView } from "../../shared/api/episodeTypes.js";
 import type { EnvSetMemberView } from "../../shared/api/envSetTypes.js";
 import type { AdapterDetail, AdapterView, EvalResultView } from "../../shared/api/modelTypes.js";
-import type { IterationMetrics as IterationMetricsView, RunDetail, RunSummary } from "../../shared/api/runTypes.js";
+import type { IterationMetrics as IterationMetricsView, RunDetail, RunProgressSnapshot, RunSummary } from "../../shared/api/runTypes.js";
 import type { Adapter, EnvSetMember, EnvStats, Environment, EnvironmentSummary, Episode, EvalResult, IterationMetrics, MemoryEntry, Run, Turn } from "../store/index.js";
 
 export function asObject(value: unknown): Record<string, unknown> {
@@ -26,6 +26,7 @@ export function toRunSummary(run: Run, environments: number, validEnvironments: 
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
     finishedAt: run.finishedAt,
+    progress: run.status === "running" ? ((run.progress as RunProgressSnapshot | null) ?? null) : null,
   };
 }
 

@@ -1,5 +1,6 @@
 // The self-play loop's events -> the workbench's pushed events (null: not shown live).
 import type { WorkbenchEvent } from "../../shared/api/events.js";
+import type { RunProgressSnapshot } from "../../shared/api/runTypes.js";
 import { runStatuses } from "../store/queries/runs.js";
 
 type Loose = { type: string } & Record<string, unknown>;
@@ -11,6 +12,11 @@ export function toWorkbenchEvent(event: { type: string }): WorkbenchEvent | null
   switch (e.type) {
     case "iterationStarted":
       return { type: "runProgress", runId: num(e.runId), iteration: num(e.iteration), done: 0, total: 0, phase: "starting" };
+    case "progress": {
+      const progress = e.progress as RunProgressSnapshot;
+      const played = progress.units.find((unit) => unit.name === "played");
+      return { type: "runProgress", runId: num(e.runId), iteration: progress.iteration, done: played?.done ?? 0, total: played?.total ?? 0, phase: progress.phase, progress };
+    }
     case "slotPhase":
       return { type: "runProgress", runId: num(e.runId), iteration: num(e.iteration), done: num(e.slot), total: num(e.slots), phase: typeof e.phase === "string" ? e.phase : null };
     case "environmentAdded":

@@ -2,7 +2,8 @@ import type { RunControllerEvent } from "../selfplay/RunController.js";
 
 /**
  * `spade run`'s stderr: a progress bar for the current iteration (redrawn in place on a terminal,
- * a line per step otherwise) and a summary line per iteration.
+ * a line per step otherwise) and a summary line per iteration. Iterations are numbered as stored
+ * (from 0), as the report and the workbench number them: "iteration 1 of 3" is the store's 1.
  */
 export class RunProgress {
   private iterations = 0;
@@ -16,22 +17,22 @@ export class RunProgress {
         this.iterations = event.iterations;
         break;
       case "slotPhase":
-        this.draw(`iteration ${event.iteration + 1}/${this.iterations} ${bar(event.slot, event.slots)} env ${event.slot + 1}/${event.slots} ${event.phase}${event.detail ? ` (${event.detail})` : ""}`);
+        this.draw(`iteration ${event.iteration} of ${this.iterations} ${bar(event.slot, event.slots)} slot ${event.slot} of ${event.slots} ${event.phase}${event.detail ? ` (${event.detail})` : ""}`);
         break;
       case "iterationCompleted": {
         const m = event.metrics;
         const pct = (value: number | undefined) => (value === undefined ? "-" : `${Math.round(value * 100)}%`);
         const num = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(3));
         this.line(
-          `iteration ${event.iteration + 1}/${this.iterations} done: validity ${pct(m.validityRate)}, win rate ${pct(m.meanWinRate)}, regret ${num(m.meanRegret)}, designer reward ${num(m.designerReward)}, novelty ${pct(m.noveltyRate)}, ${Math.round(m.tokens ?? 0)} tokens, ${((m.wallTimeMs ?? 0) / 1000).toFixed(1)} s`,
+          `iteration ${event.iteration} of ${this.iterations} done: validity ${pct(m.validityRate)}, win rate ${pct(m.meanWinRate)}, regret ${num(m.meanRegret)}, designer reward ${num(m.designerReward)}, novelty ${pct(m.noveltyRate)}, ${Math.round(m.tokens ?? 0)} tokens, ${((m.wallTimeMs ?? 0) / 1000).toFixed(1)} s`,
         );
         break;
       }
       case "note":
-        this.line(`iteration ${event.iteration + 1}: ${event.text}`);
+        this.line(`iteration ${event.iteration}: ${event.text}`);
         break;
       case "trainingStarted":
-        this.draw(`training round ${event.round + 1} after iteration ${event.afterIteration + 1}: ${event.sequences} sequences`);
+        this.draw(`training round ${event.round + 1} after iteration ${event.afterIteration}: ${event.sequences} sequences`);
         break;
       case "trainingProgress":
         this.draw(`training round ${event.round + 1} ${bar(event.step, event.steps)} ${event.phase}${event.steps > 0 ? ` step ${event.step}/${event.steps}` : ""}${event.loss === null ? "" : `, loss ${event.loss.toFixed(4)}`}`);
@@ -41,6 +42,9 @@ export class RunProgress {
         break;
       case "notice":
         this.line(`note: ${event.message}`);
+        break;
+      case "diagnosis":
+        this.line(`diagnosis: ${event.diagnosis.message}`);
         break;
       case "runStatus":
         if (event.status !== "running") this.line(`run ${event.runId} ${event.status}${event.error ? `: ${event.error}` : ""}`);

@@ -24,8 +24,22 @@ async function main(argv: string[]): Promise<number> {
       return runCommand(command, argv.slice(words.length));
     }
   }
+  // A command group (`spade env`, `spade envs`, `spade adapters`): its --help lists its subcommands.
+  const group = commands.filter((command) => command.name.split(" ")[0] === argv[0] && command.name.includes(" "));
+  if (group.length > 0 && (argv[1] === undefined || argv[1] === "--help" || argv[1] === "-h")) {
+    const text = [`usage: spade ${argv[0]} <subcommand> [options]`, "", "subcommands:", ...group.map((command) => `  ${command.usage.padEnd(60)} ${command.summary}`)].join("\n");
+    if (argv[1] === undefined) throw new UsageError(`spade ${argv[0]}: a subcommand is required\n\n${text}`);
+    process.stdout.write(text + "\n");
+    return 0;
+  }
   throw new UsageError(`spade: unknown command "${argv.slice(0, 2).join(" ")}"\n\n${helpText()}`);
 }
+
+// A reader that stops early (`spade report | head -2`) closes the pipe: that is the end, not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
 
 /** Runs one command; its `--help` prints the usage, the summary and the options, and exits 0. */
 async function runCommand(command: Command, argv: string[]): Promise<number> {

@@ -28,6 +28,54 @@ export function tensorboardEventFile(points: readonly ScalarPoint[], startTime: 
   return Buffer.concat(records);
 }
 
+/** The first record of an event file: the file version. */
+export function fileVersionRecord(wallTime: number): Buffer {
+  return record(event({ wallTime, step: 0, fileVersion: "brain.Event:2" }));
+}
+
+/** One record holding scalars of one step (a live writer appends these as the run goes). */
+export function scalarsRecord(step: number, wallTime: number, points: readonly Omit<ScalarPoint, "step" | "wallTime">[]): Buffer {
+  return record(event({ wallTime, step, values: points.map((point) => ({ ...point, step, wallTime })) }));
+}
+
+/** One record holding a text summary (TensorBoard's Text tab renders it as Markdown). */
+export function textRecord(tag: string, text: string, step: number, wallTime: number): Buffer {
+  // Summary.Value: tag = 1, metadata = 9 (SummaryMetadata.plugin_data = 1: PluginData.plugin_name = 1),
+  // tensor = 8 (TensorProto: dtype = 1 (DT_STRING = 7), tensor_shape = 2 (empty: a scalar), string_val = 8).
+  const metadata = bytesField(1, bytesField(1, Buffer.from("text", "utf8")));
+  const tensor = Buffer.concat([varintField(1, 7), bytesField(2, Buffer.alloc(0)), bytesField(8, Buffer.from(text, "utf8"))]);
+  const value = Buffer.concat([bytesField(1, Buffer.from(tag, "utf8")), bytesField(9, metadata), bytesField(8, tensor)]);
+  return record(Buffer.concat([fixed64Field(1, wallTime), varintField(2, step), bytesField(5, bytesField(1, value))]));
+}
+
+/** One record holding a histogram of `values` (TensorBoard's Histograms and Distributions tabs); nothing for no values. */
+export function histogramRecord(tag: string, values: readonly number[], step: number, wallTime: number, buckets = 30): Buffer | null {
+  if (values.length === 0) return null;
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  const width = max > min ? (max - min) / buckets : 1;
+  const limits = max > min ? Array.from({ length: buckets }, (_, i) => (i === buckets - 1 ? max : min + (i + 1) * width)) : [max];
+  const counts = limits.map(() => 0);
+  for (const value of values) counts[Math.min(limits.length - 1, max > min ? Math.floor((value - min) / width) : 0)]! += 1;
+  // HistogramProto: min = 1, max = 2, num = 3, sum = 4, sum_squares = 5 (doubles), bucket_limit = 6, bucket = 7 (packed doubles).
+  const packed = (numbers: number[]) => {
+    const body = Buffer.alloc(numbers.length * 8);
+    numbers.forEach((n, i) => body.writeDoubleLE(n, i * 8));
+    return body;
+  };
+  const histo = Buffer.concat([
+    fixed64Field(1, min),
+    fixed64Field(2, max),
+    fixed64Field(3, values.length),
+    fixed64Field(4, values.reduce((sum, v) => sum + v, 0)),
+    fixed64Field(5, values.reduce((sum, v) => sum + v * v, 0)),
+    bytesField(6, packed(limits)),
+    bytesField(7, packed(counts)),
+  ]);
+  const value = Buffer.concat([bytesField(1, Buffer.from(tag, "utf8")), bytesField(5, histo)]);
+  return record(Buffer.concat([fixed64Field(1, wallTime), varintField(2, step), bytesField(5, bytesField(1, value))]));
+}
+
 /** TFRecord framing: length, masked CRC of the length, data, masked CRC of the data. */
 function record(data: Buffer): Buffer {
   const length = Buffer.alloc(8);

@@ -26,15 +26,24 @@ export function runsToExport(db: ReadonlyDb, runId: number | undefined): Run[] {
 
 /**
  * Every run's scalar metrics per iteration as one CSV table (`metrics.csv`: run, name, iteration,
- * then one column per metric, empty where a metric was not measured), the format spreadsheets and
- * pandas read.
+ * step, then one column per metric, empty where a metric was not measured), the format spreadsheets
+ * and pandas read; and one file per run (`run-<id>/metrics.csv`: step, then the metrics), what
+ * Trackio's CSV import reads. The step is the iteration, as in the TensorBoard files.
  */
 export function metricsCsv(db: ReadonlyDb, runs: readonly Run[]): MetricsExport {
   const { table, names, structured } = collect(db, runs);
-  const header = ["run", "run_name", "iteration", ...names];
+  const header = ["run", "run_name", "iteration", "step", ...names];
   const lines = [header.map(csvCell).join(",")];
-  for (const row of table) lines.push([row.run.id, row.run.name, row.iteration, ...names.map((name) => row.values[name] ?? "")].map(csvCell).join(","));
-  return { files: [{ path: "metrics.csv", bytes: Buffer.from(`${lines.join("\n")}\n`, "utf8") }], counts: { runs: runs.length, iterations: table.length, metrics: names.length }, structured };
+  for (const row of table) lines.push([row.run.id, row.run.name, row.iteration, row.iteration, ...names.map((name) => row.values[name] ?? "")].map(csvCell).join(","));
+  const files: ExportFile[] = [{ path: "metrics.csv", bytes: Buffer.from(`${lines.join("\n")}\n`, "utf8") }];
+  for (const run of runs) {
+    const rows = table.filter((row) => row.run.id === run.id);
+    const own = names.filter((name) => rows.some((row) => row.values[name] !== undefined));
+    const runLines = [["step", ...own].map(csvCell).join(",")];
+    for (const row of rows) runLines.push([row.iteration, ...own.map((name) => row.values[name] ?? "")].map(csvCell).join(","));
+    files.push({ path: `run-${run.id}/metrics.csv`, bytes: Buffer.from(`${runLines.join("\n")}\n`, "utf8") });
+  }
+  return { files, counts: { runs: runs.length, iterations: table.length, metrics: names.length }, structured };
 }
 
 /**

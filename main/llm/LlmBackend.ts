@@ -32,6 +32,8 @@ export interface LlmBackend {
   countTokens?(messages: ChatMessage[], options?: { tools?: ToolSpec[]; thinking?: ThinkingMode }): Promise<number>;
   /** Tokens one call's prompt and reply may hold together; absent where unknown (remote servers). */
   readonly contextSize?: number;
+  /** The context length the model was trained on (GGUF metadata); absent where unknown (remote servers). */
+  readonly trainedContextSize?: number;
   /** How the backend runs calls in parallel, for the CLI and logs, e.g. `2 sequences x 4096 tokens in one context (batch 512), cuda, 4 threads`. */
   readonly layout?: string;
   /**

@@ -7,6 +7,7 @@ import { getHint } from "../store/queries/hints.js";
 import { getRun, listRuns, type Run } from "../store/queries/runs.js";
 import { listAdapters } from "../store/queries/adapters.js";
 import { listTrainingRounds } from "../store/queries/trainingRounds.js";
+import { listRunNotes } from "../store/queries/schedule.js";
 import { getRawReply, listValidationWarnings } from "../store/queries/uiQueries.js";
 import { storedRunAblations } from "./describeAblations.js";
 import { diagnoseRun } from "./diagnoseRun.js";
@@ -26,6 +27,7 @@ export function buildRunReport(db: ReadonlyDb, runId?: number): RunReport {
 function reportRun(db: ReadonlyDb, run: Run): ReportRun {
   const ablations = storedRunAblations(run.config);
   const adapterId = adapterIdResolver(db);
+  const hintSkipped = hintSkipReasons(db, run.id);
   // In schedule order (iteration, slot, attempt), not id order: slots run concurrently, so ids
   // follow completion order and the same seed would otherwise print differently from run to run.
   const environments = listEnvironments(db, { runId: run.id, orderBy: "slot", limit: Number.MAX_SAFE_INTEGER }).map((env) => {
@@ -54,6 +56,7 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
       skill: env.skill,
       adapterId: adapterId(env.adapter),
       replyHead: env.valid ? null : replyHead(getRawReply(db, env.id)),
+      hintSkipped: hintSkipped.get(env.id) ?? null,
     };
   });
   const trainingRounds = listTrainingRounds(db, run.id).map((round) => ({
@@ -66,6 +69,16 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
   }));
   const diagnosis = environments.some((env) => env.valid) ? null : diagnoseRun(db, run);
   return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations, trainingRounds, diagnosis };
+}
+
+/** Why a game's hinted plays were skipped, by environment id (the loop's "hint skipped <id>" notes). */
+export function hintSkipReasons(db: ReadonlyDb, runId: number): Map<number, string> {
+  const reasons = new Map<number, string>();
+  for (const note of listRunNotes(db, runId)) {
+    const match = /^hint skipped (\d+)$/.exec(note.kind);
+    if (match) reasons.set(Number(match[1]), note.text);
+  }
+  return reasons;
 }
 
 /** Lines of an invalid attempt's reply shown by `spade report`: enough to see what the model wrote. */

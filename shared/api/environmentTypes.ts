@@ -80,6 +80,8 @@ export interface EnvironmentDetail extends EnvironmentListItem {
   rawReply: string | null;
   validation: ValidationReport | null;
   hint: HintView | null;
+  /** Why this game has no hint and its hinted plays were skipped (e.g. the hint prompt did not fit the context); absent or null otherwise. */
+  hintSkipped?: string | null;
   stats: EnvironmentStats | null;
   /** Null when the environment never entered memory. */
   memory: MemoryFlags | null;

@@ -1,5 +1,5 @@
 // Events the engine pushes to the workbench (Electron `spade:event`, WebSocket `/ws`).
-import type { RunStatus } from "./runTypes.js";
+import type { RunProgressSnapshot, RunStatus } from "./runTypes.js";
 
 export interface RunProgressEvent {
   type: "runProgress";
@@ -10,6 +10,8 @@ export interface RunProgressEvent {
   total: number;
   /** What the loop is doing now, e.g. "designer", "validate", "plays". */
   phase: string | null;
+  /** The whole live progress (unit counts, training step, time left) when known. */
+  progress?: RunProgressSnapshot;
 }
 
 export interface RunStatusEvent {

@@ -1,6 +1,38 @@
 // What the workbench shows about runs: list rows, details and per-iteration metrics.
 
-export type RunStatus = "running" | "paused" | "stopped" | "failed" | "completed";
+/**
+ * A run's state. "interrupted": stored as running, but the process that owned it is gone (killed,
+ * crashed); it is resumable like a paused run.
+ */
+export type RunStatus = "running" | "paused" | "stopped" | "failed" | "completed" | "interrupted";
+
+/** A count of one kind of work in the current rollout or training round, e.g. 120 of 384 plays. */
+export interface ProgressUnit {
+  /** What is counted: "designed", "played", "training steps", ... */
+  name: string;
+  done: number;
+  total: number;
+}
+
+/**
+ * What a running run is doing now, kept by the process that owns it (and stored, so every window
+ * of the workspace sees it): general enough for any phase a run grows (training rounds, ...).
+ */
+export interface RunProgressSnapshot {
+  /** The rollout now running, numbered as stored (0-based; the CLI prints the same k). */
+  iteration: number;
+  iterations: number;
+  /** What the run does now: "starting", "designing", "validating", "hinting", "playing", "scoring", "training". */
+  phase: string;
+  /** Unit counts of the current rollout (or training round). */
+  units: ProgressUnit[];
+  /** The current training round, while one runs. */
+  training: { round: number; phase: string; step: number; steps: number; loss: number | null } | null;
+  /** Estimated milliseconds until the run ends, from the rates measured so far; null until measurable. */
+  etaMs: number | null;
+  /** When this progress was taken (ms since the epoch). */
+  updatedAt: number;
+}
 
 export interface RunSummary {
   id: number;
@@ -19,6 +51,8 @@ export interface RunSummary {
   createdAt: number;
   updatedAt: number | null;
   finishedAt: number | null;
+  /** What the run is doing now (running runs), else null. */
+  progress?: RunProgressSnapshot | null;
 }
 
 export interface RunDetail extends RunSummary {

@@ -6,6 +6,8 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { launchChromium, type LaunchedBrowser } from "../../main/bench/launchChromium.js";
+import { openDatabase } from "../../main/store/openDatabase.js";
+import { insertEnvironment } from "../../main/store/queries/environments.js";
 import type { ChatMessage } from "../../shared/llm.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fakeOpenAiServer.js";
 import { selfPlayReply } from "../support/selfPlayScript.js";
@@ -113,6 +115,16 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await page.locator(".monaco-editor .view-lines").waitFor({ timeout: 30_000 });
     await page.locator(".monaco-editor .squiggly-error").first().waitFor({ timeout: 10_000 });
     expect(await page.getByTestId("validation-panel").innerText()).toContain("(line 6)");
+  });
+
+  it("an attempt without code offers nothing to play, and says why", async () => {
+    const db = openDatabase(join(dir, "workspace.sqlite"));
+    const envId = insertEnvironment(db, { source: "designer", code: null, valid: false, validationError: "the reply contained no Python code", rawReply: "Once upon a time" });
+    db.close();
+    await open(`#/envs/${envId}`);
+    await page.getByTestId("no-play").waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId("no-play").innerText()).toMatch(/no code/);
+    expect(await page.getByRole("button", { name: "Start playing" }).count()).toBe(0);
   });
 
   it("pins an environment in memory", async () => {
@@ -230,7 +242,7 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await form.getByRole("button", { name: "Download" }).click();
     await form.getByRole("alert").waitFor();
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(await form.getByRole("alert").innerText()).toMatch(/ModelDownloadError.*127\.0\.0\.1:9 cannot be reached/s);
+    expect(await form.getByRole("alert").innerText()).toMatch(/^Download failed: .*127\.0\.0\.1:9 cannot be reached/s);
     const adapters = await page.getByTestId("adapters-table").innerText();
     expect(adapters).toContain("spade-it1");
     expect(adapters).toContain("36.0%");

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parquetReadObjects } from "hyparquet";
 import { beforeAll, describe, expect, it } from "vitest";
+import { decodeEvent, readTfRecords } from "../support/tfEvents.js";
 import { crc32c, maskedCrc32c } from "../../main/exports/crc32c.js";
 import { exportRunData } from "../../main/exports/exportRunData.js";
 import type { WritableDb } from "../../main/store/DatabaseHandle.js";
@@ -46,13 +47,16 @@ describe("metrics-csv", () => {
     const { outDir, manifest } = exported("metrics-csv");
     expect(readFileSync(join(outDir, "metrics.csv"), "utf8")).toBe(
       [
-        "run,run_name,iteration,meanRegret,noveltyRate,validityRate",
-        `${ids.runId},fixture,0,0.125,,0.5`,
-        `${ids.runId},fixture,1,,0.25,1`,
-        `${second},"second, ""quoted""",0,,,0.75`,
+        "run,run_name,iteration,step,meanRegret,noveltyRate,validityRate",
+        `${ids.runId},fixture,0,0,0.125,,0.5`,
+        `${ids.runId},fixture,1,1,,0.25,1`,
+        `${second},"second, ""quoted""",0,0,,,0.75`,
         "",
       ].join("\n"),
     );
+    // One file per run with a step column: what Trackio's CSV import reads.
+    expect(readFileSync(join(outDir, `run-${ids.runId}`, "metrics.csv"), "utf8")).toBe(["step,meanRegret,noveltyRate,validityRate", "0,0.125,,0.5", "1,,0.25,1", ""].join("\n"));
+    expect(readFileSync(join(outDir, `run-${second}`, "metrics.csv"), "utf8")).toBe(["step,validityRate", "0,0.75", ""].join("\n"));
     expect(manifest.counts).toEqual({ runs: 2, iterations: 3, metrics: 3 });
     expect(manifest.notes).toEqual(["metrics that are not scalars were left out: winRateHistogram"]);
     expect(JSON.parse(readFileSync(join(outDir, "manifest.json"), "utf8"))).toEqual(manifest);
@@ -126,66 +130,3 @@ describe("verl", () => {
 function toArrayBuffer(bytes: Buffer): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
-
-/** TFRecord framing, checking both CRCs. */
-function readTfRecords(bytes: Buffer): Buffer[] {
-  const records: Buffer[] = [];
-  let at = 0;
-  while (at < bytes.length) {
-    const length = Number(bytes.readBigUInt64LE(at));
-    expect(bytes.readUInt32LE(at + 8)).toBe(maskedCrc32c(bytes.subarray(at, at + 8)));
-    const data = bytes.subarray(at + 12, at + 12 + length);
-    expect(bytes.readUInt32LE(at + 12 + length)).toBe(maskedCrc32c(data));
-    records.push(data);
-    at += 16 + length;
-  }
-  return records;
-}
-
-/** A minimal protobuf reader for tensorflow.Event with scalar summaries. */
-function decodeEvent(data: Buffer): { wallTime: number; step: number; fileVersion: string | null; values: Array<[string, number]> } {
-  const event = { wallTime: 0, step: 0, fileVersion: null as string | null, values: [] as Array<[string, number]> };
-  for (const field of fields(data)) {
-    if (field.number === 1) event.wallTime = field.bytes.readDoubleLE(0);
-    else if (field.number === 2) event.step = field.varint;
-    else if (field.number === 3) event.fileVersion = field.bytes.toString("utf8");
-    else if (field.number === 5) {
-      for (const value of fields(field.bytes)) {
-        let tag = "";
-        let simple = NaN;
-        for (const part of fields(value.bytes)) {
-          if (part.number === 1) tag = part.bytes.toString("utf8");
-          if (part.number === 2) simple = part.bytes.readFloatLE(0);
-        }
-        event.values.push([tag, simple]);
-      }
-    }
-  }
-  return event;
-}
-
-function* fields(data: Buffer): Generator<{ number: number; varint: number; bytes: Buffer }> {
-  let at = 0;
-  const varint = () => {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      const byte = data[at++]!;
-      result += (byte & 0x7f) * 2 ** shift;
-      if (!(byte & 0x80)) return result;
-      shift += 7;
-    }
-  };
-  while (at < data.length) {
-    const key = varint();
-    const wire = key & 7;
-    if (wire === 0) yield { number: key >> 3, varint: varint(), bytes: Buffer.alloc(0) };
-    else if (wire === 1) yield { number: key >> 3, varint: 0, bytes: data.subarray(at, (at += 8)) };
-    else if (wire === 5) yield { number: key >> 3, varint: 0, bytes: data.subarray(at, (at += 4)) };
-    else {
-      const length = varint();
-      yield { number: key >> 3, varint: 0, bytes: data.subarray(at, (at += length)) };
-    }
-  }
-}
-

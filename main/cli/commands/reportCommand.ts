@@ -29,9 +29,11 @@ export const reportCommand: Command = {
     }
     for (const run of report.runs) {
       process.stdout.write(`run ${run.id} ${run.name ? `"${run.name}" ` : ""}${run.status}, ${run.iterationsCompleted} iterations${run.ablations.length ? ` (${run.ablations.join(", ")})` : ""}\n`);
+      if (run.error) process.stdout.write(`  error: ${run.error}\n`);
+      if (run.status === "interrupted") process.stdout.write(`  the process that ran it is gone; continue it with spade run --config <its config> --resume\n`);
       for (const env of run.environments) {
         const stats = env.valid
-          ? `win ${fmt(env.winRate)} hinted ${fmt(env.hintWinRate)} regret ${fmt(env.regret)} reward ${fmt(env.designerReward)}${env.novel === false ? " duplicate" : ""}`
+          ? `win ${fmt(env.winRate)} hinted ${env.hintSkipped ? `skipped (${env.hintSkipped})` : fmt(env.hintWinRate)} regret ${fmt(env.regret)} reward ${fmt(env.designerReward)}${env.novel === false ? " duplicate" : ""}`
           : `invalid: ${env.validationError ?? "?"}`;
         process.stdout.write(`  #${env.id} it${env.iteration} slot${env.slot}.${env.attempt} ${env.className ?? "-"}: ${stats}\n`);
         for (const warning of env.validationWarnings ?? []) process.stdout.write(`      warning| ${warning}\n`);

@@ -11,7 +11,7 @@ import { findResumableRun } from "../../selfplay/findResumableRun.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
 import { RunController } from "../../selfplay/RunController.js";
 import { openDatabase } from "../../store/openDatabase.js";
-import { updateRunConfig } from "../../store/queries/runs.js";
+import { settleRun, updateRunConfig } from "../../store/queries/runs.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
 import { readJsonFile } from "../readJsonFile.js";
@@ -69,18 +69,29 @@ export const runCommand: Command = {
       if (JSON.stringify(run.config) !== JSON.stringify(config)) updateRunConfig(db, run.id, config); // a new adapter or forced keys from here on
       if (changes.safe.length > 0) process.stderr.write(`run ${run.id} goes on with new values of ${changes.safe.map(describeResumeChange).join(", ")}\n`);
       runId = (await controller.resume(run.id)).runId;
-      process.stderr.write(`resuming run ${runId} at iteration ${run.iterationsCompleted + 1}\n`);
+      process.stderr.write(`resuming run ${runId} at iteration ${run.iterationsCompleted} of ${config.iterations}\n`);
     } else {
       runId = (await controller.start(config)).runId;
       process.stderr.write(`run ${runId} started (${config.db})\n`);
     }
-    const pauseOnSignal = () => {
-      process.stderr.write("\npausing after the current step (resume with --resume)...\n");
-      void controller.pause(runId).catch(() => undefined);
+    let signals = 0;
+    const pauseOnSignal = (signal: NodeJS.Signals) => {
+      signals += 1;
+      if (signals === 1) {
+        process.stderr.write(`\npausing after the current step (resume with --resume; ${signal} again pauses at once)...\n`);
+        void controller.pause(runId).catch(() => undefined);
+        return;
+      }
+      // Asked twice: store the pause now (status and owner in one transaction), then go.
+      settleRun(db, runId, process.pid, "paused");
+      process.stderr.write(`run ${runId} paused\n`);
+      process.exit(130);
     };
-    process.once("SIGINT", pauseOnSignal);
-    process.once("SIGTERM", pauseOnSignal);
+    process.on("SIGINT", pauseOnSignal);
+    process.on("SIGTERM", pauseOnSignal);
     const status = await controller.wait(runId);
+    process.off("SIGINT", pauseOnSignal);
+    process.off("SIGTERM", pauseOnSignal);
     db.close();
     if (status === "completed") return 0;
     return status === "paused" ? 130 : 1;

@@ -108,6 +108,11 @@ export class LlamaBackend implements LlmBackend {
     return this.ready().pool.context.contextSize;
   }
 
+  /** The context length the model was trained on, from its GGUF metadata. */
+  get trainedContextSize(): number {
+    return this.ready().model.trainContextSize;
+  }
+
   /**
    * How the context is laid out, for the CLI and logs: e.g.
    * `2 sequences x 512 tokens in one context (batch 512), cpu, 1 thread`.

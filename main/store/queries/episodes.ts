@@ -316,3 +316,9 @@ function decodeRow(
   const stored = { messages: fromJson<ChatMessage[]>(row.messages, "turns.messages"), prefix: row.messages_prefix };
   return decodePrompt(stored, previousFull, previous);
 }
+
+/** The returns of a run's plays in one rollout (canary plays left out), with the game and whether it was hinted: the groups of GRPO. */
+export function listRolloutReturns(db: ReadonlyDb, runId: number, rollout: number): { environmentId: number; hinted: boolean; return: number }[] {
+  const rows = statement(db, `SELECT environment_id, hinted, return FROM episodes WHERE run_id = ? AND rollout = ? AND canary = 0 ORDER BY id`).all(runId, rollout) as { environment_id: number; hinted: number; return: number }[];
+  return rows.map((row) => ({ environmentId: row.environment_id, hinted: row.hinted === 1, return: row.return }));
+}

@@ -8,6 +8,13 @@ import { checkTextLength } from "../TextTooLongError.js";
 
 export const runStatuses = ["running", "paused", "stopped", "failed", "completed"] as const;
 export type RunStatus = (typeof runStatuses)[number];
+/**
+ * A run's state as read: its stored status, or "interrupted" for a run stored as running whose
+ * owner is gone (killed, crashed, its heartbeat stale). Never written; resumable like a pause.
+ */
+export type RunState = RunStatus | "interrupted";
+/** What another process may ask of a run's owner: picked up at the owner's next unit of work. */
+export type RunControlRequest = "pause" | "stop";
 
 export interface Run {
   id: number;
@@ -15,7 +22,7 @@ export interface Run {
   /** The run's configuration as stored (parsed JSON). */
   config: unknown;
   seed: number;
-  status: RunStatus;
+  status: RunState;
   error: string | null;
   createdAt: number;
   updatedAt: number;
@@ -23,6 +30,10 @@ export interface Run {
   iterationsCompleted: number;
   ownerPid: number | null;
   ownerHeartbeat: number | null;
+  /** A pause or stop another process asked for, not yet picked up by the owner. */
+  controlRequest: RunControlRequest | null;
+  /** The owner's live progress (parsed JSON), null when none was recorded. */
+  progress: unknown;
 }
 
 export interface NewRun {
@@ -34,6 +45,8 @@ export interface NewRun {
   seed?: number;
   /** Defaults to "running". */
   status?: RunStatus;
+  /** The process that owns the run from its creation (no moment without an owner). Defaults to none. */
+  ownerPid?: number;
 }
 
 interface RunRow {
@@ -50,6 +63,18 @@ interface RunRow {
   owner_pid: number | null;
   owner_heartbeat: number | null;
   owner_started: string | null;
+  control_request: RunControlRequest | null;
+  progress: string | null;
+}
+
+/** A holder whose heartbeat is older than this is gone, even if its pid is alive (a frozen or foreign process). */
+export const staleHeartbeatMs = 60_000;
+
+/** Whether a run stored as running has lost its owner: no live holder with a fresh heartbeat. */
+function ownerGone(row: Pick<RunRow, "owner_pid" | "owner_heartbeat" | "owner_started">, now: number): boolean {
+  if (row.owner_pid === null) return false; // created without an owner (tests, benches): nothing to judge by
+  if (row.owner_heartbeat !== null && now - row.owner_heartbeat >= staleHeartbeatMs) return true;
+  return holderState(row.owner_pid, row.owner_started) === "gone";
 }
 
 function toRun(row: RunRow): Run {
@@ -58,7 +83,7 @@ function toRun(row: RunRow): Run {
     name: row.name,
     config: fromJson(row.config, "runs.config"),
     seed: row.seed,
-    status: row.status,
+    status: row.status === "running" && ownerGone(row, Date.now()) ? "interrupted" : row.status,
     error: row.error,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -66,6 +91,8 @@ function toRun(row: RunRow): Run {
     iterationsCompleted: row.iterations_completed,
     ownerPid: row.owner_pid,
     ownerHeartbeat: row.owner_heartbeat,
+    controlRequest: row.control_request ?? null,
+    progress: row.progress === null || row.progress === undefined ? null : fromJson(row.progress, "runs.progress"),
   };
 }
 
@@ -74,10 +101,11 @@ const terminal = (status: RunStatus) => status === "stopped" || status === "fail
 export function createRun(db: WritableDb, run: NewRun = {}): Run {
   checkTextLength("run name", run.name ?? "");
   const now = Date.now();
+  const owner = run.ownerPid ?? null;
   const row = statement(
     db,
-    `INSERT INTO runs (name, config, seed, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
-  ).get(run.name ?? "", toJson(run.config ?? {}), run.seed ?? 0, run.status ?? "running", now, now) as RunRow;
+    `INSERT INTO runs (name, config, seed, status, created_at, updated_at, owner_pid, owner_heartbeat, owner_started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+  ).get(run.name ?? "", toJson(run.config ?? {}), run.seed ?? 0, run.status ?? "running", now, now, owner, owner === null ? null : now, owner === null ? null : processStartTime(owner)) as RunRow;
   return toRun(row);
 }
 
@@ -140,7 +168,7 @@ export interface RunLockOptions {
  */
 export function acquireRunLock(db: WritableDb, runId: number, pid: number, options: RunLockOptions = {}): void {
   const now = options.now ?? Date.now();
-  const staleAfterMs = options.staleAfterMs ?? 60_000;
+  const staleAfterMs = options.staleAfterMs ?? staleHeartbeatMs;
   const stateOf = options.holderState ?? holderState;
   db.transaction(() => {
     const row = statement(db, `SELECT owner_pid, owner_heartbeat, owner_started FROM runs WHERE id = ?`).get(runId) as
@@ -182,7 +210,40 @@ export function heartbeatRunLock(db: WritableDb, runId: number, pid: number, now
   return statement(db, `UPDATE runs SET owner_heartbeat = ? WHERE id = ? AND owner_pid = ?`).run(now, runId, pid).changes === 1;
 }
 
-/** Gives the run up (only if `pid` holds it). */
+/** Gives the run up (only if `pid` holds it); a pending control request and the live progress go with it. */
 export function releaseRunLock(db: WritableDb, runId: number, pid: number): void {
-  statement(db, `UPDATE runs SET owner_pid = NULL, owner_heartbeat = NULL, owner_started = NULL WHERE id = ? AND owner_pid = ?`).run(runId, pid);
+  statement(db, `UPDATE runs SET owner_pid = NULL, owner_heartbeat = NULL, owner_started = NULL, control_request = NULL, progress = NULL WHERE id = ? AND owner_pid = ?`).run(runId, pid);
+}
+
+/**
+ * The owner's last word on a run: its status and the release of the lock in one transaction, so
+ * no reader ever sees a paused run that still has an owner, or a running one without.
+ */
+export function settleRun(db: WritableDb, runId: number, pid: number, status: RunStatus, error: string | null = null): void {
+  db.transaction(() => {
+    updateRunStatus(db, runId, status, error);
+    releaseRunLock(db, runId, pid);
+  }).immediate();
+}
+
+/**
+ * Asks the owner of a running run to pause or stop at its next unit of work (a stop is not
+ * weakened to a pause). Returns false when the run has no owner to ask.
+ */
+export function requestRunControl(db: WritableDb, runId: number, request: RunControlRequest): boolean {
+  return (
+    statement(db, `UPDATE runs SET control_request = CASE WHEN control_request = 'stop' THEN 'stop' ELSE ? END WHERE id = ? AND status = 'running' AND owner_pid IS NOT NULL`).run(request, runId)
+      .changes === 1
+  );
+}
+
+/** The pending control request for the run `pid` owns, or null. */
+export function readRunControlRequest(db: ReadonlyDb, runId: number, pid: number): RunControlRequest | null {
+  const row = statement(db, `SELECT control_request FROM runs WHERE id = ? AND owner_pid = ?`).get(runId, pid) as { control_request: RunControlRequest | null } | undefined;
+  return row?.control_request ?? null;
+}
+
+/** Records the owner's live progress (JSON) for windows in other processes. */
+export function setRunProgress(db: WritableDb, runId: number, pid: number, progress: unknown): void {
+  statement(db, `UPDATE runs SET progress = ? WHERE id = ? AND owner_pid = ?`).run(toJson(progress), runId, pid);
 }

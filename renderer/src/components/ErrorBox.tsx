@@ -1,8 +1,9 @@
 import { ApiCallError } from "../../../shared/api/wire.js";
+import { errorTitle } from "../lib/format/errorTitle.js";
 
 /** A failed call, said plainly where the data would have been. */
 export function ErrorBox({ error, onRetry }: { error: Error; onRetry?: () => void }) {
-  const title = error instanceof ApiCallError ? error.errorName : error.name;
+  const title = errorTitle(error instanceof ApiCallError ? error.errorName : error.name);
   return (
     <div className="error-box" role="alert">
       <span>

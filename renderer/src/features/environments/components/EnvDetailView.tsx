@@ -62,6 +62,10 @@ export function EnvDetailView({ envId }: { envId: number }) {
             <p data-testid="hint">
               {e.hint.text} <span className="muted small">({e.hint.source === "env" ? "the environment's hint()" : "hint writer"})</span>
             </p>
+          ) : e.hintSkipped ? (
+            <p className="bad" data-testid="hint-skipped">
+              Hinted plays skipped: {e.hintSkipped}
+            </p>
           ) : (
             <p className="muted">No hint.</p>
           )}
@@ -73,7 +77,13 @@ export function EnvDetailView({ envId }: { envId: number }) {
             </p>
           )}
           <h3>Play by hand</h3>
-          <PlayPanel envId={e.id} hint={e.hint?.text ?? null} />
+          {e.code ? (
+            <PlayPanel envId={e.id} hint={e.hint?.text ?? null} />
+          ) : (
+            <p className="muted" data-testid="no-play">
+              Nothing to play: this attempt has no code.
+            </p>
+          )}
         </aside>
       </div>
       <h3>Episodes</h3>

@@ -17,7 +17,9 @@ export function RunControls({ run, onDone, onError }: { run: RunSummary; onDone:
       setBusy(false);
     }
   }
-  const live = run.status === "running" || run.status === "paused";
+  // An interrupted run (its process is gone) resumes like a paused one.
+  const resumable = run.status === "paused" || run.status === "interrupted";
+  const live = run.status === "running" || resumable;
   return (
     <span className="controls">
       {run.status === "running" && (
@@ -25,7 +27,7 @@ export function RunControls({ run, onDone, onError }: { run: RunSummary; onDone:
           Pause
         </button>
       )}
-      {run.status === "paused" && (
+      {resumable && (
         <button type="button" disabled={busy} onClick={() => act("resumeRun")}>
           Resume
         </button>

@@ -8,6 +8,7 @@ import { useApi } from "../../../lib/api/ApiContext.js";
 import { formatTime } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
+import { prepareRunProgress } from "../lib/prepareRunProgress.js";
 import { AblationBadges } from "./AblationBadges.js";
 import { DiagnosisBanner } from "./DiagnosisBanner.js";
 import { HeldOutScores } from "./HeldOutScores.js";
@@ -27,11 +28,10 @@ export function RunDetailView({ runId }: { runId: number }) {
     metrics.reload();
     setTableVersion((v) => v + 1);
   });
-  const progress = live.runs[runId];
-
   if (run.error) return <ErrorBox error={run.error} onRetry={run.reload} />;
   if (!run.data) return <Loading what={`run ${runId}`} />;
   const r = run.data;
+  const progress = r.status === "running" ? prepareRunProgress(live.runs[runId] ?? r.progress) : null;
   return (
     <section className="view" data-testid="run-view">
       <header className="view-head">
@@ -53,7 +53,11 @@ export function RunDetailView({ runId }: { runId: number }) {
         {r.error && <span className="bad"> · {r.error}</span>}
       </p>
       {live.model && <ProgressBar label={`${live.model.phase === "download" ? "Downloading" : "Loading"} ${live.model.model}`} fraction={live.model.fraction} />}
-      {progress && r.status === "running" && <ProgressBar label={`iteration ${progress.iteration}${progress.phase ? ` · ${progress.phase}` : ""}`} fraction={progress.total > 0 ? progress.done / progress.total : null} />}
+      {progress && (
+        <div data-testid="run-progress">
+          <ProgressBar label={progress.label} fraction={progress.fraction} />
+        </div>
+      )}
       {metrics.error && <ErrorBox error={metrics.error} onRetry={metrics.reload} />}
       {metrics.data && <RunCharts metrics={metrics.data} />}
       <TrainingRounds runId={runId} version={tableVersion} />

@@ -8,6 +8,7 @@ import { useApi } from "../../../lib/api/ApiContext.js";
 import { formatTime } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
+import { prepareRunProgress } from "../lib/prepareRunProgress.js";
 import { AblationBadges } from "./AblationBadges.js";
 import { RunControls } from "./RunControls.js";
 import { RunFormPanel } from "./RunFormPanel.js";
@@ -43,7 +44,7 @@ export function RunsView({ cloneFrom = null, fixedSet = null }: { cloneFrom?: nu
       {actionError && <ErrorBox error={actionError} />}
       {runs.error && <ErrorBox error={runs.error} onRetry={runs.reload} />}
       {!runs.data && !runs.error && <Loading what="runs" />}
-      {runs.data && runs.data.length === 0 && <p className="empty">No runs yet. Start one with “New run” or `spade run --config`.</p>}
+      {runs.data && runs.data.length === 0 && <p className="empty">No runs yet. Start one with “New run” or <code>spade run --config</code>.</p>}
       {runs.data && runs.data.length > 0 && (
         <table className="table" data-testid="runs-table">
           <thead>
@@ -59,7 +60,7 @@ export function RunsView({ cloneFrom = null, fixedSet = null }: { cloneFrom?: nu
           </thead>
           <tbody>
             {runs.data.map((run) => {
-              const progress = live.runs[run.id];
+              const progress = run.status === "running" ? prepareRunProgress(live.runs[run.id] ?? run.progress) : null;
               return (
                 <tr key={run.id}>
                   <td>
@@ -81,8 +82,8 @@ export function RunsView({ cloneFrom = null, fixedSet = null }: { cloneFrom?: nu
                   </td>
                   <td>{formatTime(run.createdAt)}</td>
                   <td className="progress-cell">
-                    {progress && run.status === "running" ? (
-                      <ProgressBar label={`iteration ${progress.iteration}${progress.phase ? ` · ${progress.phase}` : ""}`} fraction={progress.total > 0 ? progress.done / progress.total : null} />
+                    {progress ? (
+                      <ProgressBar label={progress.label} fraction={progress.fraction} />
                     ) : (
                       <span className="muted">–</span>
                     )}
