@@ -6,7 +6,7 @@ import { pythonPackageWriter } from "./pythonPackageWriter.js";
 /** One writer per format, chosen by `spade envs export --format`. */
 export const envPackageWriters: Record<EnvPackageFormat, EnvPackageWriter> = {
   openenv: pythonPackageWriter("openenv", "spade_runtime"),
-  verifiers: pythonPackageWriter("verifiers", "{name}/spade_runtime"),
-  gem: pythonPackageWriter("gem", "{name}/spade_runtime"),
+  verifiers: pythonPackageWriter("verifiers", "{module}/spade_runtime"),
+  gem: pythonPackageWriter("gem", "{module}/spade_runtime"),
   "game-files": gameFilesWriter,
 };

@@ -4,6 +4,8 @@ export interface PackageNames {
   name: string;
   /** Class-name prefix of the generated classes: `CodeBreaker`. */
   prefix: string;
+  /** Python module of verifiers and GEM packages, the distribution name with underscores: `spade_code_breaker`. */
+  module: string;
   /** Distribution name with dashes: `spade-code-breaker`. */
   envId: string;
   /** GEM registry id: `spade:CodeBreaker-v0`. */
@@ -31,6 +33,6 @@ export function packageNames(classNames: readonly string[]): PackageNames[] {
     used.set(name, count);
     if (count > 1) name = `${name}_${count}`;
     const prefix = name.split("_").map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join("");
-    return { name, prefix, envId: `spade-${name.replace(/_/g, "-")}`, gemId: `spade:${prefix}-v0`, title: words.join(" ") || className };
+    return { name, prefix, module: `spade_${name}`, envId: `spade-${name.replace(/_/g, "-")}`, gemId: `spade:${prefix}-v0`, title: words.join(" ") || className };
   });
 }

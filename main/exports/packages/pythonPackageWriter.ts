@@ -8,7 +8,7 @@ import { runtimeFiles } from "./runtimeFiles.js";
 /**
  * A writer for formats that make one Python package per environment: the format's templates
  * rendered into `<name>/`, and the runtime placed where the package's modules import it from
- * (`runtimeIn`, relative to the package folder, `{name}` for the package name).
+ * (`runtimeIn`, relative to the package folder, `{module}` for the Python module).
  */
 export function pythonPackageWriter(format: Exclude<EnvPackageFormat, "game-files">, runtimeIn: string): EnvPackageWriter {
   return {
@@ -17,7 +17,7 @@ export function pythonPackageWriter(format: Exclude<EnvPackageFormat, "game-file
       const names = packageNames(environments.map((environment) => environment.className));
       const files = environments.flatMap((environment, i) => {
         const name = names[i]!;
-        const runtimeDir = runtimeIn.replace("{name}", name.name);
+        const runtimeDir = runtimeIn.replace("{module}", name.module);
         return [
           ...renderFormatTemplates(format, name.name, packageValues(environment, name)),
           ...runtimeFiles(runtimeDir ? `${name.name}/${runtimeDir}` : name.name, environment),

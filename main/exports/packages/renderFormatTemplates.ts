@@ -4,18 +4,19 @@ import { resourcePath } from "../../paths.js";
 import { renderTemplate } from "../../util/renderTemplate.js";
 import type { PackageFile } from "./EnvPackageWriter.js";
 
-/** The token a template's path uses for the package name, as OpenEnv's own templates do. */
-const NAME_TOKEN = "__ENV_NAME__";
+/** Tokens a template's path uses for the package name (as OpenEnv's own templates do) and the Python module. */
+const PATH_TOKENS: Array<[string, string]> = [["__ENV_NAME__", "name"], ["__MODULE__", "module"]];
 
 /**
  * Every `*.tmpl` file under `resources/exports/<format>/`, rendered with `values` (`{{key}}`
  * placeholders; a missing value is an error) and placed under `into`: `.tmpl` dropped and
- * `__ENV_NAME__` in its path replaced by `values.name`.
+ * `__ENV_NAME__` / `__MODULE__` in its path replaced by `values.name` / `values.module`.
  */
 export function renderFormatTemplates(format: string, into: string, values: Record<string, string>): PackageFile[] {
   const root = resourcePath("exports", format);
   return templateFiles(root).map((file) => {
-    const path = relative(root, file).split(sep).join("/").replace(/\.tmpl$/, "").split(NAME_TOKEN).join(values.name ?? NAME_TOKEN);
+    let path = relative(root, file).split(sep).join("/").replace(/\.tmpl$/, "");
+    for (const [token, key] of PATH_TOKENS) path = path.split(token).join(values[key] ?? token);
     return { path: into ? `${into}/${path}` : path, bytes: Buffer.from(renderTemplate(readFileSync(file, "utf8"), values)) };
   });
 }

@@ -205,8 +205,7 @@ class SpadeGame:
                 outputs.append(result[0])
                 if result[2] or result[3]:
                     break
-            observation, reward, terminated, truncated, info = "\n\n".join(outputs), result[1], result[2], result[3], dict(result[4])
-            info["toolOutputs"] = outputs
+            observation, reward, terminated, truncated, info = "\n\n".join(outputs), result[1], result[2], result[3], result[4]
         else:
             action = text_action(reply) if self.kind == "text" else str(reply)
             observation, reward, terminated, truncated, info = self._call(action)
