@@ -85,6 +85,7 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
     canary: options.canary ?? false,
     firstObservation: "",
     resetInfo: {},
+    tools: null,
     turns,
     return: 0,
     totalTokens: turns.reduce((sum, turn) => sum + turn.promptTokens + turn.completionTokens, 0),
@@ -239,7 +240,7 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
       observations.push(stepped.result.observation);
     }
   }
-  return episode({ firstObservation, resetInfo, return: episodeReturn(last), error: stop?.error ?? null, timedOut: stop?.timedOut ?? false });
+  return episode({ firstObservation, resetInfo, tools: native ? toolSpecs(session.tools ?? []) : null, return: episodeReturn(last), error: stop?.error ?? null, timedOut: stop?.timedOut ?? false });
 }
 
 function describe(error: unknown): string {

@@ -4,6 +4,7 @@ import { sampledAdapterMigration } from "./002_sampledAdapter.js";
 import { runOwnerStartMigration } from "./003_runOwnerStart.js";
 import { trainingRoundsMigration } from "./004_trainingRounds.js";
 import { rolloutScheduleMigration } from "./005_rolloutSchedule.js";
+import { episodeToolsMigration } from "./011_episodeTools.js";
 
 /** Every migration, in version order. Append new ones; never edit a released one. */
-export const allMigrations: readonly Migration[] = [initialMigration, sampledAdapterMigration, runOwnerStartMigration, trainingRoundsMigration, rolloutScheduleMigration];
+export const allMigrations: readonly Migration[] = [initialMigration, sampledAdapterMigration, runOwnerStartMigration, trainingRoundsMigration, rolloutScheduleMigration, episodeToolsMigration];
