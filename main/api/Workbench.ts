@@ -2,6 +2,7 @@
 // plus the event hub both transports forward. Transports call `dispatchCall(workbench.api, ...)`.
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { ApiInputError } from "../../shared/api/ApiInputError.js";
 import type { EnvironmentFilter } from "../../shared/api/environmentTypes.js";
 import type { WorkbenchEvent } from "../../shared/api/events.js";
 import type { GpuChoice } from "../../shared/backendConfig.js";
@@ -329,6 +330,7 @@ export class Workbench {
       },
       openEnvSetMember: async ({ set, codeSha256 }) => ({ envId: openEnvSetMember(db, set, codeSha256) }),
       exportEnvironments: async (request) => {
+        if (request.set !== undefined && (request.runId !== undefined || request.filter !== undefined)) throw new ApiInputError("exportEnvironments: give a set, or a run and a filter, not both");
         if (request.runId !== undefined && !store.getRun(db, request.runId)) throw new NotFoundError(`no run ${request.runId}`);
         if (request.set !== undefined && !store.getEnvSet(db, request.set)) throw new NotFoundError(`no environment set ${JSON.stringify(request.set)}`);
         const outDir = resolve(dirname(this.#options.dbPath), request.outDir ?? join("exports", request.format));

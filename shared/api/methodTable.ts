@@ -61,7 +61,7 @@ export const methodTable: { readonly [M in MethodName]: z.ZodType<MethodInput<M>
     filter: optional(oneOf(envExportFilters)),
     set: optional(text({ nonEmpty: true, maxLength: 200 })),
     outDir: optional(text({ nonEmpty: true, maxLength: 4096 })),
-  }).refine((input) => input.set === undefined || (input.runId === undefined && input.filter === undefined), { message: "give a set, or a run and a filter, not both" }),
+  }),
   openEnvSetMember: strict({ set: text({ nonEmpty: true, maxLength: 200 }), codeSha256: expecting(text({ maxLength: 64 }).regex(/^[0-9a-f]{64}$/), "a SHA-256 in hex") }),
   startRun: strict({ config: expecting(z.record(z.string(), z.unknown()), "an object") }),
   pauseRun: runRef,
