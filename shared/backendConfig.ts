@@ -86,6 +86,18 @@ export interface OpenAiBackendSettings {
   logprobs?: boolean;
   /** Model name for `POST /embeddings`. Defaults to the chat model. */
   embeddingModel?: string;
+  /**
+   * Base URLs of every replica behind `baseUrl` (a router such as SGLang's model gateway, or a
+   * load balancer over several vLLM servers): run-time adapter loads go to each of them, as the
+   * router would send a chat request to any. Defaults to none (loads go to `baseUrl`).
+   */
+  replicas?: string[];
+  /**
+   * An HTTP header every chat request carries with a key per episode (e.g. `X-Session-ID` for a
+   * router with session-affinity or consistent-hash routing on that header), so a conversation's
+   * turns reach the replica that holds its prefix in cache. Defaults to none.
+   */
+  routingHeader?: string;
 }
 
 export interface OpenAiBackendConfig extends OpenAiBackendSettings {
@@ -135,6 +147,8 @@ export const openAiBackendSchema = strict({
   stream: bool().optional(),
   logprobs: bool().optional(),
   embeddingModel: nonEmpty().optional(),
+  replicas: expecting(z.array(expecting(nonEmpty().regex(/^https?:\/\/[^/]/), "an http:// or https:// URL")).min(1), "a non-empty array of replica base URLs").optional(),
+  routingHeader: expecting(nonEmpty().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/), "an HTTP header name").optional(),
 });
 
 /** The `backend` object of a run config. */

@@ -1,7 +1,8 @@
 // The engine behind the workbench: the API contract implemented over one workspace database,
 // plus the event hub both transports forward. Transports call `dispatchCall(workbench.api, ...)`.
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { ApiInputError } from "../../shared/api/ApiInputError.js";
 import type { EnvironmentFilter } from "../../shared/api/environmentTypes.js";
 import type { WorkbenchEvent } from "../../shared/api/events.js";
 import type { GpuChoice } from "../../shared/backendConfig.js";
@@ -9,6 +10,8 @@ import { parseRunConfig } from "../../shared/runConfig.js";
 import type { WorkbenchApi, WorkbenchInfo } from "../../shared/api/WorkbenchApi.js";
 import { adapterLineage } from "../adapters/adapterLineage.js";
 import { compareRuns } from "../experiments/compareRuns.js";
+import { exportEnvironmentPackages } from "../exports/packages/exportEnvironmentPackages.js";
+import { selectPackagedEnvironments } from "../exports/packages/selectPackagedEnvironments.js";
 import { appRoot } from "../paths.js";
 import { storedRunAblations } from "../selfplay/describeAblations.js";
 import { checkRunConfigFiles } from "../selfplay/checkRunConfigFiles.js";
@@ -339,6 +342,18 @@ export class Workbench {
         return { name: set.name, members: set.members, createdAt: set.createdAt, items: store.listEnvSetMembers(db, name).map(views.toEnvSetMemberView) };
       },
       openEnvSetMember: async ({ set, codeSha256 }) => ({ envId: openEnvSetMember(db, set, codeSha256) }),
+      exportEnvironments: async (request) => {
+        if (request.set !== undefined && (request.runId !== undefined || request.filter !== undefined)) throw new ApiInputError("exportEnvironments: give a set, or a run and a filter, not both");
+        if (request.runId !== undefined && !store.getRun(db, request.runId)) throw new NotFoundError(`no run ${request.runId}`);
+        if (request.set !== undefined && !store.getEnvSet(db, request.set)) throw new NotFoundError(`no environment set ${JSON.stringify(request.set)}`);
+        const outDir = resolve(dirname(this.#options.dbPath), request.outDir ?? join("exports", request.format));
+        const filter = request.filter ?? "valid";
+        const selection = request.set !== undefined ? `set:${request.set}` : `${request.runId === undefined ? "workspace" : `run:${request.runId}`} (${filter})`;
+        const environments = selectPackagedEnvironments(db, { runId: request.runId, filter, set: request.set });
+        if (environments.length === 0) throw new NotFoundError(`no environments match ${selection}: nothing to export`);
+        const manifest = exportEnvironmentPackages(environments, { format: request.format, outDir, dbLabel: this.#options.dbPath, selection });
+        return { format: request.format, outDir, packages: manifest.packages.length, files: manifest.files.length, selection };
+      },
       startRun: async ({ config }) => {
         const control = this.#requireRunControl();
         const parsed = parseRunConfig({ ...config, db: this.#options.dbPath }, "run config");

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { resourcePath } from "../paths.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import type { RunExportFormat, RunExportManifest } from "./RunExportManifest.js";
-import { verlPrompts, verlRewardFile } from "./verlPrompts.js";
+import { verlInteractionFile, verlPrompts, verlRewardFile } from "./verlPrompts.js";
 import { metricsCsv, metricsTensorboard, runsToExport, type ExportFile } from "./writeRunMetrics.js";
 
 export interface RunExportOptions {
@@ -28,9 +28,10 @@ export function exportRunData(db: ReadonlyDb, options: RunExportOptions): RunExp
   let counts: Record<string, number>;
   const notes: string[] = [];
   if (options.format === "verl") {
-    const result = verlPrompts(db, runs, readFileSync(resourcePath("exports", verlRewardFile), "utf8"));
+    const result = verlPrompts(db, runs, readFileSync(resourcePath("exports", verlRewardFile), "utf8"), readFileSync(resourcePath("exports", verlInteractionFile), "utf8"));
     ({ files, counts } = result);
     notes.push(`verl: set data.train_files to verl.parquet and custom_reward_function.path to ${verlRewardFile} (name compute_score); it plays replies through SPADE_CLI (default "spade") in the workbench's sandbox`);
+    notes.push(`verl multi-turn: set actor_rollout_ref.rollout.multi_turn.interaction_config_path to spade_interaction.yaml (${verlInteractionFile} on PYTHONPATH); each rollout keeps one environment session open in the workbench's sandbox (spade env session) and steps every reply`);
   } else {
     const result = options.format === "metrics-csv" ? metricsCsv(db, runs) : metricsTensorboard(db, runs);
     ({ files, counts } = result);

@@ -12,7 +12,16 @@ export interface VerlPromptRow {
   prompt: Array<{ role: string; content: string }>;
   ability: string;
   reward_model: { style: string; ground_truth: string };
-  extra_info: { index: number; split: string; environment_id: number; seed: number; class_name: string; code: string };
+  extra_info: {
+    index: number;
+    split: string;
+    environment_id: number;
+    seed: number;
+    class_name: string;
+    code: string;
+    /** What verl's multi-turn rollout passes to `SpadeInteraction.start_interaction` (`spade_verl_interaction.py`). */
+    interaction_kwargs: { name: "spade"; code: string; seed: number; max_turns: number };
+  };
 }
 
 export interface VerlExport {
@@ -24,6 +33,12 @@ export interface VerlExport {
 /** Name of the reward function file written beside the Parquet file (verl's `custom_reward_function.path`). */
 export const verlRewardFile = "spade_verl_reward.py";
 
+/** Name of the multi-turn interaction file written beside it (verl's `interaction_config_path` names its class). */
+export const verlInteractionFile = "spade_verl_interaction.py";
+
+/** verl's interaction config for it. */
+export const verlInteractionConfig = `interaction:\n  - name: spade\n    class_name: spade_verl_interaction.SpadeInteraction\n    config: {}\n`;
+
 /**
  * verl / OpenRLHF train from prompts and roll out themselves, so they get prompts, not groups: one
  * row per (valid environment, seed) the run played without a hint, whose prompt is the first
@@ -31,11 +46,13 @@ export const verlRewardFile = "spade_verl_reward.py";
  * `extra_info`. `spade_verl_reward.py` (`compute_score`) plays the model's reply in the workbench's
  * sandbox (`spade env play`) and returns the step's reward, so verl never runs generated code itself.
  */
-export function verlPrompts(db: ReadonlyDb, runs: readonly Run[], rewardScript: string): VerlExport {
+export function verlPrompts(db: ReadonlyDb, runs: readonly Run[], rewardScript: string, interactionScript: string): VerlExport {
   const rows: VerlPromptRow[] = [];
   let environments = 0;
   let excludedNoPrompt = 0;
   for (const run of runs) {
+    const config = run.config as { maxTurns?: unknown } | null;
+    const maxTurns = typeof config?.maxTurns === "number" && Number.isInteger(config.maxTurns) && config.maxTurns > 0 ? config.maxTurns : 25;
     for (const played of listPlayedEnvironments(db, run.id)) {
       const environment = getEnvironment(db, played.id);
       if (!environment?.code) continue;
@@ -55,7 +72,7 @@ export function verlPrompts(db: ReadonlyDb, runs: readonly Run[], rewardScript: 
           prompt: first.messages.map((message) => ({ role: message.role, content: message.content })),
           ability: played.skill ?? "spade",
           reward_model: { style: "rule", ground_truth: JSON.stringify({ environmentId: played.id, seed: episode.seed }) },
-          extra_info: { index: rows.length, split: "train", environment_id: played.id, seed: episode.seed, class_name: played.className ?? "", code: environment.code },
+          extra_info: { index: rows.length, split: "train", environment_id: played.id, seed: episode.seed, class_name: played.className ?? "", code: environment.code, interaction_kwargs: { name: "spade", code: environment.code, seed: episode.seed, max_turns: maxTurns } },
         });
       }
       if (added) environments++;
@@ -64,6 +81,8 @@ export function verlPrompts(db: ReadonlyDb, runs: readonly Run[], rewardScript: 
   const files: ExportFile[] = [
     { path: "verl.parquet", bytes: Buffer.from(parquetWriteBuffer({ schema: verlSchema, columnData: columns(rows) })) },
     { path: verlRewardFile, bytes: Buffer.from(rewardScript, "utf8") },
+    { path: verlInteractionFile, bytes: Buffer.from(interactionScript, "utf8") },
+    { path: "spade_interaction.yaml", bytes: Buffer.from(verlInteractionConfig, "utf8") },
   ];
   return { files, rows, counts: { rows: rows.length, environments, excludedNoPrompt } };
 }
@@ -84,13 +103,18 @@ const verlSchema = [
   { name: "reward_model", repetition_type: "OPTIONAL" as const, num_children: 2 },
   text("style"),
   text("ground_truth"),
-  { name: "extra_info", repetition_type: "OPTIONAL" as const, num_children: 6 },
+  { name: "extra_info", repetition_type: "OPTIONAL" as const, num_children: 7 },
   int("index"),
   text("split"),
   int("environment_id"),
   int("seed"),
   text("class_name"),
   text("code"),
+  { name: "interaction_kwargs", repetition_type: "OPTIONAL" as const, num_children: 4 },
+  text("name"),
+  text("code"),
+  int("seed"),
+  int("max_turns"),
 ];
 
 function columns(rows: readonly VerlPromptRow[]) {
@@ -99,6 +123,6 @@ function columns(rows: readonly VerlPromptRow[]) {
     { name: "prompt", data: rows.map((row) => row.prompt) },
     { name: "ability", data: rows.map((row) => row.ability) },
     { name: "reward_model", data: rows.map((row) => row.reward_model) },
-    { name: "extra_info", data: rows.map((row) => ({ ...row.extra_info, index: BigInt(row.extra_info.index), environment_id: BigInt(row.extra_info.environment_id), seed: BigInt(row.extra_info.seed) })) },
+    { name: "extra_info", data: rows.map((row) => ({ ...row.extra_info, index: BigInt(row.extra_info.index), environment_id: BigInt(row.extra_info.environment_id), seed: BigInt(row.extra_info.seed), interaction_kwargs: { ...row.extra_info.interaction_kwargs, seed: BigInt(row.extra_info.interaction_kwargs.seed), max_turns: BigInt(row.extra_info.interaction_kwargs.max_turns) } })) },
   ];
 }

@@ -9,6 +9,8 @@ export interface ChatRequest {
   tools?: ToolSpec[];
   /** Thinking control for models that reason. Defaults to "auto" (the model's own default). */
   thinking?: ThinkingMode;
+  /** The same for every call of one episode, so a router can keep a conversation on one replica (`routingHeader`). Defaults to none. */
+  routingKey?: string;
 }
 
 /**

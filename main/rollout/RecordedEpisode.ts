@@ -1,4 +1,4 @@
-import type { ChatMessage, SamplingOptions } from "../../shared/llm.js";
+import type { ChatMessage, SamplingOptions, ToolSpec } from "../../shared/llm.js";
 import type { JsonObject } from "../../shared/environment.js";
 
 /** One turn as the rollout engine records it, for training and replay. */
@@ -36,6 +36,8 @@ export interface RecordedEpisode {
   /** The first observation as the agent saw it (with the hint when hinted). */
   firstObservation: string;
   resetInfo: JsonObject;
+  /** The tools offered natively to the model on every turn of a tool-use play; null otherwise. */
+  tools: ToolSpec[] | null;
   turns: RecordedTurn[];
   /** SPADE's episode rule: last reward clipped to [-1, 1] if terminated, else 0. */
   return: number;

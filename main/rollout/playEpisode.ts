@@ -97,6 +97,7 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
     canary: options.canary ?? false,
     firstObservation: "",
     resetInfo: {},
+    tools: null,
     turns,
     return: 0,
     totalTokens: turns.reduce((sum, turn) => sum + turn.promptTokens + turn.completionTokens, 0),
@@ -118,12 +119,15 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
     return episode({ error: `reset(seed=${seed}) failed: ${describe(error)}`, timedOut: isTimeout(error) });
   }
 
+  // One key per episode: a router that routes on it keeps the conversation on one replica's prefix cache.
+  const routingKey = `spade-${seed}-${options.playIndex ?? 0}${hint === null ? "" : "-hinted"}${options.canary ? "-canary" : ""}`;
   const ask = async (index: number, messages: ChatMessage[], tools?: ToolSpec[]): Promise<{ reply: ChatResult; latencyMs: number } | { stop: Stop }> => {
     const request: ChatRequest = {
       messages,
       sampling: { temperature: 0.6, topP: 0.95, topK: 20, ...options.sampling, seed: turnSeed(seed, index) },
       signal: options.signal,
       thinking: protocol.thinking,
+      routingKey,
       ...(tools ? { tools } : {}),
     };
     const started = performance.now();
@@ -268,7 +272,7 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
       observations.push(stepped.result.observation);
     }
   }
-  return episode({ firstObservation, resetInfo, return: episodeReturn(last), error: stop?.error ?? null, timedOut: stop?.timedOut ?? false });
+  return episode({ firstObservation, resetInfo, tools: native ? toolSpecs(session.tools ?? []) : null, return: episodeReturn(last), error: stop?.error ?? null, timedOut: stop?.timedOut ?? false });
 }
 
 function describe(error: unknown): string {

@@ -1,6 +1,6 @@
-import type { ChatMessage } from "../../shared/llm.js";
 import type { ExportResult } from "./ExportResult.js";
-import { assistantContent } from "./playConversation.js";
+import { toOpenAiMessage, type OpenAiMessage, type OpenAiTool } from "./openAiMessages.js";
+import { assistantMessage, playTools, turnToolCalls } from "./playConversation.js";
 import { scoredGroups } from "./scoredGroups.js";
 import type { PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
@@ -16,14 +16,21 @@ export interface ArtTokenLogprob {
 /** A model output the way ART stores it: an OpenAI chat-completion choice (these are trained on). */
 export interface ArtChoice {
   index: 0;
-  finish_reason: "stop";
-  message: { role: "assistant"; content: string };
+  /** "tool_calls" when the reply called tools natively, as an OpenAI choice says. */
+  finish_reason: "stop" | "tool_calls";
+  message: OpenAiMessage & { role: "assistant" };
   /** The sampled tokens, where the play recorded token ids: ART then trains on exactly these tokens. */
   logprobs?: { content: ArtTokenLogprob[] };
+  /** The sampled token ids, as vLLM returns them with `return_token_ids` (where recorded). */
+  token_ids?: number[];
+  /** The prompt's token ids exactly as the model evaluated them (where recorded: the local backend). */
+  prompt_token_ids?: number[];
 }
 
 export interface ArtTrajectory {
-  messages_and_choices: Array<ChatMessage | ArtChoice>;
+  messages_and_choices: Array<OpenAiMessage | ArtChoice>;
+  /** The tools a tool-use play offered the model (OpenAI format). */
+  tools?: OpenAiTool[];
   /** The play's return; ART normalises rewards within the group itself. */
   reward: number;
   metrics: Record<string, number>;
@@ -58,17 +65,23 @@ export function buildArtGroups(groups: readonly StoredPlayGroup[], options: Play
   for (const { group, plays } of scored) {
     lines.push({
       trajectories: plays.map(({ episode, turns }) => {
-        const messages: Array<ChatMessage | ArtChoice> = (turns[0]!.messages ?? []).map((message) => ({ ...message }));
+        const messages: Array<OpenAiMessage | ArtChoice> = (turns[0]!.messages ?? []).map(toOpenAiMessage);
         turns.forEach((turn, index) => {
-          const choice: ArtChoice = { index: 0, finish_reason: "stop", message: { role: "assistant", content: assistantContent(turn) } };
+          const calls = turnToolCalls(turn);
+          const choice: ArtChoice = { index: 0, finish_reason: calls ? "tool_calls" : "stop", message: { ...assistantMessage(turn), role: "assistant" } };
           const content = artTokenLogprobs(turn.tokenIds, turn.tokenProbs);
           if (content) choice.logprobs = { content };
           else withoutTokenIds++;
+          if (turn.tokenIds && turn.tokenIds.length > 0) choice.token_ids = [...turn.tokenIds];
+          if (turn.promptTokenIds && turn.promptTokenIds.length > 0) choice.prompt_token_ids = [...turn.promptTokenIds];
           messages.push(choice);
-          if (index < turns.length - 1) messages.push({ role: "user", content: turn.observation ?? "" });
+          if (index === turns.length - 1) return;
+          if (calls) for (const { call, result } of calls) messages.push({ role: "tool", content: result ?? "", tool_call_id: call.id });
+          else messages.push({ role: "user", content: turn.observation ?? "" });
         });
         return {
           messages_and_choices: messages,
+          ...playTools(episode),
           reward: episode.return,
           metrics: { turns: turns.length },
           metadata: { environmentId: group.environment.id, episodeId: episode.id, hinted: episode.hinted, skill: group.environment.skill },

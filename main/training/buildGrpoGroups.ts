@@ -1,6 +1,6 @@
-import type { ChatMessage } from "../../shared/llm.js";
 import type { ExportResult } from "./ExportResult.js";
-import { assistantContent, playConversation } from "./playConversation.js";
+import type { OpenAiMessage, OpenAiTool } from "./openAiMessages.js";
+import { assistantContent, playConversation, playTools } from "./playConversation.js";
 import { scoredGroups } from "./scoredGroups.js";
 import type { PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
@@ -23,8 +23,10 @@ export interface GrpoPlay {
   seed: number | null;
   return: number;
   advantage: number;
-  /** The full multi-turn conversation, ending with the last reply. */
-  messages: ChatMessage[];
+  /** The full multi-turn conversation (OpenAI messages), ending with the last reply. */
+  messages: OpenAiMessage[];
+  /** The tools a tool-use play offered the model. */
+  tools?: OpenAiTool[];
   turns: GrpoTurn[];
 }
 
@@ -65,6 +67,7 @@ export function buildGrpoGroups(groups: readonly StoredPlayGroup[], options: Pla
         return: episode.return,
         advantage: normalised.advantages[i]!,
         messages: playConversation(turns)!,
+        ...playTools(episode),
         turns: turns.map((turn) => ({
           index: turn.idx,
           completion: assistantContent(turn),

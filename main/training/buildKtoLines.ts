@@ -1,15 +1,16 @@
-import type { ChatMessage } from "../../shared/llm.js";
 import type { ExportResult } from "./ExportResult.js";
-import { assistantContent } from "./playConversation.js";
+import { toOpenAiMessage, type OpenAiMessage, type OpenAiTool } from "./openAiMessages.js";
+import { assistantMessage, playTools } from "./playConversation.js";
 import { scoredGroups } from "./scoredGroups.js";
 import type { PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
 
-/** One line of `trl-kto.jsonl`, TRL's unpaired-preference format (conversational). */
+/** One line of `trl-kto.jsonl`, TRL's unpaired-preference format (conversational, OpenAI messages; `tools` for tool-use plays). */
 export interface KtoLine {
-  prompt: ChatMessage[];
-  completion: ChatMessage[];
+  prompt: OpenAiMessage[];
+  completion: OpenAiMessage[];
   label: boolean;
+  tools?: OpenAiTool[];
 }
 
 /**
@@ -30,7 +31,7 @@ export function buildKtoLines(groups: readonly StoredPlayGroup[], options: PlayS
         return;
       }
       for (const turn of play.turns) {
-        lines.push({ prompt: turn.messages ?? [], completion: [{ role: "assistant", content: assistantContent(turn) }], label: advantage > 0 });
+        lines.push({ prompt: (turn.messages ?? []).map(toOpenAiMessage), completion: [assistantMessage(turn)], label: advantage > 0, ...playTools(play.episode) });
         if (advantage > 0) desirable++;
       }
     });

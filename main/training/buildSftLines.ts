@@ -1,6 +1,6 @@
-import type { ChatMessage } from "../../shared/llm.js";
 import type { ExportResult } from "./ExportResult.js";
-import { playConversation } from "./playConversation.js";
+import type { OpenAiMessage, OpenAiTool } from "./openAiMessages.js";
+import { playConversation, playTools } from "./playConversation.js";
 import { emptyExclusions, selectPlays, type PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
 
@@ -11,9 +11,10 @@ export interface SftOptions extends PlaySelectionOptions {
   minReturn?: number;
 }
 
-/** One line of `trl-sft.jsonl`, TRL's conversational format. */
+/** One line of `trl-sft.jsonl`, TRL's conversational format (OpenAI messages; `tools` for tool-use plays). */
 export interface SftLine {
-  messages: ChatMessage[];
+  messages: OpenAiMessage[];
+  tools?: OpenAiTool[];
 }
 
 /**
@@ -38,7 +39,7 @@ export function buildSftLines(groups: readonly StoredPlayGroup[], options: SftOp
       .map((play, order) => ({ play, order }))
       .sort((a, b) => b.play.episode.return - a.play.episode.return || a.order - b.order)
       .slice(0, bestPerGroup);
-    for (const { play } of best) lines.push({ messages: playConversation(play.turns)! });
+    for (const { play } of best) lines.push({ messages: playConversation(play.turns)!, ...playTools(play.episode) });
   }
   return { lines, counts: { lines: lines.length, groups: groupsUsed, groupsWithoutSuccess, ...exclusions } };
 }

@@ -4,6 +4,7 @@ import type { DocumentDetail, DocumentPage } from "./corpusTypes.js";
 import type { EnvironmentDetail, EnvironmentFilter, EnvironmentPage, MemoryFlags } from "./environmentTypes.js";
 import type { EpisodeDetail, TurnPage } from "./episodeTypes.js";
 import type { RunComparisonView } from "./compareTypes.js";
+import type { EnvExportRequest, EnvExportResult } from "./envExportTypes.js";
 import type { EnvSetDetail, EnvSetSummary } from "./envSetTypes.js";
 import type { AdapterDetail, AdapterView, EvalResultView, ModelFile } from "./modelTypes.js";
 import type { PlayStart, PlayStepResult } from "./playTypes.js";
@@ -68,6 +69,8 @@ export interface WorkbenchMethods {
    * source "import"), so it opens in the editor, validates and plays like any other.
    */
   openEnvSetMember: { input: { set: string; codeSha256: string }; output: { envId: number } };
+  /** Writes environments as packages for another RL stack (`spade envs export --format`), with `manifest.json`. */
+  exportEnvironments: { input: EnvExportRequest; output: EnvExportResult };
   startRun: { input: { config: Record<string, unknown> }; output: { runId: number } };
   pauseRun: { input: { runId: number }; output: { runId: number } };
   resumeRun: { input: { runId: number }; output: { runId: number } };

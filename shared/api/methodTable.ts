@@ -2,6 +2,7 @@
 // so an unknown method or a malformed input never reaches the engine.
 import * as z from "zod";
 import { apiStyle, bool, expecting, int, num, oneOf, safeParseInput, strict, text } from "../validation/schema.js";
+import { envExportFilters, envPackageFormats } from "../envExport.js";
 import { ApiInputError } from "./ApiInputError.js";
 import type { MethodInput, MethodName } from "./WorkbenchApi.js";
 
@@ -55,6 +56,13 @@ export const methodTable: { readonly [M in MethodName]: z.ZodType<MethodInput<M>
   listEvalResults: strict({ adapterId: optional(id) }),
   listEnvSets: strict({}),
   getEnvSet: strict({ name: text({ nonEmpty: true, maxLength: 200 }) }),
+  exportEnvironments: strict({
+    format: oneOf(envPackageFormats),
+    runId: optional(id),
+    filter: optional(oneOf(envExportFilters)),
+    set: optional(text({ nonEmpty: true, maxLength: 200 })),
+    outDir: optional(text({ nonEmpty: true, maxLength: 4096 })),
+  }),
   openEnvSetMember: strict({ set: text({ nonEmpty: true, maxLength: 200 }), codeSha256: expecting(text({ maxLength: 64 }).regex(/^[0-9a-f]{64}$/), "a SHA-256 in hex") }),
   startRun: strict({ config: expecting(z.record(z.string(), z.unknown()), "an object") }),
   pauseRun: runRef,

@@ -1,3 +1,8 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { OpenAiBackend } from "../../main/llm/openai/OpenAiBackend.js";
 import type { OpenAiBackendOptions } from "../../main/llm/openai/OpenAiBackendOptions.js";
@@ -397,4 +402,83 @@ describe("OpenAiBackend speaks each server's own fields", () => {
     await expect(ollama.backend.loadAdapter("/a", "a")).rejects.toBeInstanceOf(OpenAiAdapterLoadError);
     await expect(ollama.backend.loadAdapter("/a", "a")).rejects.toThrow(/ollama cannot load a LoRA adapter at run time/);
   });
+});
+
+describe("several replicas behind one URL", () => {
+  const servers: FakeOpenAiServer[] = [];
+  let router: Server | undefined;
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+    await new Promise<void>((resolve) => (router ? router.close(() => resolve()) : resolve()));
+    router = undefined;
+  });
+
+  /** Two scripted replicas, and a router on loopback that sends each chat request to one of them by a hash of its X-Session-ID (as session-affinity routing does). */
+  async function replicas() {
+    const reply: FakeHandler = (request) => (request.path.endsWith("load_lora_adapter") ? { json: {} } : { json: completionBody("I guess \\boxed{0123}") });
+    const a = await startFakeOpenAiServer(reply);
+    const b = await startFakeOpenAiServer(reply);
+    servers.push(a, b);
+    router = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const key = String(request.headers["x-session-id"] ?? "");
+        const target = createHash("sha256").update(key).digest()[0]! % 2 === 0 ? a : b;
+        void fetch(`${target.baseUrl}${request.url!.replace(/^\/v1/, "")}`, { method: request.method, headers: { "content-type": "application/json", "x-session-id": key }, body: Buffer.concat(chunks) })
+          .then(async (answer) => {
+            response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+            response.end(Buffer.from(await answer.arrayBuffer()));
+          });
+      });
+    });
+    await new Promise<void>((resolve) => router!.listen(0, "127.0.0.1", resolve));
+    const routerUrl = `http://127.0.0.1:${(router.address() as AddressInfo).port}/v1`;
+    return { a, b, routerUrl };
+  }
+
+  it("loadAdapter reaches every replica listed in `replicas`, and a refusing replica is named", async () => {
+    const { a, b, routerUrl } = await replicas();
+    backend = new OpenAiBackend({ baseUrl: routerUrl, model: "qwen3-8b", server: "vllm", replicas: [a.baseUrl, b.baseUrl], retryDelayMs: 5 });
+    await backend.loadAdapter("/adapters/round-2", "round-2");
+    for (const replica of [a, b]) expect(replica.requests).toEqual([expect.objectContaining({ path: "/v1/load_lora_adapter", body: { lora_name: "round-2", lora_path: "/adapters/round-2" } })]);
+    expect(backend.adapter).toBe("round-2");
+    const refusing = await startFakeOpenAiServer(() => ({ status: 500, json: { detail: "out of memory" } }));
+    servers.push(refusing);
+    const partial = new OpenAiBackend({ baseUrl: routerUrl, model: "qwen3-8b", server: "vllm", replicas: [a.baseUrl, refusing.baseUrl] });
+    await expect(partial.loadAdapter("/adapters/round-3", "round-3")).rejects.toThrow(refusing.baseUrl);
+    expect(partial.adapter).toBeNull();
+  });
+
+  it("every turn of an episode carries the episode's routing key, so the router keeps it on one replica", async () => {
+    const { a, b, routerUrl } = await replicas();
+    backend = new OpenAiBackend({ baseUrl: routerUrl, model: "qwen3-8b", server: "vllm", routingHeader: "X-Session-ID", stream: false, retryDelayMs: 5 });
+    const { SandboxPool } = await import("../../main/sandbox/SandboxPool.js");
+    const { playEpisode } = await import("../../main/rollout/playEpisode.js");
+    const pool = await SandboxPool.create({ size: 1 });
+    try {
+      const code = readFileSync(fileURLToPath(new URL("../../resources/environments/code_breaker.py", import.meta.url)), "utf8");
+      for (const [playIndex, seed] of [[0, 11], [1, 12], [2, 13], [3, 14]] as const) {
+        const session = await pool.open(code);
+        try {
+          const episode = await playEpisode({ session, backend, seed, playIndex, maxTurns: 3 });
+          expect(episode.error).toBeNull();
+          expect(episode.turns).toHaveLength(3);
+        } finally {
+          await session.close();
+        }
+      }
+    } finally {
+      await pool.dispose();
+    }
+    const keysAt = (replica: FakeOpenAiServer) => replica.requests.map((request) => String(request.headers["x-session-id"]));
+    const all = [...keysAt(a), ...keysAt(b)];
+    expect(all).toHaveLength(12);
+    const distinct = [...new Set(all)];
+    expect(distinct).toHaveLength(4);
+    for (const key of distinct) {
+      // Each episode's three turns went to one replica only.
+      expect([keysAt(a).filter((k) => k === key).length, keysAt(b).filter((k) => k === key).length].sort()).toEqual([0, 3]);
+    }
+  }, 240_000);
 });

@@ -161,6 +161,7 @@ describe("tool use with native tool calls", () => {
       const episode = await play(code, backend, { maxTurns: 6 });
       expect(episode.error).toBeNull();
       expect(backend.calls[0]!.tools!.map((tool) => tool.name)).toEqual(["find_accounts", "get_balance", "list_owners"]);
+      expect(episode.tools).toEqual(backend.calls[0]!.tools); // recorded, for the training exports' `tools`
       expect(backend.calls[0]!.messages).toEqual([{ role: "user", content: episode.firstObservation }]);
       const second = backend.calls[1]!.messages;
       expect(second.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool"]);

@@ -125,6 +125,49 @@ describe("verl", () => {
     expect(scores).toEqual(expected);
     expect(expected[0]).toBeGreaterThan(expected[1]!);
   });
+
+  it("its multi-turn interaction keeps one sandbox session per rollout: every reply is one step of the same episode, as spade env play plays it", async () => {
+    const file = join(repo, "resources/environments/code_breaker.py");
+    const code = readFileSync(file, "utf8");
+    const run = createRun(db, { name: "verl multi-turn", config: { maxTurns: 3 } });
+    const env = insertEnvironment(db, { runId: run.id, source: "designer", code, className: "CodeBreakerEnv", valid: true, skill: "Logic" });
+    insertEpisodeWithTurns(db, { runId: run.id, environmentId: env, hinted: false, playIndex: 0, seed: 7, return: 0, firstObservation: "x" }, [
+      { messages: [{ role: "user", content: "x" }], rawReply: "\\boxed{0123}", action: "\\boxed{0123}", observation: "o", reward: 0 },
+    ]);
+    const { outDir, manifest } = exported("verl", run.id);
+    expect(manifest.notes!.join("\n")).toContain("interaction_config_path to spade_interaction.yaml");
+    const rows = (await parquetReadObjects({ file: toArrayBuffer(readFileSync(join(outDir, "verl.parquet"))) })) as Array<{ extra_info: { interaction_kwargs: Record<string, unknown> } }>;
+    expect(rows[0]!.extra_info.interaction_kwargs).toMatchObject({ name: "spade", code, seed: 7n, max_turns: 3n });
+    expect(readFileSync(join(outDir, "spade_interaction.yaml"), "utf8")).toContain("class_name: spade_verl_interaction.SpadeInteraction");
+    const replies = ["try \\boxed{0123}", "then \\boxed{4567} or \\boxed{9}", "\\boxed{8901}", "never sent"];
+    const script = [
+      "import asyncio, json, sys",
+      `sys.path.insert(0, ${JSON.stringify(outDir)})`,
+      "from spade_verl_interaction import SpadeInteraction",
+      "async def main():",
+      "    interaction = SpadeInteraction({'name': 'spade'})",
+      `    kwargs = {'code': open(${JSON.stringify(file)}).read(), 'seed': 7, 'max_turns': 3}`,
+      "    instance = await interaction.start_interaction('r1', **kwargs)",
+      "    messages, turns = [], []",
+      `    for reply in ${JSON.stringify(replies)}:`,
+      "        messages.append({'role': 'assistant', 'content': reply})",
+      "        done, text, score, extra = await interaction.generate_response(instance, messages)",
+      "        turns.append([done, text, score, extra['truncated']])",
+      "        messages.append({'role': 'user', 'content': text})",
+      "        if done: break",
+      "    total = await interaction.calculate_score(instance)",
+      "    await interaction.finalize_interaction(instance)",
+      "    print(json.dumps({'turns': turns, 'score': total}))",
+      "asyncio.run(main())",
+    ].join("\n");
+    const result = JSON.parse(execFileSync("python3", ["-c", script], { encoding: "utf8", env: { ...process.env, SPADE_CLI: `${process.execPath} ${cli}` } })) as { turns: Array<[boolean, string, number, boolean]>; score: number };
+    const played = spawnSync(process.execPath, [cli, "env", "play", file, "--seed", "7", "--json", "--action", "\\boxed{0123}", "--action", "\\boxed{4567}", "--action", "\\boxed{8901}"], { encoding: "utf8" });
+    const report = JSON.parse(played.stdout) as { steps: Array<{ observation: string; reward: number }> };
+    // Three replies, three steps of ONE episode (the feedback counts the turns down); the turn limit (3) ends it.
+    expect(result.turns.map(([done, text, score]) => [done, text, score])).toEqual(report.steps.map((step, i) => [i === 2, step.observation, step.reward]));
+    expect(result.turns.at(-1)![3]).toBe(true);
+    expect(result.score).toBe(0);
+  }, 240_000);
 });
 
 function toArrayBuffer(bytes: Buffer): ArrayBuffer {

@@ -132,6 +132,8 @@ describe("export formats", () => {
           { token: "token_id:7", logprob: Math.log(0.125), bytes: null, top_logprobs: [] },
         ],
       },
+      // ... and as the ids themselves, as vLLM returns them with `return_token_ids`.
+      token_ids: [5, 6, 7],
     });
     expect(trajectory.messages_and_choices).toHaveLength(5);
     // The second turn has no token ids: no logprobs, and it is counted.

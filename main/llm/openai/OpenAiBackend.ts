@@ -91,6 +91,7 @@ export class OpenAiBackend implements LlmBackend {
       });
       let latest = new ChatReply(url, samplingUsed);
       try {
+        const routing = this.options.routingHeader && request.routingKey !== undefined ? { [this.options.routingHeader]: request.routingKey } : undefined;
         const outcome = await this.post("/chat/completions", body, request.signal, async (response) => {
           latest = new ChatReply(url, samplingUsed);
           if (stream && (response.headers.get("content-type") ?? "").includes("text/event-stream")) {
@@ -99,7 +100,7 @@ export class OpenAiBackend implements LlmBackend {
             latest.setCompletion(await readJson(response, url));
           }
           return latest.result();
-        });
+        }, routing);
         return outcome === "aborted" ? latest.result("abort") : outcome;
       } catch (error) {
         if (!(error instanceof OpenAiHttpError) || error.status !== 400) throw error;
@@ -124,7 +125,14 @@ export class OpenAiBackend implements LlmBackend {
         `${server ?? "this server (not recognised as vLLM or SGLang)"} cannot load a LoRA adapter at run time; serve it at start-up (vLLM --lora-modules, SGLang --lora-paths) and set backend.adapter, or set backend.server if this is vLLM or SGLang`,
       );
     }
-    const root = server === "sglang" ? this.baseUrl.replace(/\/v1$/, "") : this.baseUrl;
+    // Every replica must hold the adapter: a router may send any request to any of them.
+    const targets = (this.options.replicas ?? [this.baseUrl]).map((base) => base.replace(/\/+$/, ""));
+    await Promise.all(targets.map((base) => this.loadAdapterAt(base, server, path, name)));
+    this.currentAdapter = name;
+  }
+
+  private async loadAdapterAt(base: string, server: "vllm" | "sglang", path: string, name: string): Promise<void> {
+    const root = server === "sglang" ? base.replace(/\/v1$/, "") : base;
     const url = `${root}/load_lora_adapter`;
     let response: Response;
     try {
@@ -143,9 +151,8 @@ export class OpenAiBackend implements LlmBackend {
         server === "vllm" && (response.status === 404 || response.status === 405)
           ? ": the server does not allow run-time LoRA loading; start vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True and --enable-lora"
           : "";
-      throw new OpenAiAdapterLoadError(this.baseUrl, `loading ${path} as "${name}" failed with HTTP ${response.status} (${excerpt(text, 200)})${hint}`);
+      throw new OpenAiAdapterLoadError(base, `loading ${path} as "${name}" failed with HTTP ${response.status} (${excerpt(text, 200)})${hint}`);
     }
-    this.currentAdapter = name;
   }
 
   /** Changes the request after a 400 that names a field; false when there is nothing to change. */
@@ -192,7 +199,7 @@ export class OpenAiBackend implements LlmBackend {
   }
 
   /** One request with concurrency limit, time-out and retries; "aborted" when the caller's signal (or dispose) fired. */
-  private async post<T>(path: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: Response) => Promise<T>): Promise<T | "aborted"> {
+  private async post<T>(path: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: Response) => Promise<T>, extraHeaders?: Record<string, string>): Promise<T | "aborted"> {
     const url = this.url(path);
     // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
     const cancel = AbortSignal.any(callerSignal ? [callerSignal, this.disposal.signal] : [this.disposal.signal]);
@@ -202,7 +209,7 @@ export class OpenAiBackend implements LlmBackend {
         const timeout = AbortSignal.timeout(this.settings.timeoutMs);
         const signal = AbortSignal.any([cancel, timeout]);
         try {
-          return await this.attempt(url, body, signal, read);
+          return await this.attempt(url, body, signal, read, extraHeaders);
         } catch (error) {
           if (cancel.aborted) return "aborted";
           if (timeout.aborted) throw new OpenAiTimeoutError(url, this.settings.timeoutMs);
@@ -219,8 +226,8 @@ export class OpenAiBackend implements LlmBackend {
     }
   }
 
-  private async attempt<T>(url: string, body: unknown, signal: AbortSignal, read: (response: Response) => Promise<T>): Promise<T> {
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", ...this.options.headers };
+  private async attempt<T>(url: string, body: unknown, signal: AbortSignal, read: (response: Response) => Promise<T>, extraHeaders?: Record<string, string>): Promise<T> {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", ...this.options.headers, ...extraHeaders };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     let response: Response;
     try {

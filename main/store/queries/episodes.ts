@@ -1,5 +1,5 @@
 import type { JsonObject } from "../../../shared/environment.js";
-import type { ChatMessage, SamplingOptions } from "../../../shared/llm.js";
+import type { ChatMessage, SamplingOptions, ToolSpec } from "../../../shared/llm.js";
 import type { ReadonlyDb, WritableDb } from "../DatabaseHandle.js";
 import { fromJson, toFlag, toJson } from "../json.js";
 import { decodeFloat32, decodeFloat64, decodeInt32, encodeFloat32, encodeFloat64, encodeInt32 } from "../numberBlobs.js";
@@ -26,6 +26,8 @@ export interface Episode {
   /** The first observation as the agent saw it (with the hint when hinted). */
   firstObservation: string | null;
   resetInfo: JsonObject | null;
+  /** The tools a tool-use play offered the model natively; null for text plays (and plays stored before they were recorded). */
+  tools: ToolSpec[] | null;
   startedAt: number | null;
   finishedAt: number | null;
 }
@@ -101,6 +103,7 @@ interface EpisodeRow {
   timed_out: number;
   first_observation: string | null;
   reset_info: string | null;
+  tools?: string | null;
   started_at: number | null;
   finished_at: number | null;
 }
@@ -145,14 +148,15 @@ function toEpisode(row: EpisodeRow): Episode {
     timedOut: row.timed_out === 1,
     firstObservation: row.first_observation,
     resetInfo: fromJson<JsonObject>(row.reset_info, "episodes.reset_info"),
+    tools: fromJson<ToolSpec[]>(row.tools, "episodes.tools"),
     startedAt: row.started_at,
     finishedAt: row.finished_at,
   };
 }
 
 const insertEpisodeSql = `INSERT INTO episodes (run_id, environment_id, hinted, play_index, canary, seed, "return", turns, total_tokens,
-    adapter, error, timed_out, first_observation, reset_info, started_at, finished_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
+    adapter, error, timed_out, first_observation, reset_info, started_at, finished_at, tools)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
 
 const insertTurnSql = `INSERT INTO turns (episode_id, idx, messages, messages_prefix, raw_reply, reasoning, action, observation, reward,
     terminated, truncated, info, token_ids, token_probs, latency_ms, prompt_tokens, completion_tokens,
@@ -196,6 +200,7 @@ function insertOne(db: WritableDb, episode: NewEpisode, turns: readonly NewTurn[
     toJson(episode.resetInfo),
     episode.startedAt ?? null,
     episode.finishedAt ?? null,
+    episode.tools && episode.tools.length > 0 ? toJson(episode.tools) : null,
   ) as { id: number };
   const insertTurn = statement(db, insertTurnSql);
   let previousFull: ChatMessage[] | null = null;

@@ -5,6 +5,7 @@ import { routes } from "../../../lib/router/parseRoute.js";
 import { filterFromQuery, queryFromFilter } from "../lib/filterFromQuery.js";
 import { EnvSetPanel } from "./EnvSetPanel.js";
 import { EnvSetsBar } from "./EnvSetsBar.js";
+import { ExportPanel } from "./ExportPanel.js";
 
 type Fields = Record<"run" | "iteration" | "valid" | "regretMin" | "regretMax" | "winRateMin" | "winRateMax" | "q" | "order", string>;
 
@@ -47,6 +48,7 @@ function FilteredEnvironments({ query }: { query: URLSearchParams }) {
     <section className="view" data-testid="envs-view">
       <h2>Environments</h2>
       <EnvSetsBar current={null} />
+      <ExportPanel scope={typeof filter.runId === "number" ? { runId: filter.runId } : {}} />
       <form className="filters" onSubmit={apply} aria-label="Filters">
         {input("q", "Text", "")}
         {input("run", "Run")}

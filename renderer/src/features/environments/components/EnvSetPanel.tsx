@@ -4,6 +4,7 @@ import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
 import { formatNumber, formatPercent } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
+import { ExportPanel } from "./ExportPanel.js";
 import { OpenMemberButton } from "./OpenMemberButton.js";
 
 /** The members of one environment set (`#/envs?set=<name>`). */
@@ -26,6 +27,7 @@ export function EnvSetPanel({ name }: { name: string }) {
         </a>{" "}
         <span className="muted small">Open a member to read its code, validate it and play it by hand.</span>
       </p>
+      <ExportPanel scope={{ set: set.data.name }} />
       <table className="table compact">
         <thead>
           <tr>

@@ -1,0 +1,46 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { EnvPackageFormat, EnvPackageManifest, PackagedEnvironment } from "../../../shared/envExport.js";
+import { envPackageWriters } from "./envPackageWriters.js";
+
+export interface EnvPackageExportOptions {
+  format: EnvPackageFormat;
+  /** The folder written (created when missing; files of the same names are replaced). */
+  outDir: string;
+  /** Recorded in the manifest. Defaults to "". */
+  dbLabel?: string;
+  /** Recorded in the manifest: what was selected. Defaults to "workspace". */
+  selection?: string;
+}
+
+/** Nothing matched the selection: an export without environments is refused rather than written empty. */
+export class NoEnvironmentsToExportError extends Error {
+  override readonly name = "NoEnvironmentsToExportError";
+}
+
+/**
+ * The one entry point of `spade envs export --format`: the format's writer turns the
+ * environments into files, written under `outDir` with a `manifest.json` (every package and file,
+ * with its sha256).
+ */
+export function exportEnvironmentPackages(environments: readonly PackagedEnvironment[], options: EnvPackageExportOptions): EnvPackageManifest {
+  if (environments.length === 0) throw new NoEnvironmentsToExportError(`no environments match ${options.selection ?? "the workspace"}: nothing to export`);
+  const { files, packages } = envPackageWriters[options.format].write(environments);
+  for (const file of files) {
+    const path = join(options.outDir, file.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, file.bytes);
+  }
+  const manifest: EnvPackageManifest = {
+    format: options.format,
+    createdAt: new Date().toISOString(),
+    db: options.dbLabel ?? "",
+    selection: options.selection ?? "workspace",
+    packages: packages.map(({ path, environment }) => ({ path, className: environment.className, source: environment.source })),
+    files: files.map((file) => ({ path: file.path, bytes: file.bytes.length, sha256: createHash("sha256").update(file.bytes).digest("hex") })),
+  };
+  mkdirSync(options.outDir, { recursive: true });
+  writeFileSync(join(options.outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}

@@ -1,0 +1,212 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { envPackageFormats, type EnvPackageManifest } from "../../shared/envExport.js";
+import type { PlayReport } from "../../shared/environment.js";
+import { frameFirstObservation } from "../../main/rollout/agentSystemPrompt.js";
+import { extractFirstBoxedAction } from "../../main/rollout/extractAction.js";
+import { nativeToolAction, parseTextToolCalls } from "../../main/rollout/toolCalls.js";
+
+// `spade envs export --format`: every format's package, as its ecosystem would load it, plays the
+// same seeded episode as `spade env play`. The ecosystems' own libraries cannot be installed here
+// (no PyPI): each package is driven through a stand-in of its library's documented interface
+// (tests/fixtures/exports/standins), by tests/fixtures/exports/drive_package.py.
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const cli = join(root, "out/engine/main/cli/spade.js");
+const python = "/usr/bin/python3";
+const driver = join(root, "tests/fixtures/exports/drive_package.py");
+const env = { ...process.env, XDG_CACHE_HOME: join(tmpdir(), "spade-workbench-test-cli-cache") };
+
+function spade(...args: string[]): { code: number; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [cli, ...args], { env, encoding: "utf8", timeout: 120_000 });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** One bundled example, the agent's replies of one episode and the seed. */
+interface Script {
+  file: string;
+  folder: string;
+  game: string;
+  kind: "text" | "tool";
+  seed: number;
+  replies: string[];
+}
+
+const scripts: Script[] = [
+  { file: "code_breaker.py", folder: "code_breaker", game: "game_00000_000_unknown.py", kind: "text", seed: 7, replies: ["Let me try \\boxed{0123} first.", "Then \\boxed{4567} and maybe \\boxed{89}", "no box at all"] },
+  { file: "congruence_puzzle.py", folder: "congruence_puzzle", game: "game_00000_001_unknown.py", kind: "text", seed: 3, replies: ["\\boxed{{12}}", "x = \\boxed{5}"] },
+  { file: "errand_tools.py", folder: "errand_steps", game: "game_00000_002_unknown.py", kind: "tool", seed: 11, replies: ['<tool_call>{"name": "view_catalog", "arguments": {}}</tool_call>', "<answer>done</answer>", '<tool_call>{"name": "checkout", "arguments": {"method": "card"}}</tool_call>'] },
+  { file: "story_word.py", folder: "story_word", game: "game_00000_003_unknown.py", kind: "text", seed: 5, replies: ["They played all day. \\boxed{the end}"] },
+  { file: "warehouse_tools.py", folder: "warehouse_audit", game: "game_00000_004_unknown.py", kind: "tool", seed: 2, replies: ['<tool_call>{"name": "list_products", "arguments": {"category": "tools"}}</tool_call>', "I think <answer>42</answer>"] },
+];
+
+/** The actions the workbench's agent loop sends `step()` for these replies (its own parsers). */
+function workbenchActions(script: Script): string[] {
+  if (script.kind === "text") return script.replies.map(extractFirstBoxedAction);
+  return script.replies.map((reply, turn) => {
+    const calls = parseTextToolCalls(reply, turn);
+    return /<answer>[\s\S]*?<\/answer>/.test(reply) || calls.length === 0 ? reply : nativeToolAction(calls[0]!);
+  });
+}
+
+function play(file: string, seed: number, actions: string[], hint = false): PlayReport {
+  const args = ["env", "play", join(root, "resources/environments", file), "--seed", String(seed), "--json", ...actions.flatMap((action) => ["--action", action]), ...(hint ? ["--hint"] : [])];
+  const result = spade(...args);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as PlayReport;
+}
+
+function drive(format: string, folder: string, target: string, seed: number, replies: string[]): Record<string, unknown> {
+  const input = join(dir, `replies-${format}-${target}.json`);
+  writeFileSync(input, JSON.stringify(replies));
+  const result = spawnSync(python, [driver, format, folder, target, String(seed), input], { encoding: "utf8", timeout: 60_000, env: { ...process.env, SPADE_PYTHON_DIR: join(root, "resources/python") } });
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+function firstMessage(script: Script, observation: string): string {
+  return script.kind === "text" ? frameFirstObservation(observation) : observation;
+}
+
+function without<T extends Record<string, unknown>>(info: T, key: string): Record<string, unknown> {
+  const { [key]: _dropped, ...rest } = info;
+  return rest;
+}
+
+let dir = "";
+const out = (format: string) => join(dir, format);
+const plays = new Map<string, PlayReport>();
+
+beforeAll(() => {
+  if (!existsSync(cli)) execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.engine.json")], { cwd: root, stdio: "ignore" });
+  dir = mkdtempSync(join(tmpdir(), "spade-env-packages-"));
+  const db = join(dir, "ws.sqlite");
+  const imported = spade("envs", "import", "--db", db, "--in", join(root, "resources/environments"), "--set", "examples");
+  expect(imported.code, imported.stderr).toBe(0);
+  for (const format of envPackageFormats) {
+    const exported = spade("envs", "export", "--db", db, "--set", "examples", "--format", format, "--out", out(format));
+    expect(exported.code, exported.stderr).toBe(0);
+  }
+  for (const script of scripts) {
+    const report = play(script.file, script.seed, workbenchActions(script));
+    // Every scripted reply is played (none ends the episode early) and the environment never raised.
+    expect([report.error, report.steps.length], script.file).toEqual([null, script.replies.length]);
+    plays.set(script.file, report);
+  }
+}, 300_000);
+
+describe("spade envs export --format (built CLI)", () => {
+  it("writes a manifest naming one package per environment of the set, every file with its sha256", () => {
+    for (const format of envPackageFormats) {
+      const manifest = JSON.parse(readFileSync(join(out(format), "manifest.json"), "utf8")) as EnvPackageManifest;
+      expect(manifest.format).toBe(format);
+      expect(manifest.selection).toBe("set:examples");
+      expect(manifest.packages.map((entry) => entry.className).sort()).toEqual(["CodeBreakerEnv", "CongruencePuzzleEnv", "ErrandStepsEnv", "StoryWordEnv", "WarehouseAuditEnv"]);
+      for (const file of manifest.files) expect(existsSync(join(out(format), file.path)), file.path).toBe(true);
+    }
+  });
+
+  it("writes the files each ecosystem expects", () => {
+    const openenv = join(out("openenv"), "code_breaker");
+    expect(readFileSync(join(openenv, "openenv.yaml"), "utf8")).toBe("spec_version: 1\nname: code_breaker\ntype: space\nruntime: fastapi\napp: server.app:app\nport: 8000\n");
+    expect(readFileSync(join(openenv, "pyproject.toml"), "utf8")).toContain('"openenv-core[core]>=0.2.2"');
+    expect(readFileSync(join(openenv, "models.py"), "utf8")).toMatch(/class CodeBreakerAction\(Action\)[\s\S]*class CodeBreakerObservation\(Observation\)/);
+    expect(readFileSync(join(openenv, "server/code_breaker_environment.py"), "utf8")).toMatch(/class CodeBreakerEnvironment\(Environment\)[\s\S]*def reset\(self, seed: Optional\[int\] = None, episode_id: Optional\[str\] = None/);
+    expect(readFileSync(join(openenv, "server/app.py"), "utf8")).toContain("app = create_app(\n    CodeBreakerEnvironment,");
+    expect(readFileSync(join(openenv, "server/Dockerfile"), "utf8")).toContain("USER spade");
+    const verifiers = join(out("verifiers"), "code_breaker");
+    expect(readFileSync(join(verifiers, "pyproject.toml"), "utf8")).toContain('name = "spade-code-breaker"');
+    expect(readFileSync(join(verifiers, "spade_code_breaker/environment.py"), "utf8")).toContain("return vf.GymEnv(\n        env_cls=SpadeGymGame,");
+    expect(readFileSync(join(out("gem"), "code_breaker/spade_code_breaker/__init__.py"), "utf8")).toContain('gem.register(ENV_ID, entry_point="spade_code_breaker.environment:SpadeGemEnv")');
+    const gameFile = readFileSync(join(out("game-files"), "game_00000_000_unknown.py"), "utf8");
+    expect(gameFile).toBe(`"""SPADE self-play generated game"""\n\n${readFileSync(join(root, "resources/environments/code_breaker.py"), "utf8")}`);
+    for (const format of ["openenv", "verifiers", "gem"]) {
+      for (const script of scripts) expect(readFileSync(join(out(format), script.folder, "README.md"), "utf8"), `${format}/${script.folder}`).toContain("**Untrusted code.**");
+    }
+    expect(readFileSync(join(out("game-files"), "README.md"), "utf8")).toContain("**Untrusted code.**");
+  });
+
+  it("writes Python that compiles, in every package", () => {
+    for (const format of envPackageFormats) {
+      const result = spawnSync(python, ["-m", "compileall", "-q", out(format)], { encoding: "utf8" });
+      expect(result.status, result.stdout + result.stderr).toBe(0);
+    }
+  });
+
+  it("OpenEnv: a server session plays the same episode as spade env play", () => {
+    for (const script of scripts) {
+      const report = plays.get(script.file)!;
+      const driven = drive("openenv", out("openenv"), script.folder, script.seed, script.replies) as { reset: { observation: Record<string, unknown> }; steps: Array<{ observation: Record<string, unknown>; reward: number; done: boolean }> };
+      expect(driven.reset.observation.observation).toBe(report.reset.observation);
+      expect(driven.reset.observation.prompt).toBe(firstMessage(script, report.reset.observation));
+      expect(driven.reset.observation.info).toEqual(report.reset.info);
+      expect(driven.steps.map((step) => [step.observation.observation, step.reward, step.observation.terminated, step.observation.truncated, step.observation.info])).toEqual(report.steps.map((step) => [step.observation, step.reward, step.terminated, step.truncated, step.info]));
+      expect(driven.steps.at(-1)!.observation.episode_return).toBe(report.return);
+    }
+  });
+
+  it("verifiers: load_environment's GymEnv row and rollout match spade env play, the rubric scoring the SPADE return", () => {
+    for (const script of scripts) {
+      const report = plays.get(script.file)!;
+      const driven = drive("verifiers", out("verifiers"), script.folder, script.seed, script.replies) as { question: string; steps: Array<{ reward: number; info: Record<string, unknown> }>; observations: string[]; reward: number };
+      expect(driven.question).toBe(firstMessage(script, report.reset.observation));
+      expect(driven.steps.map((step) => [step.reward, without(step.info, "spade_return")])).toEqual(report.steps.map((step) => [step.reward, step.info]));
+      const ended = report.steps.at(-1)!.terminated || report.steps.at(-1)!.truncated;
+      expect(driven.observations).toEqual(report.steps.map((step, i) => step.observation + (ended && i === report.steps.length - 1 ? "\nEpisode already ended." : "")));
+      expect(driven.reward).toBe(report.return);
+    }
+  });
+
+  it("GEM: gem.make of the registered id plays the same episode as spade env play", () => {
+    for (const script of scripts) {
+      const report = plays.get(script.file)!;
+      const driven = drive("gem", out("gem"), script.folder, script.seed, script.replies) as { reset: [string, Record<string, unknown>]; steps: Array<[string, number, boolean, boolean, Record<string, unknown>]> };
+      expect(driven.reset[0]).toBe(firstMessage(script, report.reset.observation));
+      expect(driven.steps.map(([observation, reward, terminated, truncated, info]) => [observation, reward, terminated, truncated, without(info, "spade_return")])).toEqual(report.steps.map((step) => [step.observation, step.reward, step.terminated, step.truncated, step.info]));
+      expect(driven.steps.at(-1)![4].spade_return).toBe(report.return);
+    }
+  });
+
+  it("game files: the reference's loader lists every game and plays the same episode as spade env play", () => {
+    // The reference builds a game with max_turns=1000 (make_synthetic_env's default) where the
+    // workbench uses the class's default, so games whose text states max_turns are left out here.
+    for (const script of scripts.filter((s) => !["code_breaker.py", "congruence_puzzle.py"].includes(s.file))) {
+      const actions = script.kind === "text" ? workbenchActions(script) : script.replies;
+      const report = script.kind === "text" ? plays.get(script.file)! : play(script.file, script.seed, actions);
+      const driven = drive("game-files", out("game-files"), script.game, script.seed, actions) as { reset: [string, Record<string, unknown>]; steps: Array<[string, number, boolean, boolean, Record<string, unknown>]> };
+      expect(driven.reset).toEqual([report.reset.observation, report.reset.info]);
+      expect(driven.steps).toEqual(report.steps.map((step) => [step.observation, step.reward, step.terminated, step.truncated, step.info]));
+    }
+    const listed = readdirSync(out("game-files")).filter((name) => /^game_.*\.py$/.test(name));
+    expect(listed).toHaveLength(5);
+  });
+
+  it("OpenEnv: reset(hinted=True) appends the environment's own hint as the workbench does", () => {
+    const report = play("code_breaker.py", 7, [], true);
+    const input = join(dir, "hinted.py");
+    writeFileSync(input, `import json, sys\nsys.path[:0] = [${JSON.stringify(join(root, "tests/fixtures/exports/standins"))}, ${JSON.stringify(out("openenv"))}]\nimport importlib\napp = importlib.import_module("code_breaker.server.app").app\nprint(json.dumps(app.session().reset({"seed": 7, "hinted": True})))\n`);
+    const result = spawnSync(python, [input], { encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).observation.observation).toBe(report.reset.observation);
+    expect(report.reset.observation).toContain("\n\nHINT: ");
+  });
+
+  it("refuses an unknown format, --run with --set, and a missing set, naming the value", () => {
+    const db = join(dir, "ws.sqlite");
+    const format = spade("envs", "export", "--db", db, "--format", "gym", "--out", join(dir, "x"));
+    expect(format.code).toBe(2);
+    expect(format.stderr).toContain('--format expects one of openenv, verifiers, gem, game-files, got "gym"');
+    const both = spade("envs", "export", "--db", db, "--run", "1", "--set", "examples", "--format", "gem", "--out", join(dir, "x"));
+    expect(both.code).toBe(2);
+    const missing = spade("envs", "export", "--db", db, "--set", "nope", "--format", "gem", "--out", join(dir, "x"));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('environment set "nope" does not exist');
+    const empty = spade("envs", "export", "--db", db, "--format", "openenv", "--out", join(dir, "x"));
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("nothing to export");
+  });
+});
