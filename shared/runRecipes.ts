@@ -4,7 +4,7 @@
 
 import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
 
-export const recipeNames = ["spade-games", "spade-tool-use"] as const;
+export const recipeNames = ["spade-games", "spade-tool-use", "fixed-rlve"] as const;
 export type RecipeName = (typeof recipeNames)[number];
 
 /** The values a recipe gives the keys a config leaves out. */
@@ -53,7 +53,21 @@ const toolUse: RecipeDefaults = {
   hint: { temperature: 0.3, maxTokens: 2048 },
 };
 
+// The paper's strongest baseline (`cmd/games/train_fixed_rlve_*.sh`): RLVE's problems, 16
+// environments per rollout, a fresh problem for each every rollout, 16 plays sharing it, no hints
+// (no designer side), the agent sampled at temperature 1.0.
+const fixedRlve: RecipeDefaults = {
+  ...games,
+  envsPerIteration: 16,
+  plays: 16,
+  hintPlays: 0,
+  regenerationInterval: 1,
+  skillsPerRegen: null,
+  reward: { proposerDelay: 1, scale: 32 },
+  agent: { ...games.agent, temperature: 1.0 },
+};
+
 /** The defaults of a recipe. */
 export function recipeDefaults(recipe: RecipeName): RecipeDefaults {
-  return recipe === "spade-tool-use" ? toolUse : games;
+  return recipe === "spade-tool-use" ? toolUse : recipe === "fixed-rlve" ? fixedRlve : games;
 }

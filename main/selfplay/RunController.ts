@@ -7,6 +7,8 @@ import { SandboxPool, type SandboxPoolOptions } from "../sandbox/SandboxPool.js"
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { acquireRunLockPatiently, createRun, getRun, heartbeatRunLock, releaseRunLock, updateRunStatus, type RunStatus } from "../store/queries/runs.js";
 import { createTrainingRound, type TrainingRoundParts } from "../training/createTrainingRound.js";
+import { startRunLibrary } from "../library/startRunLibrary.js";
+import type { LibraryHost } from "../library/LibraryHost.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import type { TrainingStep } from "./TrainingStep.js";
 import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
@@ -38,6 +40,8 @@ export interface RunControllerOptions {
   createTraining?: (config: RunConfig, parts: TrainingRoundParts) => (TrainingStep & { dispose(): Promise<void> }) | null;
   /** How often the run lock's heartbeat is refreshed. Defaults to 5000 ms. */
   heartbeatMs?: number;
+  /** Starts the environment library of a `designer.kind: "library"` run. Defaults to `startRunLibrary`. */
+  startLibrary?: (config: RunConfig) => Promise<LibraryHost>;
 }
 
 interface ActiveRun {
@@ -135,10 +139,13 @@ export class RunController {
     heartbeat.unref();
     let backend: LlmBackend | null = null;
     let pool: SandboxPool | null = null;
+    let library: LibraryHost | null = null;
     let training: (TrainingStep & { dispose(): Promise<void> }) | null = null;
     let status: RunStatus;
     let error: string | null = null;
     try {
+      // The library first: a missing library or dependency fails the run before the model loads.
+      if (config.designer.kind === "library") library = await (this.options.startLibrary ?? startRunLibrary)(config);
       const corpus = config.corpus ? await (this.options.openCorpus ?? openCorpus)(config.corpus.path) : null;
       if (corpus && corpus.skipped.count > 0) {
         const { count, examples } = corpus.skipped;
@@ -148,7 +155,7 @@ export class RunController {
       const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...sandboxPoolSizing(c, model), ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
       const onEvent = (event: LoopEvent) => this.emit(event);
       training = (this.options.createTraining ?? createTrainingRound)(config, { db, runId, backend: model, onEvent });
-      const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent, training: training ?? undefined });
+      const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent, training: training ?? undefined, ...(library ? { library } : {}) });
       const outcome = await loop.run();
       status = outcome === "completed" ? "completed" : entry.intent === "stop" ? "stopped" : "paused";
     } catch (caught) {
@@ -158,6 +165,7 @@ export class RunController {
       clearInterval(heartbeat);
       await training?.dispose().catch(() => undefined);
       await pool?.dispose().catch(() => undefined);
+      await library?.dispose().catch(() => undefined);
       await backend?.dispose().catch(() => undefined);
     }
     updateRunStatus(db, runId, status, error);

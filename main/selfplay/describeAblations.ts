@@ -17,11 +17,26 @@ const projectRewardKinds: Partial<Record<RunConfig["reward"]["kind"], string>> =
  */
 export function describeAblations(config: AblationFields): string[] {
   const ablations: string[] = [];
-  if (config.designer.kind === "fixed") ablations.push(`fixed environment pool "${config.designer.set}"`);
+  const baseline = describeBaseline(config);
+  if (baseline) ablations.push(baseline);
   if (config.corpus === null) ablations.push("no corpus");
   if (!config.memory.enabled) ablations.push("no memory");
   if (config.reward.kind !== "blend") ablations.push(`reward: ${projectRewardKinds[config.reward.kind] ?? config.reward.kind}`);
   return [...ablations, ...describeDeviations(config)];
+}
+
+/**
+ * The fixed-environment baseline a run is (the paper compares SPADE against these), or null for a
+ * SPADE run: a static pool of saved games, or an installed library's problems.
+ */
+export function describeBaseline(config: Pick<RunConfig, "designer">): string | null {
+  const { designer } = config;
+  if (designer.kind === "fixed") return `baseline: static pool "${designer.set}"`;
+  if (designer.kind !== "library" || !designer.library) return null;
+  const { kind, set, controller } = designer.library;
+  const name = { rlve: "RLVE", gem: "GEM", "reasoning-gym": "reasoning-gym" }[kind];
+  const which = Array.isArray(set) ? (set.length <= 3 ? set.join(", ") : `${set.length} environments`) : set;
+  return `baseline: ${name} ${which}${kind === "rlve" ? ` (sliding window, ${controller.tauNum} plays at ${controller.tauAcc})` : ""}`;
 }
 
 /** The deviations from the reference recipe a config turns on, one badge each. */
