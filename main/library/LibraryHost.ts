@@ -83,7 +83,8 @@ export class LibraryHost {
       this.give(worker);
       throw error;
     }
-    return new LibrarySession(problem.name, worker, stepTimeoutMs, (w) => this.give(w));
+    // RLVE's problems are single questions, framed as the reference's fixed-environment template frames them.
+    return new LibrarySession(problem.name, problem.library === "rlve" ? "problem" : "game", worker, stepTimeoutMs, (w) => this.give(w));
   }
 
   /** Workers alive now (the catalog included). */

@@ -10,6 +10,7 @@ export class LibrarySession implements EnvSession {
 
   constructor(
     readonly className: string,
+    readonly framing: "game" | "problem",
     private readonly worker: LibraryWorker,
     private readonly stepTimeoutMs: number,
     private readonly release: (worker: LibraryWorker) => void,
