@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import type { EnvironmentEvalReport } from "./EnvironmentEvalReport.js";
@@ -8,17 +8,25 @@ import type { QuestionEvalReport } from "./QuestionEvalReport.js";
 import { readEnvironmentSuite } from "./readEnvironmentSuite.js";
 import { readQuestionSuite } from "./readQuestionSuite.js";
 import { SuiteFormatError } from "./SuiteFormatError.js";
+import type { CodeEvalReport } from "./CodeEvalReport.js";
+import { evaluateCode } from "./evaluateCode.js";
+import { isCodeSuiteLine, readCodeSuite } from "./readCodeSuite.js";
+import { isLibrarySuitePath, readLibrarySuite } from "./readLibrarySuite.js";
+import { LibraryHost } from "../library/LibraryHost.js";
+import { formatLibraryProblem, parseLibraryProblem } from "../library/LibraryProblem.js";
+import { resolveTrainerPython } from "../training/resolveTrainerPython.js";
+import { deriveSeed } from "../util/seededRandom.js";
 
-export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport;
+export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport;
 
 export interface EvaluateSuiteOptions {
-  /** A JSONL question file, or a folder of `.py` environments. */
+  /** A JSONL question file (questions, or LiveCodeBench-style code problems), a folder of `.py` environments, or a `.json` library suite (GEM games, reasoning-gym tasks). */
   suitePath: string;
   /** The suite's name in the report. Defaults to `suitePath`. */
   suiteName?: string;
   /** Questions (or environments) used. Defaults to all. */
   limit?: number;
-  /** Opens a sandboxed environment; required for environment suites. */
+  /** Opens a sandboxed environment; required for environment and code suites (see `suiteNeedsSandbox`). */
   openEnvironment?: (code: string) => Promise<EnvSession>;
   /** Defaults to 0. */
   seed?: number;
@@ -45,9 +53,40 @@ export function isEnvironmentSuite(path: string): boolean {
   }
 }
 
-/** Evaluates a backend on a held-out suite of either kind. */
+/** Whether a JSONL suite's first line is a code problem. */
+function isCodeSuite(path: string): boolean {
+  const first = readFileSync(path, "utf8").split("\n").find((line) => line.trim() !== "");
+  if (first === undefined) return false;
+  try {
+    const fields = JSON.parse(first) as unknown;
+    return typeof fields === "object" && fields !== null && isCodeSuiteLine(fields as Record<string, unknown>);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether evaluating a suite runs code in the sandbox: a folder of environments, or code problems. */
+export function suiteNeedsSandbox(path: string): boolean {
+  return isEnvironmentSuite(path) || (!isLibrarySuitePath(path) && isCodeSuite(path));
+}
+
+/** Evaluates a backend on a held-out suite of any kind. */
 export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteOptions): Promise<SuiteEvalReport> {
   const suite = options.suiteName ?? options.suitePath;
+  if (!isEnvironmentSuite(options.suitePath) && isLibrarySuitePath(options.suitePath)) return evaluateLibrarySuite(backend, suite, options);
+  if (!isEnvironmentSuite(options.suitePath) && isCodeSuite(options.suitePath)) {
+    if (!options.openEnvironment) throw new TypeError("evaluateSuite: a code suite needs openEnvironment (its programs run in the sandbox)");
+    return evaluateCode(backend, readCodeSuite(options.suitePath, options.limit), {
+      suite,
+      open: options.openEnvironment,
+      ...(options.samples === undefined ? {} : { samples: options.samples }),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      seed: options.seed,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
   if (isEnvironmentSuite(options.suitePath)) {
     if (!options.openEnvironment) throw new TypeError("evaluateSuite: an environment suite needs openEnvironment");
     return evaluateEnvironments(backend, readEnvironmentSuite(options.suitePath, options.limit), {
@@ -74,7 +113,31 @@ export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteO
   });
 }
 
-/** The number a suite is judged by: accuracy for questions, mean return for environments. */
+/** A library suite: every environment of the set played `episodes` times, each play a fresh instance from the suite's seed. */
+async function evaluateLibrarySuite(backend: LlmBackend, suite: string, options: EvaluateSuiteOptions): Promise<EnvironmentEvalReport> {
+  const spec = readLibrarySuite(options.suitePath);
+  const host = await LibraryHost.start({ library: spec.library, python: spec.library.python ?? resolveTrainerPython() });
+  try {
+    const names = host.environments.slice(0, options.limit ?? Infinity);
+    const files = await Promise.all(names.map(async (name) => ({ file: name, code: formatLibraryProblem(await host.problem(name, 0, deriveSeed(options.seed ?? 0, "library suite", name))) })));
+    return await evaluateEnvironments(backend, files, {
+      suite,
+      open: (code) => host.open(parseLibraryProblem(code)!),
+      playsPerEnvironment: options.playsPerEnvironment ?? spec.episodes,
+      maxTurns: options.maxTurns ?? spec.maxTurns,
+      temperature: options.temperature ?? spec.temperature,
+      maxTokens: options.maxTokens ?? spec.maxTokens,
+      seed: options.seed,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  } finally {
+    await host.dispose();
+  }
+}
+
+/** The number a suite is judged by: accuracy for questions, mean return for environments, pass@1 for code. */
 export function suiteScore(report: SuiteEvalReport): number {
-  return "kind" in report ? report.meanReturn : report.accuracy;
+  if (!("kind" in report)) return report.accuracy;
+  return report.kind === "code" ? report.passAt1 : report.meanReturn;
 }

@@ -16,9 +16,10 @@ Requests carry an ``id``; every answer repeats it with ``ok`` true (and the valu
   parameters drawn, the generator checked on it, up to 10 draws); answers ``problem``, a JSON
   object the engine stores and later opens.
 * ``open`` ``{problem}``, ``reset`` ``{seed}``, ``step`` ``{action}``, ``solution``, ``close``: one
-  environment session, the same calls the sandbox answers for generated code. A problem keeps its
-  own seed: every ``reset`` of it poses the same problem (a GRPO group shares one problem, as the
-  reference's same-problem groups do).
+  environment session, the same calls the sandbox answers for generated code. An RLVE problem keeps
+  its own seed: every ``reset`` of it poses the same problem (a GRPO group shares one problem, as
+  the reference's same-problem groups do); a GEM game or reasoning-gym task draws its instance from
+  the problem's seed and the play's.
 
 The protocol is written to a private copy of the original standard output; the library's own
 prints go to standard error, so nothing it prints can be read as an answer.
@@ -208,13 +209,18 @@ class GemLibrary:
         return GemSession(self.gem.make(problem["name"]), problem)
 
 
+def _play_seed(problem, seed):
+    """A game's instance for a play: the problem's seed and the play's together (no seed: the problem's)."""
+    return problem["seed"] if seed is None else (problem["seed"] * 1_000_003 + int(seed)) % 2**31
+
+
 class GemSession:
     def __init__(self, env, problem):
         self.env = env
         self.problem = problem
 
     def reset(self, seed):
-        observation, info = self.env.reset(seed=self.problem["seed"])
+        observation, info = self.env.reset(seed=_play_seed(self.problem, seed))
         return observation, info
 
     def step(self, action):
@@ -245,16 +251,18 @@ class ReasoningGymLibrary:
         return {"name": name, "difficulty": 0, "seed": int(seed) % 2**31}
 
     def open(self, problem):
-        dataset = self.rg.create_dataset(problem["name"], size=1, seed=problem["seed"])
-        return ReasoningGymSession(dataset, problem)
+        return ReasoningGymSession(self.rg, problem)
 
 
 class ReasoningGymSession:
-    def __init__(self, dataset, problem):
-        self.dataset = dataset
-        self.entry = dataset[0]
+    def __init__(self, rg, problem):
+        self.rg = rg
+        self.problem = problem
+        self.dataset = self.entry = None
 
     def reset(self, seed):
+        self.dataset = self.rg.create_dataset(self.problem["name"], size=1, seed=_play_seed(self.problem, seed))
+        self.entry = self.dataset[0]
         return self.entry["question"], {}
 
     def step(self, action):
