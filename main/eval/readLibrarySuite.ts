@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import * as z from "zod";
+import type * as z from "zod";
 import { fillLibrary, librarySchema, type LibraryConfig } from "../../shared/libraryConfig.js";
 import { InputError } from "../../shared/validation/InputError.js";
 import { int, num, parseConfig, strict } from "../../shared/validation/schema.js";
