@@ -16,9 +16,10 @@ const projectRewardKinds: Partial<Record<RunConfig["reward"]["kind"], string>> =
  * changes the science (each a named key that is off in the recipes).
  */
 export function describeAblations(config: AblationFields): string[] {
-  const ablations: string[] = [];
+  // A baseline has no designer side: the corpus, memory and designer reward do not apply to it.
   const baseline = describeBaseline(config);
-  if (baseline) ablations.push(baseline);
+  if (baseline) return [baseline, ...describeDeviations(config)];
+  const ablations: string[] = [];
   if (config.corpus === null) ablations.push("no corpus");
   if (!config.memory.enabled) ablations.push("no memory");
   if (config.reward.kind !== "blend") ablations.push(`reward: ${projectRewardKinds[config.reward.kind] ?? config.reward.kind}`);

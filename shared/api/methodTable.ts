@@ -19,7 +19,7 @@ const finite = num();
 export const methodTable: { readonly [M in MethodName]: z.ZodType<MethodInput<M>, unknown> } = {
   getInfo: strict({}),
   listRuns: strict({}),
-  compareRuns: strict({ runIds: expecting(z.array(id).max(20), "an array of at most 20 run ids") }),
+  compareRuns: strict({ runIds: expecting(z.array(id).max(20), "an array of at most 20 run ids"), baselineRunId: id.nullish() }),
   getRun: runRef,
   getRunMetrics: runRef,
   getRunTraining: runRef,
