@@ -16,11 +16,14 @@ import { LibraryHost } from "../library/LibraryHost.js";
 import { formatLibraryProblem, parseLibraryProblem } from "../library/LibraryProblem.js";
 import { resolveTrainerPython } from "../training/resolveTrainerPython.js";
 import { deriveSeed } from "../util/seededRandom.js";
+import { evaluateToolUse } from "./evaluateToolUse.js";
+import { isToolUseSuiteLine, readToolUseSuite } from "./readToolUseSuite.js";
+import type { ToolUseEvalReport } from "./ToolUseEvalReport.js";
 
-export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport;
+export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport | ToolUseEvalReport;
 
 export interface EvaluateSuiteOptions {
-  /** A JSONL question file (questions, or LiveCodeBench-style code problems), a folder of `.py` environments, or a `.json` library suite (GEM games, reasoning-gym tasks). */
+  /** A JSONL question file (questions, LiveCodeBench-style code problems, or BFCL-style multi-turn items), a folder of `.py` environments, or a `.json` library suite (GEM games, reasoning-gym tasks). */
   suitePath: string;
   /** The suite's name in the report. Defaults to `suitePath`. */
   suiteName?: string;
@@ -40,6 +43,8 @@ export interface EvaluateSuiteOptions {
   playsPerEnvironment?: number;
   /** Environment suites: defaults to 25. */
   maxTurns?: number;
+  /** Tool-use suites: the interpreter that runs the benchmark's API classes. Defaults to the trainer's. */
+  python?: string;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -55,11 +60,20 @@ export function isEnvironmentSuite(path: string): boolean {
 
 /** Whether a JSONL suite's first line is a code problem. */
 function isCodeSuite(path: string): boolean {
+  return firstLineIs(path, isCodeSuiteLine);
+}
+
+/** Whether a suite file's first line is a BFCL-style multi-turn item (BFCL's files are JSON lines named `.json`). */
+function isToolUseSuite(path: string): boolean {
+  return !isEnvironmentSuite(path) && firstLineIs(path, isToolUseSuiteLine);
+}
+
+function firstLineIs(path: string, test: (fields: Record<string, unknown>) => boolean): boolean {
   const first = readFileSync(path, "utf8").split("\n").find((line) => line.trim() !== "");
   if (first === undefined) return false;
   try {
     const fields = JSON.parse(first) as unknown;
-    return typeof fields === "object" && fields !== null && isCodeSuiteLine(fields as Record<string, unknown>);
+    return typeof fields === "object" && fields !== null && test(fields as Record<string, unknown>);
   } catch {
     return false;
   }
@@ -73,6 +87,17 @@ export function suiteNeedsSandbox(path: string): boolean {
 /** Evaluates a backend on a held-out suite of any kind. */
 export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteOptions): Promise<SuiteEvalReport> {
   const suite = options.suiteName ?? options.suitePath;
+  if (isToolUseSuite(options.suitePath)) {
+    return evaluateToolUse(backend, readToolUseSuite(options.suitePath, options.limit), {
+      suite,
+      python: options.python ?? resolveTrainerPython(),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      seed: options.seed,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
   if (!isEnvironmentSuite(options.suitePath) && isLibrarySuitePath(options.suitePath)) return evaluateLibrarySuite(backend, suite, options);
   if (!isEnvironmentSuite(options.suitePath) && isCodeSuite(options.suitePath)) {
     if (!options.openEnvironment) throw new TypeError("evaluateSuite: a code suite needs openEnvironment (its programs run in the sandbox)");
@@ -136,8 +161,8 @@ async function evaluateLibrarySuite(backend: LlmBackend, suite: string, options:
   }
 }
 
-/** The number a suite is judged by: accuracy for questions, mean return for environments, pass@1 for code. */
+/** The number a suite is judged by: accuracy for questions and tool use, mean return for environments, pass@1 for code. */
 export function suiteScore(report: SuiteEvalReport): number {
-  if (!("kind" in report)) return report.accuracy;
+  if (!("kind" in report) || report.kind === "tool-use") return report.accuracy;
   return report.kind === "code" ? report.passAt1 : report.meanReturn;
 }
