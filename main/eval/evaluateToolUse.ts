@@ -82,7 +82,7 @@ async function playItem(backend: LlmBackend, suite: ToolUseSuite, item: ToolUseI
       for (let step = 0; ; step++) {
         if (step >= bfclStepLimit) return fail("steps", turn, `more than ${bfclStepLimit} steps in turn ${turn}`);
         const reply = await backend.chat({
-          messages,
+          messages: [...messages],
           tools,
           sampling: { temperature: options.temperature ?? 0, maxTokens: options.maxTokens ?? 4096, seed: deriveSeed(options.seed ?? 0, "tool use", item.index, turn, step) },
           signal: options.signal,
