@@ -32,6 +32,7 @@ export function readToolUseSuite(path: string, limit = Infinity): ToolUseSuite {
     if (items.length >= limit) break;
     if (!isToolUseSuiteLine(fields)) throw new SuiteFormatError(`${where}: expected a BFCL multi-turn item {id, question, initial_config, involved_classes} like the suite's first line`);
     if (typeof fields.id !== "string") throw new SuiteFormatError(`${where}: id: expected the item's id as a string`);
+    if (typeof fields.question === "string") throw new SuiteFormatError(`${where}: question: a single string is an ACEBench-Agent item, which is not supported yet (only BFCL-v4 multi-turn suites: question as a list of turns)`);
     const turns = turnList(fields.question, `${where}: question`, (message, at) => {
       const m = message as Record<string, unknown>;
       if (!m || (m.role !== "user" && m.role !== "system") || typeof m.content !== "string") throw new SuiteFormatError(`${at}: expected a message {role: "user", content: string}`);
