@@ -12,7 +12,8 @@ Operations:
   involved class (a module of ``classesDir``, BFCL's ``func_source_code`` layout, else
   ``bfcl_eval``'s own), makes two instances of each, ``model`` and ``truth``, and loads the item's
   initial state into both (``_load_scenario``, as BFCL does; stateless classes have none);
-  answers ``tools`` (the function docs of the involved classes' public methods, from ``docsDir``).
+  answers ``tools`` (the function docs of the involved classes' public methods, from ``docsDir``,
+  else from the installed bfcl_eval's ``data/multi_turn_func_doc``).
 * ``execute`` ``{side, calls}``: runs calls (``{name, arguments}`` objects, or BFCL's call strings
   ``name(key=value, ...)`` whose arguments are Python literals) on that side's instances, in order;
   answers ``results``, each call's result as BFCL records it (a string as is, a dict as JSON, else
@@ -50,7 +51,23 @@ def _module_files(folder):
     return sorted(glob.glob(os.path.join(folder, "*.py"))) if folder and os.path.isdir(folder) else []
 
 
+_CLASSES = {}
+
+
 def _find_class(name, classes_dir):
+    if name not in _CLASSES:
+        _CLASSES[name] = _locate_class(name, classes_dir)
+    return _CLASSES[name]
+
+
+def _bfcl_package_dir():
+    try:
+        return os.path.dirname(importlib.import_module("bfcl_eval").__file__)
+    except ImportError:
+        return None
+
+
+def _locate_class(name, classes_dir):
     for path in _module_files(classes_dir):
         spec = importlib.util.spec_from_file_location(f"spade_tool_api_{os.path.basename(path)[:-3]}", path)
         module = importlib.util.module_from_spec(spec)
@@ -75,6 +92,8 @@ def _public_methods(instance):
 
 
 def _docs(docs_dir, methods):
+    if not (docs_dir and os.path.isdir(docs_dir)) and _bfcl_package_dir():
+        docs_dir = os.path.join(_bfcl_package_dir(), "data", "multi_turn_func_doc")
     found = {}
     for path in sorted(glob.glob(os.path.join(docs_dir, "*.json"))) if docs_dir and os.path.isdir(docs_dir) else []:
         with open(path, encoding="utf-8") as handle:
