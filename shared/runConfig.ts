@@ -2,6 +2,7 @@ import * as z from "zod";
 import { backendSchema, withoutUndefined, type BackendConfig } from "./backendConfig.js";
 import type { ThinkingMode } from "./llm.js";
 import { evalBlockSchema, fillEvalBlock, fillTrainingConfig, trainingSchema, type TrainingConfig } from "./trainingConfig.js";
+import { fillLibrary, librarySchema, type LibraryConfig } from "./libraryConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { addRuleIssue, bool, expecting, int, num, oneOf, parseConfig, strict, text, textList, textRecord, type Assert } from "./validation/schema.js";
 import { recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
@@ -59,10 +60,12 @@ export interface RewardConfig {
 }
 
 export interface DesignerConfig {
-  /** "llm": the model writes environments; "fixed": draw from an environment set (the paper's baseline). Defaults to "llm". */
-  kind: "llm" | "fixed";
+  /** "llm": the model writes environments; "fixed": draw from an environment set (the paper's static-pool baseline); "library": problems of an installed environment library (`library`: the RLVE baseline). Defaults to "llm". */
+  kind: "llm" | "fixed" | "library";
   /** The environment set a fixed designer draws from. Required with kind "fixed". */
   set: string | null;
+  /** The environment library of kind "library" (RLVE, GEM, reasoning-gym). Required with kind "library". */
+  library: LibraryConfig | null;
   /** Designer calls per slot, each an independent sample (or a repair turn with `repair`). Defaults to 5. */
   attempts: number;
   /** Deviation: a failed attempt is followed by a repair turn with the validator's error instead of an independent re-sample. Defaults to false. */
@@ -272,8 +275,9 @@ const thinking = () => oneOf(["off", "on", "auto"]).optional().describe('Whether
 const commandTemplate = expecting(z.union([nonEmpty(), textList()]), "an argv array or a shell command string");
 
 const designerSchema = strict({
-  kind: oneOf(["llm", "fixed"]).optional().describe('"llm": the model writes environments; "fixed": draw from an environment set. Defaults to "llm".'),
+  kind: oneOf(["llm", "fixed", "library"]).optional().describe('"llm": the model writes environments; "fixed": draw from an environment set; "library": an installed environment library (RLVE, GEM, reasoning-gym). Defaults to "llm".'),
   set: nonEmpty().nullish().describe('The environment set a fixed designer draws from. Required with kind "fixed".'),
+  library: librarySchema.nullish().describe('The environment library of kind "library": {"kind": "rlve", "path": ".../Gym", "set": "official16"}.'),
   attempts: int(1, 20).optional().describe("Designer calls per slot. Defaults to 5."),
   repair: bool().optional().describe("A failed attempt is followed by a repair turn with the validator's error. Defaults to false."),
   temperature: num(0, 5).optional(),
@@ -289,6 +293,7 @@ const designerSchema = strict({
   repairBraces: bool().optional().describe("The f-string brace repair of the designer's code before validation. Defaults to true."),
 }).superRefine((designer, context) => {
   if (designer.kind === "fixed" && (designer.set ?? null) === null) addRuleIssue(context, ["set"], 'required when designer.kind is "fixed" (the environment set to draw from)');
+  if (designer.kind === "library" && (designer.library ?? null) === null) addRuleIssue(context, ["library"], 'required when designer.kind is "library" (e.g. {"kind": "rlve", "path": ".../Gym"})');
 });
 
 const plateau = expecting(z.tuple([num(0, 1), num(0, 1)]), "[low, high]").superRefine(([low, high], context) => {
@@ -415,7 +420,7 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
   const c = parseConfig(runConfigSchema, value, where);
   const recipe = c.recipe ?? "spade-games";
   const d = recipeDefaults(recipe);
-  const designer = fillDesigner(c.designer ?? {}, d);
+  const designer = fillDesigner(c.designer ?? {}, d, where);
   if (c.skillsPerRegen != null && c.skillsPerRegen > designer.skills.length) {
     throw new InputError(`${where}: skillsPerRegen: expected an integer in [1, ${designer.skills.length}], got ${c.skillsPerRegen}`);
   }
@@ -448,10 +453,11 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
   };
 }
 
-function fillDesigner(o: z.output<typeof designerSchema>, d: RecipeDefaults): DesignerConfig {
+function fillDesigner(o: z.output<typeof designerSchema>, d: RecipeDefaults, where: string): DesignerConfig {
   return {
     kind: o.kind ?? "llm",
     set: o.set ?? null,
+    library: o.library ? fillLibrary(o.library, where) : null,
     attempts: o.attempts ?? d.designer.attempts,
     repair: o.repair ?? false,
     temperature: o.temperature ?? d.designer.temperature,

@@ -7,7 +7,7 @@ import type { ThinkingMode } from "./llm.js";
 import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
 import type { RecipeTrainingDefaults } from "./trainingConfig.js";
 
-export const recipeNames = ["spade-games", "spade-tool-use", "spade-games-8b"] as const;
+export const recipeNames = ["spade-games", "spade-tool-use", "spade-games-8b", "fixed-rlve"] as const;
 export type RecipeName = (typeof recipeNames)[number];
 
 /** The values a recipe gives the keys a config leaves out. */
@@ -81,7 +81,23 @@ const toolUse: RecipeDefaults = {
   training: { hyper: { klCoef: 0.005 }, compactFilter: true },
 };
 
+// The paper's strongest baseline (`cmd/games/train_fixed_rlve_*.sh`): RLVE's problems, 16
+// environments per rollout, a fresh problem for each every rollout, 16 plays sharing it, no hints
+// (no designer side), the agent sampled at temperature 1.0.
+const fixedRlve: RecipeDefaults = {
+  ...games,
+  envsPerIteration: 16,
+  // 16 environments x 16 plays: the launcher's global batch of 256 agent samples.
+  actorBatch: 256,
+  plays: 16,
+  hintPlays: 0,
+  regenerationInterval: 1,
+  skillsPerRegen: null,
+  reward: { proposerDelay: 1, scale: "auto" },
+  agent: { ...games.agent, temperature: 1.0 },
+};
+
 /** The defaults of a recipe. */
 export function recipeDefaults(recipe: RecipeName): RecipeDefaults {
-  return recipe === "spade-tool-use" ? toolUse : recipe === "spade-games-8b" ? games8b : games;
+  return recipe === "spade-tool-use" ? toolUse : recipe === "spade-games-8b" ? games8b : recipe === "fixed-rlve" ? fixedRlve : games;
 }

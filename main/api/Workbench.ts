@@ -201,9 +201,10 @@ export class Workbench {
           .map((run) => this.#runSummary(run, counts.get(run.id) ?? { total: 0, valid: 0 }))
           .sort((a, b) => b.id - a.id);
       },
-      compareRuns: async ({ runIds }) => {
+      compareRuns: async ({ runIds, baselineRunId }) => {
         for (const runId of runIds) if (!store.getRun(db, runId)) throw new NotFoundError(`no run ${runId}`);
-        return toComparisonView(compareRuns(db, runIds));
+        if (baselineRunId != null && !runIds.includes(baselineRunId)) throw new ApiInputError(`compareRuns: baselineRunId: expected one of the compared runs (${runIds.join(", ")}), got ${baselineRunId}`);
+        return toComparisonView(compareRuns(db, runIds, { baselineRunId: baselineRunId ?? null }));
       },
       getRun: async ({ runId }) => {
         const run = store.getRun(db, runId);

@@ -19,5 +19,7 @@ export function toComparisonView(comparison: RunComparison): RunComparisonView {
       key: difference.key,
       values: difference.values.map((value) => (value === undefined ? { set: false as const } : { set: true as const, value })),
     })),
+    table: comparison.table,
+    curves: comparison.curves,
   };
 }

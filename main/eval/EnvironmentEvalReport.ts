@@ -21,5 +21,7 @@ export interface EnvironmentEvalReport {
   meanReturn: number;
   /** Fraction of plays with a return > 0. */
   winRate: number;
+  /** The 95% bootstrap interval of `meanReturn` over environments (each environment's plays kept together). */
+  interval: [number, number];
   items: EnvironmentEvalItem[];
 }

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import type { EnvironmentEvalReport } from "./EnvironmentEvalReport.js";
@@ -8,17 +8,28 @@ import type { QuestionEvalReport } from "./QuestionEvalReport.js";
 import { readEnvironmentSuite } from "./readEnvironmentSuite.js";
 import { readQuestionSuite } from "./readQuestionSuite.js";
 import { SuiteFormatError } from "./SuiteFormatError.js";
+import type { CodeEvalReport } from "./CodeEvalReport.js";
+import { evaluateCode } from "./evaluateCode.js";
+import { isCodeSuiteLine, readCodeSuite } from "./readCodeSuite.js";
+import { isLibrarySuitePath, readLibrarySuite } from "./readLibrarySuite.js";
+import { LibraryHost } from "../library/LibraryHost.js";
+import { formatLibraryProblem, parseLibraryProblem } from "../library/LibraryProblem.js";
+import { resolveTrainerPython } from "../training/resolveTrainerPython.js";
+import { deriveSeed } from "../util/seededRandom.js";
+import { evaluateToolUse } from "./evaluateToolUse.js";
+import { isToolUseSuiteLine, readToolUseSuite } from "./readToolUseSuite.js";
+import type { ToolUseEvalReport } from "./ToolUseEvalReport.js";
 
-export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport;
+export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport | ToolUseEvalReport;
 
 export interface EvaluateSuiteOptions {
-  /** A JSONL question file, or a folder of `.py` environments. */
+  /** A JSONL question file (questions, LiveCodeBench-style code problems, or BFCL-style multi-turn items), a folder of `.py` environments, or a `.json` library suite (GEM games, reasoning-gym tasks). */
   suitePath: string;
   /** The suite's name in the report. Defaults to `suitePath`. */
   suiteName?: string;
   /** Questions (or environments) used. Defaults to all. */
   limit?: number;
-  /** Opens a sandboxed environment; required for environment suites. */
+  /** Opens a sandboxed environment; required for environment and code suites (see `suiteNeedsSandbox`). */
   openEnvironment?: (code: string) => Promise<EnvSession>;
   /** Defaults to 0. */
   seed?: number;
@@ -32,6 +43,8 @@ export interface EvaluateSuiteOptions {
   playsPerEnvironment?: number;
   /** Environment suites: defaults to 25. */
   maxTurns?: number;
+  /** Tool-use suites: the interpreter that runs the benchmark's API classes. Defaults to the trainer's. */
+  python?: string;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -45,9 +58,60 @@ export function isEnvironmentSuite(path: string): boolean {
   }
 }
 
-/** Evaluates a backend on a held-out suite of either kind. */
+/** Whether a JSONL suite's first line is a code problem. */
+function isCodeSuite(path: string): boolean {
+  return firstLineIs(path, isCodeSuiteLine);
+}
+
+/** Whether a suite file's first line is a BFCL-style multi-turn item (BFCL's files are JSON lines named `.json`). */
+function isToolUseSuite(path: string): boolean {
+  return !isEnvironmentSuite(path) && firstLineIs(path, isToolUseSuiteLine);
+}
+
+function firstLineIs(path: string, test: (fields: Record<string, unknown>) => boolean): boolean {
+  const first = readFileSync(path, "utf8").split("\n").find((line) => line.trim() !== "");
+  if (first === undefined) return false;
+  try {
+    const fields = JSON.parse(first) as unknown;
+    return typeof fields === "object" && fields !== null && test(fields as Record<string, unknown>);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether evaluating a suite runs code in the sandbox: a folder of environments, or code problems. */
+export function suiteNeedsSandbox(path: string): boolean {
+  return isEnvironmentSuite(path) || (!isLibrarySuitePath(path) && isCodeSuite(path));
+}
+
+/** Evaluates a backend on a held-out suite of any kind. */
 export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteOptions): Promise<SuiteEvalReport> {
   const suite = options.suiteName ?? options.suitePath;
+  if (isToolUseSuite(options.suitePath)) {
+    return evaluateToolUse(backend, readToolUseSuite(options.suitePath, options.limit), {
+      suite,
+      python: options.python ?? resolveTrainerPython(),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      seed: options.seed,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
+  if (!isEnvironmentSuite(options.suitePath) && isLibrarySuitePath(options.suitePath)) return evaluateLibrarySuite(backend, suite, options);
+  if (!isEnvironmentSuite(options.suitePath) && isCodeSuite(options.suitePath)) {
+    if (!options.openEnvironment) throw new TypeError("evaluateSuite: a code suite needs openEnvironment (its programs run in the sandbox)");
+    return evaluateCode(backend, readCodeSuite(options.suitePath, options.limit), {
+      suite,
+      open: options.openEnvironment,
+      ...(options.samples === undefined ? {} : { samples: options.samples }),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      seed: options.seed,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
   if (isEnvironmentSuite(options.suitePath)) {
     if (!options.openEnvironment) throw new TypeError("evaluateSuite: an environment suite needs openEnvironment");
     return evaluateEnvironments(backend, readEnvironmentSuite(options.suitePath, options.limit), {
@@ -74,7 +138,31 @@ export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteO
   });
 }
 
-/** The number a suite is judged by: accuracy for questions, mean return for environments. */
+/** A library suite: every environment of the set played `episodes` times, each play a fresh instance from the suite's seed. */
+async function evaluateLibrarySuite(backend: LlmBackend, suite: string, options: EvaluateSuiteOptions): Promise<EnvironmentEvalReport> {
+  const spec = readLibrarySuite(options.suitePath);
+  const host = await LibraryHost.start({ library: spec.library, python: spec.library.python ?? resolveTrainerPython() });
+  try {
+    const names = host.environments.slice(0, options.limit ?? Infinity);
+    const files = await Promise.all(names.map(async (name) => ({ file: name, code: formatLibraryProblem(await host.problem(name, 0, deriveSeed(options.seed ?? 0, "library suite", name))) })));
+    return await evaluateEnvironments(backend, files, {
+      suite,
+      open: (code) => host.open(parseLibraryProblem(code)!),
+      playsPerEnvironment: options.playsPerEnvironment ?? spec.episodes,
+      maxTurns: options.maxTurns ?? spec.maxTurns,
+      temperature: options.temperature ?? spec.temperature,
+      maxTokens: options.maxTokens ?? spec.maxTokens,
+      seed: options.seed,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  } finally {
+    await host.dispose();
+  }
+}
+
+/** The number a suite is judged by: accuracy for questions and tool use, mean return for environments, pass@1 for code. */
 export function suiteScore(report: SuiteEvalReport): number {
-  return "kind" in report ? report.meanReturn : report.accuracy;
+  if (!("kind" in report) || report.kind === "tool-use") return report.accuracy;
+  return report.kind === "code" ? report.passAt1 : report.meanReturn;
 }

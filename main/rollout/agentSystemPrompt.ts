@@ -10,7 +10,11 @@ export function agentSystemPrompt(kind: "text" | "tool", tools: ToolSchema[] | n
   return renderTemplate(loadPrompt("agent-tool.md"), { tools: JSON.stringify(tools ?? [], null, 2) });
 }
 
-/** The reference protocol's first user message of a game: the framing, the observation, the instruction to reason and box the answer. */
-export function frameFirstObservation(observation: string): string {
-  return renderTemplate(loadPrompt("agent-first-turn.md"), { observation });
+/**
+ * The reference protocol's first user message: for a game the framing, the observation, the
+ * instruction to reason and box the answer; for a library's problem (RLVE) the problem itself and
+ * the same instruction, as the reference's fixed-environment template does.
+ */
+export function frameFirstObservation(observation: string, framing: "game" | "problem" = "game"): string {
+  return renderTemplate(loadPrompt(framing === "problem" ? "agent-first-turn-problem.md" : "agent-first-turn.md"), { observation });
 }

@@ -245,7 +245,7 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
   } else {
     const reference = protocol.messages === "reference";
     const system = reference ? null : agentSystemPrompt(session.kind, session.tools);
-    const observations = [reference && session.kind === "text" ? frameFirstObservation(firstObservation) : firstObservation];
+    const observations = [reference && session.kind === "text" ? frameFirstObservation(firstObservation, session.framing) : firstObservation];
     const replies: string[] = [];
     for (let index = 0; index < maxTurns; index++) {
       const messages = buildTurnMessages(system, observations, replies, options.historyTurns);

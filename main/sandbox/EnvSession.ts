@@ -7,6 +7,8 @@ export interface EnvSession {
   readonly kind: "text" | "tool";
   /** The tool schemas of a tool-use environment, else null. */
   readonly tools: ToolSchema[] | null;
+  /** How the agent's first message frames the first observation: a "game" (generated environments), or a "problem" (a library's single-turn problem, RLVE). Defaults to "game". */
+  readonly framing?: "game" | "problem";
   reset(seed: number): Promise<ResetResult>;
   step(action: string): Promise<StepResult>;
   /** The environment's own `hint()`, or null when it defines none. */

@@ -24,6 +24,8 @@ import {
   type RunStatus,
 } from "../store/queries/runs.js";
 import { createTrainingRound, type TrainingRoundParts } from "../training/createTrainingRound.js";
+import { startRunLibrary } from "../library/startRunLibrary.js";
+import type { LibraryHost } from "../library/LibraryHost.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import type { TrainingStep } from "./TrainingStep.js";
 import { RunProgressTracker } from "./RunProgressTracker.js";
@@ -79,6 +81,8 @@ export interface RunControllerOptions {
   controlPollMs?: number;
   /** How long a pause or stop of a run owned by another process waits for the owner to act. Defaults to 15000 ms. */
   remoteWaitMs?: number;
+  /** Starts the environment library of a `designer.kind: "library"` run. Defaults to `startRunLibrary`. */
+  startLibrary?: (config: RunConfig) => Promise<LibraryHost>;
 }
 
 interface ActiveRun {
@@ -211,10 +215,13 @@ export class RunController {
     control.unref();
     let backend: LlmBackend | null = null;
     let pool: SandboxPool | null = null;
+    let library: LibraryHost | null = null;
     let training: (TrainingStep & { dispose(): Promise<void> }) | null = null;
     let status: RunStatus;
     let error: string | null = null;
     try {
+      // The library first: a missing library or dependency fails the run before the model loads.
+      if (config.designer.kind === "library") library = await (this.options.startLibrary ?? startRunLibrary)(config);
       const corpus = config.corpus ? await (this.options.openCorpus ?? openCorpus)(config.corpus.path) : null;
       if (corpus && corpus.skipped.count > 0) {
         const { count, examples } = corpus.skipped;
@@ -242,7 +249,7 @@ export class RunController {
       // Before any rollout is spent: the trainer's Python, the base model's tensor types and the memory model; a round that cannot run fails the run now.
       const memoryNote = await training?.prepare?.(entry.abort.signal);
       if (memoryNote) this.emit({ type: "notice", runId, message: memoryNote });
-      const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent, training: training ?? undefined });
+      const loop = new SelfPlayLoop(runId, config, { db, backend: model, pool: sandboxes, corpus, signal: entry.abort.signal, onEvent, training: training ?? undefined, ...(library ? { library } : {}) });
       const outcome = await loop.run();
       status = outcome === "completed" ? "completed" : entry.intent === "stop" ? "stopped" : "paused";
     } catch (caught) {
@@ -253,6 +260,7 @@ export class RunController {
       clearInterval(control);
       await training?.dispose().catch(() => undefined);
       await pool?.dispose().catch(() => undefined);
+      await library?.dispose().catch(() => undefined);
       await backend?.dispose().catch(() => undefined);
     }
     settleRun(db, runId, process.pid, status, error);

@@ -79,7 +79,7 @@ export class RunProgressTracker {
   snapshot(): RunProgressSnapshot {
     const now = this.now();
     const envs = this.config.envsPerIteration;
-    const generating = this.config.designer.kind !== "fixed" && isRegeneration(this.iteration, this.config);
+    const generating = this.config.designer.kind === "llm" && isRegeneration(this.iteration, this.config);
     const units: RunProgressSnapshot["units"] = [];
     if (generating) units.push({ name: "designed", done: this.designedSlots.size, total: envs });
     units.push({ name: "played", done: this.played, total: Math.max(this.played, this.expectedPlays()) });

@@ -7,7 +7,11 @@ import type { LlmBackend } from "../llm/LlmBackend.js";
 import { PromptTooLongError } from "../llm/PromptTooLongError.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
 import { repairFStringBraces } from "../sandbox/repairFStringBraces.js";
+import type { EnvSession } from "../sandbox/EnvSession.js";
 import type { SandboxPool } from "../sandbox/SandboxPool.js";
+import type { LibraryHost } from "../library/LibraryHost.js";
+import { LibraryEnvironments } from "../library/LibraryEnvironments.js";
+import { parseLibraryProblem } from "../library/LibraryProblem.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { upsertDocument } from "../store/queries/documents.js";
 import { upsertEnvStats } from "../store/queries/envStats.js";
@@ -51,6 +55,8 @@ export interface SelfPlayDeps {
   training?: TrainingStep;
   /** Plays in flight at once. Defaults to the backend's parallelism. */
   playConcurrency?: number;
+  /** The installed environment library of a `designer.kind: "library"` run (the RLVE baseline). */
+  library?: LibraryHost;
 }
 
 interface EnvironmentProbe {
@@ -95,6 +101,7 @@ const NOVELTY_PROBE_SEED = 0;
  */
 export class SelfPlayLoop {
   private readonly probeCache = new Map<number, Promise<EnvironmentProbe>>();
+  private libraryEnvironments: LibraryEnvironments | null = null;
 
   constructor(
     private readonly runId: number,
@@ -161,7 +168,7 @@ export class SelfPlayLoop {
     const regeneration = regenerationOf(iteration, this.config);
     const generating = regeneration === iteration;
     const memory = generating ? this.memorySnapshot() : null;
-    const attempts = this.config.designer.kind === "fixed" ? 1 : this.config.designer.attempts;
+    const attempts = this.config.designer.kind === "llm" ? this.config.designer.attempts : 1;
     const states: SlotState[] = [];
     const design = new WorkGraph<UnitKind>();
     for (let slot = 0; slot < this.config.envsPerIteration; slot++) {
@@ -230,7 +237,7 @@ export class SelfPlayLoop {
   /** A replayed batch: the slot's game is its valid attempt from the regeneration. */
   private async findGame(regeneration: number, state: SlotState, attempt: number): Promise<void> {
     if (attempt > 0) return;
-    state.env = validAttempt(this.deps.db, this.runId, regeneration, state.slot, this.config.designer.kind === "fixed" ? 1 : this.config.designer.attempts);
+    state.env = validAttempt(this.deps.db, this.runId, regeneration, state.slot, this.config.designer.kind === "llm" ? this.config.designer.attempts : 1);
   }
 
   private skillAndDifficulty(iteration: number, slot: number): { skill: string; difficulty: string } {
@@ -252,6 +259,7 @@ export class SelfPlayLoop {
   private async designAttempt(iteration: number, state: SlotState, attempt: number, memory: MemorySnapshot): Promise<void> {
     if (state.env) return;
     if (this.config.designer.kind === "fixed") return this.drawFixed(iteration, state);
+    if (this.config.designer.kind === "library") return this.drawLibrary(iteration, state);
     const { db, backend } = this.deps;
     const stored = findAttempt(db, this.runId, iteration, state.slot, attempt);
     if (stored) {
@@ -380,6 +388,39 @@ export class SelfPlayLoop {
     this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot: state.slot, environmentId: id, valid: validation.valid, className: validation.className });
   }
 
+  /** A library baseline: the rollout's problems drawn from the installed library at the controller's difficulties. */
+  private async drawLibrary(iteration: number, state: SlotState): Promise<void> {
+    const { db } = this.deps;
+    const stored = findAttempt(db, this.runId, iteration, state.slot, 0);
+    if (stored) {
+      state.last = stored;
+      if (stored.valid) state.env = stored;
+      return;
+    }
+    if (!this.deps.library) throw new Error('designer.kind "library": the run was started without its library');
+    this.libraryEnvironments ??= new LibraryEnvironments(db, this.runId, this.config, this.deps.library);
+    const drawn = await this.libraryEnvironments.draw(iteration, state.slot);
+    if (this.deps.signal?.aborted) return;
+    const id = transaction(db, () => {
+      const envId = insertEnvironment(db, {
+        runId: this.runId, iteration, slot: state.slot, attempt: 0, source: "fixed", skill: drawn.skill, code: drawn.code,
+        className: drawn.validation.className, valid: drawn.validation.valid, validation: drawn.validation, validationError: drawn.validation.error,
+      });
+      if (!drawn.validation.valid) upsertEnvStats(db, { environmentId: envId, plays: 0, hintPlays: 0, designerReward: null, rewardKind: this.config.reward.kind });
+      return envId;
+    });
+    state.last = getEnvironment(db, id)!;
+    if (drawn.validation.valid) state.env = state.last;
+    this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot: state.slot, environmentId: id, valid: drawn.validation.valid, className: drawn.validation.className });
+  }
+
+  /** A session on a stored environment: its code in the sandbox, or a library problem in the library's worker. */
+  private openSession(code: string): Promise<EnvSession> {
+    const problem = this.config.designer.kind === "library" ? parseLibraryProblem(code) : null;
+    if (problem && this.deps.library) return this.deps.library.open(problem, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+    return this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+  }
+
   /**
    * One session per environment answers what the loop asks before playing: the first observation
    * for the novelty probe seed, the environment's own hint, and its reference solution.
@@ -392,7 +433,7 @@ export class SelfPlayLoop {
       cached = (async (): Promise<EnvironmentProbe> => {
         let where = "open";
         try {
-          const session = await this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+          const session = await this.openSession(code);
           try {
             where = `reset(seed=${NOVELTY_PROBE_SEED})`;
             const { observation } = await session.reset(NOVELTY_PROBE_SEED);
@@ -516,7 +557,7 @@ export class SelfPlayLoop {
     const result: { timedOut: boolean }[] = [];
     try {
       await runPlays({
-        open: () => this.deps.pool.open(env.code!, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs }),
+        open: () => this.openSession(env.code!),
         backend: this.deps.backend,
         specs: [spec],
         hint,

@@ -17,13 +17,29 @@ const projectRewardKinds: Partial<Record<RunConfig["reward"]["kind"], string>> =
  * changes the science (each a named key that is off in the recipes).
  */
 export function describeAblations(config: AblationFields): string[] {
+  // A baseline has no designer side: the corpus, memory and designer reward do not apply to it.
+  const baseline = describeBaseline(config);
+  if (baseline) return [baseline, ...describeDeviations(config)];
   const ablations: string[] = [];
-  if (config.designer.kind === "fixed") ablations.push(`fixed environment pool "${config.designer.set}"`);
   if (config.corpus === null) ablations.push("no corpus");
   if (!config.memory.enabled) ablations.push("no memory");
   if (config.reward.kind !== "blend") ablations.push(`reward: ${projectRewardKinds[config.reward.kind] ?? config.reward.kind}`);
   if (config.training === null) ablations.push("collect only (no training)");
   return [...ablations, ...describeDeviations(config)];
+}
+
+/**
+ * The fixed-environment baseline a run is (the paper compares SPADE against these), or null for a
+ * SPADE run: a static pool of saved games, or an installed library's problems.
+ */
+export function describeBaseline(config: Pick<RunConfig, "designer">): string | null {
+  const { designer } = config;
+  if (designer.kind === "fixed") return `baseline: static pool "${designer.set}"`;
+  if (designer.kind !== "library" || !designer.library) return null;
+  const { kind, set, controller } = designer.library;
+  const name = { rlve: "RLVE", gem: "GEM", "reasoning-gym": "reasoning-gym" }[kind];
+  const which = Array.isArray(set) ? (set.length <= 3 ? set.join(", ") : `${set.length} environments`) : set;
+  return `baseline: ${name} ${which}${kind === "rlve" ? ` (sliding window, ${controller.tauNum} plays at ${controller.tauAcc})` : ""}`;
 }
 
 /** The deviations from the reference recipe a config turns on, one badge each. */

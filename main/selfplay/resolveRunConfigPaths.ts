@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { RunConfig } from "../../shared/runConfig.js";
 
 /**
- * Makes the config's paths (db, corpus, local model, the hf trainer's conversion script and a base
+ * Makes the config's paths (db, corpus, local model, an environment library, the hf trainer's conversion script and a base
  * model written as ./folder) absolute, relative to the config file's folder.
  */
 export function resolveRunConfigPaths(config: RunConfig, baseDir: string): RunConfig {
@@ -28,6 +28,7 @@ export function resolveRunConfigPaths(config: RunConfig, baseDir: string): RunCo
     db: abs(config.db),
     corpus: config.corpus ? { ...config.corpus, path: abs(config.corpus.path) } : null,
     backend,
+    ...(config.designer.library?.path ? { designer: { ...config.designer, library: { ...config.designer.library, path: abs(config.designer.library.path) } } } : {}),
     ...(training ? { training } : {}),
   };
 }

@@ -9,9 +9,9 @@ export type ScheduleFields = Pick<RunConfig, "iterations" | "regenerationInterva
 // a batch every `regenerationInterval` rollouts and replayed by every rollout in between; the
 // designer's reward for a batch is computed once the proposer delay has passed.
 
-/** Rollouts between regenerations. A fixed pool draws new games every rollout, as the reference's static pool does. */
+/** Rollouts between regenerations. A fixed pool or a library draws new games every rollout, as the reference's fixed-environment baselines do. */
 export function regenerationInterval(config: ScheduleFields): number {
-  return config.designer.kind === "fixed" ? 1 : config.regenerationInterval;
+  return config.designer.kind === "llm" ? config.regenerationInterval : 1;
 }
 
 /** The rollout that generated the games `iteration` plays. */

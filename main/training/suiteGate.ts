@@ -3,7 +3,7 @@ import type { RunConfig } from "../../shared/runConfig.js";
 import type { TrainingEvalConfig } from "../../shared/trainingConfig.js";
 import { withAdapter } from "../adapters/withAdapter.js";
 import { evaluateModel } from "../eval/evaluateModel.js";
-import { isEnvironmentSuite, suiteScore } from "../eval/evaluateSuite.js";
+import { suiteNeedsSandbox, suiteScore } from "../eval/evaluateSuite.js";
 import { openEnvironmentSandbox, type EnvironmentSandbox } from "../eval/openEnvironmentSandbox.js";
 import { promotionGate } from "../eval/promotionGate.js";
 import { latestEvalResult, storedScore, storeEvalReport } from "../eval/storeEvalReport.js";
@@ -21,7 +21,7 @@ export function suiteGate(db: WritableDb, config: RunConfig, gate: TrainingEvalC
   const suitePath = isAbsolute(gate.suite) ? gate.suite : resolve(workspace, gate.suite);
   let sandbox: EnvironmentSandbox | null = null;
   const evaluate = async (adapter: Adapter | null) => {
-    if (isEnvironmentSuite(suitePath)) sandbox ??= await openEnvironmentSandbox({ stepTimeoutMs: config.sandbox.stepTimeoutMs });
+    if (suiteNeedsSandbox(suitePath)) sandbox ??= await openEnvironmentSandbox({ stepTimeoutMs: config.sandbox.stepTimeoutMs });
     try {
       return await evaluateModel(withAdapter(config.backend, adapter?.path ?? null), workspace, {
         suitePath,

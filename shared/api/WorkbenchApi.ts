@@ -34,7 +34,7 @@ export interface WorkbenchMethods {
   checkTrainer: { input: { trainer?: "gguf" | "hf" }; output: TrainerEnvironment };
   listRuns: { input: Empty; output: RunSummary[] };
   /** Runs side by side: per-iteration loop metrics, summaries, held-out scores, config differences. */
-  compareRuns: { input: { runIds: number[] }; output: RunComparisonView };
+  compareRuns: { input: { runIds: number[]; baselineRunId?: number | null }; output: RunComparisonView };
   getRun: { input: { runId: number }; output: RunDetail };
   getRunMetrics: { input: { runId: number }; output: RunMetrics };
   /** The run's training rounds and which adapter played which iteration. */

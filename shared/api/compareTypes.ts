@@ -1,4 +1,5 @@
 // Runs side by side (`spade compare` as the workbench shows it).
+import type { ComparisonTable, HeldOutCurve } from "../comparisonTable.js";
 
 /** A run's value for one differing config key; `set: false` when the run's config lacks the key. */
 export type ConfigValueView = { set: true; value: unknown } | { set: false };
@@ -17,6 +18,14 @@ export interface HeldOutScoreView {
   accuracy: number | null;
   meanReturn: number | null;
   winRate: number | null;
+  /** The suite's score (accuracy, pass@1 or mean return). */
+  score: number | null;
+  /** Its 95% bootstrap interval over items; null when the stored items do not say. */
+  interval: [number, number] | null;
+  n: number;
+  /** The rollout the evaluated adapter's training round followed; null for an adapter from elsewhere. */
+  afterIteration: number | null;
+  createdAt: number;
 }
 
 /** Metric values by name (null where the loop measured nothing). */
@@ -39,4 +48,8 @@ export interface RunComparisonView {
   metrics: string[];
   runs: ComparedRunView[];
   configDiff: ConfigDifferenceView[];
+  /** The paper's table: runs x held-out suites, with intervals, the mean and the difference to a baseline run. */
+  table: ComparisonTable;
+  /** Held-out scores over rollouts, one line per run per suite. */
+  curves: HeldOutCurve[];
 }

@@ -21,7 +21,7 @@ export const methodTable: { readonly [M in MethodName]: z.ZodType<MethodInput<M>
   getInfo: strict({}),
   checkTrainer: strict({ trainer: optional(oneOf(["gguf", "hf"])) }),
   listRuns: strict({}),
-  compareRuns: strict({ runIds: expecting(z.array(id).max(20), "an array of at most 20 run ids") }),
+  compareRuns: strict({ runIds: expecting(z.array(id).max(20), "an array of at most 20 run ids"), baselineRunId: id.nullish() }),
   getRun: runRef,
   getRunMetrics: runRef,
   getRunTraining: runRef,

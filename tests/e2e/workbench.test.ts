@@ -159,6 +159,11 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await page.getByTestId("config-diff").waitFor();
     expect(await page.getByTestId("config-diff").innerText()).toContain("memory.enabled");
     expect(await page.getByTestId("compared-runs").innerText()).toContain("no memory");
+    // The paper's table: the run whose adapters were evaluated has its latest adapter's score; the other is a gap.
+    const heldOut = await page.getByTestId("held-out-table").innerText();
+    expect(heldOut).toContain("gsm8k-100");
+    expect(heldOut).toMatch(/36\.0/);
+    expect(heldOut).toContain("–");
     await page.locator(".recharts-legend-item").first().waitFor();
     const regret = page.getByTestId("chart-Mean regret");
     expect(await regret.locator(".recharts-line").count()).toBe(2);

@@ -151,7 +151,7 @@ describe("the trainer hook", () => {
     const evaluate = async (path: string | null): Promise<SuiteEvalReport> => {
       evaluated.push(path);
       const accuracy = scores.get(path) ?? 0.4;
-      return { suite: "held-out", n: 10, correct: accuracy * 10, accuracy, items: [] };
+      return { suite: "held-out", n: 10, correct: accuracy * 10, accuracy, interval: [accuracy, accuracy], items: [] };
     };
     const suite = join(dir, "held-out.jsonl");
     const rejected = await train("gguf", { evaluate }, { eval: { suite, limit: null, margin: 0.05, maxTokens: 64 } });

@@ -130,6 +130,7 @@ describe("evaluateQuestions with a scripted model", () => {
       n: 8,
       correct: 5,
       accuracy: 5 / 8,
+      interval: expect.any(Array),
       items: [
         { index: 0, expected: "18", predicted: "18", correct: true },
         { index: 1, expected: "3", predicted: "3", correct: true },
@@ -142,5 +143,11 @@ describe("evaluateQuestions with a scripted model", () => {
       ],
     });
     expect(backend.calls.every((call) => call.sampling?.temperature === 0)).toBe(true);
+    // The 95% bootstrap interval over the 8 questions holds the score, inside what 8 questions allow.
+    const [low, high] = report.interval;
+    expect(low).toBeLessThan(5 / 8);
+    expect(high).toBeGreaterThan(5 / 8);
+    expect(low).toBeGreaterThanOrEqual(0);
+    expect(high).toBeLessThanOrEqual(1);
   });
 });

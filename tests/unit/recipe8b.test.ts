@@ -20,7 +20,7 @@ describe("the spade-games-8b recipe", () => {
     expect([c.iterations, c.envsPerIteration, c.plays, c.hintPlays, c.maxTurns, c.regenerationInterval, c.skillsPerRegen]).toEqual([games.iterations, games.envsPerIteration, games.plays, games.hintPlays, games.maxTurns, games.regenerationInterval, games.skillsPerRegen]);
     expect(c.reward).toEqual(games.reward);
     expect(c.designer.skills).toEqual(games.designer.skills);
-    expect(describeAblations(c)).toEqual(["no corpus"]);
+    expect(describeAblations(c).filter((badge) => !badge.startsWith("deviation: LoRA"))).toEqual(["no corpus"]);
   });
 
   it("leaves the other recipes as they were: thinking off, 16384 designer tokens, KL 0 (0.005 for tool use, its launcher's)", () => {

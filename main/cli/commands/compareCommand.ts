@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { renderComparisonTable, tableFormats, type TableFormat } from "../../../shared/comparisonTable.js";
 import { compareRuns } from "../../experiments/compareRuns.js";
 import { openDatabase } from "../../store/openDatabase.js";
 import type { Command } from "../Command.js";
@@ -7,19 +8,21 @@ import { UsageError } from "../UsageError.js";
 
 export const compareCommand: Command = {
   name: "compare",
-  usage: "compare --db <path> --runs <id>,<id>[,...] [--json]",
+  usage: "compare --db <path> --runs <id>,<id>[,...] [--baseline <id>] [--table csv|markdown|latex] [--json]",
   summary: "line up runs' loop metrics, held-out scores and config differences",
   async run(argv) {
-    const { values } = parseCommandArgs("compare", argv, { db: { type: "string", valueName: "path", help: "Workspace database (SQLite file). (required)" }, runs: { type: "string", valueName: "id,id[,...]", help: "The runs to line up. (required)" }, json: { type: "boolean", help: "Print JSON instead of text." } }, false);
+    const { values } = parseCommandArgs("compare", argv, { db: { type: "string", valueName: "path", help: "Workspace database (SQLite file). (required)" }, runs: { type: "string", valueName: "id,id[,...]", help: "The runs to line up. (required)" }, json: { type: "boolean", help: "Print JSON instead of text." }, baseline: { type: "string", valueName: "id", help: "The run the held-out table's difference columns are against (one of --runs)." }, table: { type: "string", valueName: "csv|markdown|latex", help: "Print only the held-out table (runs x suites, 95% intervals, mean, difference to --baseline) in this format." } }, false);
     if (!values.db) throw new UsageError("spade compare: --db <path> is required");
     if (!values.runs) throw new UsageError("spade compare: --runs <id>,<id> is required");
     if (!existsSync(values.db)) throw new UsageError(`spade compare: ${values.db} does not exist`);
     const ids = values.runs.split(",").map((part) => part.trim());
     for (const id of ids) if (!/^\d+$/.test(id)) throw new UsageError(`spade compare: --runs expects run ids separated by commas, got "${values.runs}"`);
+    if (values.baseline !== undefined && !ids.includes(values.baseline.trim())) throw new UsageError(`spade compare: --baseline expects one of the compared runs (${ids.join(", ")}), got "${values.baseline}"`);
+    if (values.table !== undefined && !(tableFormats as readonly string[]).includes(values.table)) throw new UsageError(`spade compare: --table expects ${tableFormats.join(", ")}, got "${values.table}"`);
     const db = openDatabase(values.db, { readonly: true });
     let comparison;
     try {
-      comparison = compareRuns(db, ids.map(Number));
+      comparison = compareRuns(db, ids.map(Number), { baselineRunId: values.baseline === undefined ? null : Number(values.baseline) });
     } catch (error) {
       throw new UsageError(`spade compare: ${(error as Error).message}`);
     } finally {
@@ -27,6 +30,10 @@ export const compareCommand: Command = {
     }
     if (values.json) {
       process.stdout.write(JSON.stringify(comparison) + "\n");
+      return 0;
+    }
+    if (values.table !== undefined) {
+      process.stdout.write(renderComparisonTable(comparison.table, values.table as TableFormat));
       return 0;
     }
     const fmt = (value: number | null) => (value === null ? "-" : value.toFixed(3));
@@ -37,6 +44,7 @@ export const compareCommand: Command = {
       );
     }
     for (const diff of comparison.configDiff) process.stdout.write(`  ${diff.key}: ${diff.values.map((v) => JSON.stringify(v) ?? "unset").join(" | ")}\n`);
+    if (comparison.table.suites.length > 0) process.stdout.write(`\nheld-out (percent, 95% interval; * = not every suite):\n${renderComparisonTable(comparison.table, "markdown")}`);
     return 0;
   },
 };

@@ -4,7 +4,7 @@ import { resolveAdapterRef } from "../../adapters/resolveAdapterRef.js";
 import { UnknownAdapterError } from "../../adapters/UnknownAdapterError.js";
 import { withAdapter } from "../../adapters/withAdapter.js";
 import { evaluateModel } from "../../eval/evaluateModel.js";
-import { isEnvironmentSuite } from "../../eval/evaluateSuite.js";
+import { suiteNeedsSandbox } from "../../eval/evaluateSuite.js";
 import { openEnvironmentSandbox } from "../../eval/openEnvironmentSandbox.js";
 import { readEvalConfig } from "../../eval/readEvalConfig.js";
 import { storeEvalReport } from "../../eval/storeEvalReport.js";
@@ -55,7 +55,7 @@ export const evalCommand: Command = {
     const suitePath = resolve(values.suite);
     let environments: boolean;
     try {
-      environments = isEnvironmentSuite(suitePath);
+      environments = suiteNeedsSandbox(suitePath);
     } catch (error) {
       throw new UsageError(`spade eval: ${(error as Error).message}`);
     }
@@ -105,10 +105,13 @@ export const evalCommand: Command = {
       }
       if (values.json) {
         process.stdout.write(JSON.stringify(report) + "\n");
-      } else if ("kind" in report) {
-        process.stdout.write(`${values.suite}: ${report.n} environments, ${report.plays} plays, mean return ${report.meanReturn.toFixed(3)}, win rate ${(report.winRate * 100).toFixed(1)}%\n`);
       } else {
-        process.stdout.write(`${values.suite}: ${report.correct}/${report.n} correct (${(report.accuracy * 100).toFixed(1)}%)${adapter ? ` with adapter ${adapter.name}` : adapterPath ? ` with ${adapterPath}` : ""}\n`);
+        const ci = ([low, high]: [number, number], scale: number, digits: number) => `, 95% CI [${(low * scale).toFixed(digits)}, ${(high * scale).toFixed(digits)}]`;
+        const model = adapter ? ` with adapter ${adapter.name}` : adapterPath ? ` with ${adapterPath}` : "";
+        if (!("kind" in report)) process.stdout.write(`${values.suite}: ${report.correct}/${report.n} correct (${(report.accuracy * 100).toFixed(1)}%${ci(report.interval, 100, 1)}${report.samples ? `, ${report.samples} samples each` : ""})${model}\n`);
+        else if (report.kind === "tool-use") process.stdout.write(`${values.suite}: ${report.correct}/${report.n} items pass the state and response checks (${(report.accuracy * 100).toFixed(1)}%${ci(report.interval, 100, 1)})${model}\n`);
+        else if (report.kind === "code") process.stdout.write(`${values.suite}: ${report.n} problems x ${report.samples} samples, pass@1 ${(report.passAt1 * 100).toFixed(1)}%${ci(report.interval, 100, 1)}${model}\n`);
+        else process.stdout.write(`${values.suite}: ${report.n} environments, ${report.plays} plays, mean return ${report.meanReturn.toFixed(3)}${ci(report.interval, 1, 3)}, win rate ${(report.winRate * 100).toFixed(1)}%${model}\n`);
       }
       return 0;
     } catch (error) {

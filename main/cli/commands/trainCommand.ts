@@ -6,7 +6,7 @@ import { resolveAdapterRef } from "../../adapters/resolveAdapterRef.js";
 import { UnknownAdapterError } from "../../adapters/UnknownAdapterError.js";
 import { withAdapter } from "../../adapters/withAdapter.js";
 import { evaluateModel } from "../../eval/evaluateModel.js";
-import { isEnvironmentSuite } from "../../eval/evaluateSuite.js";
+import { suiteNeedsSandbox } from "../../eval/evaluateSuite.js";
 import { openEnvironmentSandbox, type EnvironmentSandbox } from "../../eval/openEnvironmentSandbox.js";
 import { isModelUri } from "../../llm/llama/isModelUri.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
@@ -72,7 +72,7 @@ export const trainCommand: Command = {
         evaluate: trainer.eval
           ? async (adapterPath) => {
               const suitePath = trainer.eval!.suite;
-              if (isEnvironmentSuite(suitePath)) sandbox ??= await openEnvironmentSandbox({ stepTimeoutMs: config.sandbox.stepTimeoutMs });
+              if (suiteNeedsSandbox(suitePath)) sandbox ??= await openEnvironmentSandbox({ stepTimeoutMs: config.sandbox.stepTimeoutMs });
               return evaluateModel(withAdapter(backend, adapterPath), configDir, {
                 suitePath,
                 limit: trainer.eval!.limit ?? undefined,

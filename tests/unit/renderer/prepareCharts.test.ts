@@ -38,6 +38,8 @@ describe("chart preparation", () => {
         { id: 9, name: null, status: "paused", ablations: ["no memory"], iterations: [{ iteration: 1, validityRate: 0.4, meanRegret: 0.2, noveltyRate: null }], summary: {}, heldOut: [] },
       ],
       configDiff: [],
+      table: { suites: [], labels: [], baselineRunId: null, rows: [] },
+      curves: [],
     };
     expect(prepareComparisonSeries(view, "validityRate")).toEqual([
       { iteration: 0, run4: 0.5, run9: null },

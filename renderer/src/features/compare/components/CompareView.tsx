@@ -10,13 +10,17 @@ import { runSeriesKey } from "../../../lib/charts/prepareMetricSeries.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { comparedMetricNames, prepareComparisonSeries } from "../lib/prepareComparison.js";
 import { ComparedRunsTable } from "./ComparedRunsTable.js";
+import { HeldOutTable } from "./HeldOutTable.js";
+import { drawnHeldOutCurves, prepareHeldOutCurve } from "../lib/prepareHeldOut.js";
 import { ConfigDiffTable } from "./ConfigDiffTable.js";
 
 /** `#/compare?runs=a,b`: the runs' metric charts overlaid, one colour per run, and their config differences. */
 export function CompareView({ runIds }: { runIds: number[] }) {
   const api = useApi();
   const [text, setText] = useState(runIds.join(","));
-  const comparison = useQuery(`compare:${runIds.join(",")}`, () => (runIds.length === 0 ? Promise.resolve(null) : api.compareRuns({ runIds })));
+  const [baseline, setBaseline] = useState<number | null>(null);
+  const baselineRunId = baseline !== null && runIds.includes(baseline) ? baseline : null;
+  const comparison = useQuery(`compare:${runIds.join(",")}:${baselineRunId ?? ""}`, () => (runIds.length === 0 ? Promise.resolve(null) : api.compareRuns({ runIds, baselineRunId })));
   const allRuns = useQuery("runs", () => api.listRuns({}));
 
   function apply(event: FormEvent) {
@@ -52,12 +56,20 @@ export function CompareView({ runIds }: { runIds: number[] }) {
       {view && (
         <>
           <ComparedRunsTable view={view} />
+          <h3>Held-out suites</h3>
+          <HeldOutTable view={view} baseline={baselineRunId} onBaseline={setBaseline} />
           <h3>What differs</h3>
           <ConfigDiffTable view={view} />
           <h3>Metrics per iteration</h3>
           <div className="chart-grid">
             {comparedMetricNames(view).map((name) => (
               <MetricChart key={name} chart={prepareMetricChart(name, prepareComparisonSeries(view, name), series)} series={series} />
+            ))}
+          </div>
+          {drawnHeldOutCurves(view.curves).length > 0 && <h3>Held-out scores over rollouts</h3>}
+          <div className="chart-grid">
+            {drawnHeldOutCurves(view.curves).map((curve) => (
+              <MetricChart key={curve.suite} chart={prepareMetricChart(curve.label, prepareHeldOutCurve(curve), series)} series={series} />
             ))}
           </div>
         </>

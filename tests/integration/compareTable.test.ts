@@ -1,0 +1,42 @@
+// The comparison table from a real workspace: runs (SPADE and an RLVE baseline) whose training
+// rounds registered adapters evaluated on held-out suites; the cells, intervals (from the stored
+// items), rollouts and badges come from the store.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseRunConfig } from "../../shared/runConfig.js";
+import { bootstrapInterval } from "../../main/eval/bootstrapInterval.js";
+import { compareRuns } from "../../main/experiments/compareRuns.js";
+import { openDatabase } from "../../main/store/openDatabase.js";
+import { insertAdapter } from "../../main/store/queries/adapters.js";
+import { insertEvalResult } from "../../main/store/queries/evalResults.js";
+import { createRun } from "../../main/store/queries/runs.js";
+import { setTrainingRoundAdapter, startTrainingRound } from "../../main/store/queries/trainingRounds.js";
+
+describe("compareRuns' table", () => {
+  it("shows each run's latest round's held-out scores with intervals and its badges", () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), "spade-compare-")), "w.sqlite"));
+    const base = { db: "w.sqlite", backend: { kind: "openai", baseUrl: "http://127.0.0.1:1/v1", model: "m" }, corpus: null };
+    const spade = createRun(db, { name: "spade", config: parseRunConfig(base, "a.json") });
+    const rlve = createRun(db, { name: "rlve", config: parseRunConfig({ ...base, recipe: "fixed-rlve", designer: { kind: "library", library: { kind: "rlve", path: "/g/Gym" } } }, "b.json") });
+    const items = (pattern: boolean[]) => pattern.map((correct, index) => ({ index, expected: "1", predicted: correct ? "1" : "2", correct }));
+    const evaluated = (runId: number, afterIteration: number, round: number, name: string, correct: boolean[]) => {
+      startTrainingRound(db, runId, afterIteration, null);
+      const adapterId = insertAdapter(db, { runId, name, path: `/a/${name}.gguf` });
+      setTrainingRoundAdapter(db, runId, round, adapterId);
+      const accuracy = correct.filter(Boolean).length / correct.length;
+      insertEvalResult(db, { adapterId, suite: "/suites/gpqa.jsonl", n: correct.length, correct: correct.filter(Boolean).length, accuracy, items: items(correct) });
+    };
+    evaluated(spade.id, 3, 0, "s-r0", [true, false, false, false]);
+    evaluated(spade.id, 7, 1, "s-r1", [true, true, false, true]);
+    evaluated(rlve.id, 7, 0, "b-r0", [true, false, true, false]);
+    const { table, curves } = compareRuns(db, [spade.id, rlve.id], { baselineRunId: rlve.id });
+    expect(table.labels).toEqual(["gpqa"]);
+    expect(table.rows.map((row) => row.badges.filter((badge) => !badge.startsWith("deviation: LoRA")))).toEqual([["no corpus"], ["baseline: RLVE official16 (sliding window, 128 plays at 0.9)"]]);
+    expect(table.rows[0]!.cells[0]).toEqual({ score: 0.75, interval: bootstrapInterval([1, 1, 0, 1]), n: 4, afterIteration: 7 });
+    expect(table.rows[0]!.diff).toEqual([0.25]);
+    expect(curves[0]!.series[0]!.points).toEqual([{ iteration: 3, score: 0.25 }, { iteration: 7, score: 0.75 }]);
+    db.close();
+  });
+});
