@@ -30,7 +30,7 @@ describe.skipIf(!rendererBuilt())("a CLI run seen live by a browser page of spad
     writeFileSync(join(dir, "corpus.jsonl"), ["DOC:magic doors", "DOC:riddle numbers"].map((text) => JSON.stringify({ text })).join("\n") + "\n");
     writeFileSync(join(dir, "run.json"), JSON.stringify({
       db: "workspace.sqlite", name: "from the terminal", seed: 3, iterations: 40, envsPerIteration: 2, plays: 3, hintPlays: 2, maxTurns: 3,
-      backend: { kind: "openai", baseUrl: model.baseUrl, model: "scripted", stream: false, logprobs: false, maxConcurrency: 2 },
+      backend: { kind: "openai", baseUrl: model.baseUrl, model: "scripted", stream: false, logprobs: false, maxConcurrency: 2 }, training: null,
       corpus: { path: "corpus.jsonl" },
     }));
     serve = await startServe(join(dir, "workspace.sqlite"));

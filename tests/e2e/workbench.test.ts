@@ -83,7 +83,11 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     expect(text).toContain("baseline");
     expect(text).toContain("no memory");
     expect(text).toContain("paused");
-    expect(await page.getByTestId("ablations").innerText()).toBe("no memory");
+    // Every training run carries the LoRA deviation's badge; the "no memory" run also its ablation.
+    const badges = await page.getByTestId("ablations").allInnerTexts();
+    expect(badges).toHaveLength(2);
+    expect(badges.some((text) => text.includes("no memory"))).toBe(true);
+    expect(badges.every((text) => text.includes("deviation: LoRA"))).toBe(true);
     await page.screenshot({ path: join(shots, "runs.png") });
   });
 

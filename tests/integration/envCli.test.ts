@@ -28,7 +28,8 @@ describe("spade env validate (built CLI)", () => {
     const { code, stdout } = spade("env", "validate", game, "--json");
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
-    expect(Object.keys(report)).toEqual(["valid", "className", "checks", "error", "durationMs"]);
+    expect(Object.keys(report)).toEqual(["valid", "className", "checks", "error", "durationMs", "solutionPlay"]);
+    expect(report.solutionPlay).toMatchObject({ solves: expect.any(Boolean), detail: expect.any(String) });
     expect(report).toMatchObject({ valid: true, className: "CodeBreakerEnv", error: null });
     expect(typeof report.durationMs).toBe("number");
     for (const check of report.checks) expect(Object.keys(check)).toEqual(["name", "ok", "detail"]);

@@ -113,7 +113,7 @@ describe("compare", () => {
     expect(comparison.runs[0].iterations.map((i: { meanRegret: number }) => i.meanRegret)).toEqual([0.2, 0.4]);
     expect(comparison.runs[0].summary).toMatchObject({ iterations: 2, validityRate: 0.75, noveltyRate: 1 });
     expect(comparison.runs[0].summary.meanRegret).toBeCloseTo(0.3);
-    expect(comparison.runs[1].ablations).toEqual(["no corpus", "no memory", "reward: regret"]);
+    expect(comparison.runs[1].ablations.filter((badge: string) => !badge.startsWith("deviation: LoRA"))).toEqual(["no corpus", "no memory", "reward: regret"]);
     expect(comparison.configDiff.map((d: { key: string }) => d.key)).toEqual(["memory.enabled", "reward.kind"]);
     const readonly = openDatabase(db, { readonly: true });
     expect(compareRuns(readonly, [a.id]).configDiff).toEqual([]);

@@ -37,7 +37,7 @@ describe("live TensorBoard files", () => {
   it("are read back while the run goes on", async () => {
     writeFileSync(join(dir, "run.json"), JSON.stringify({
       db: "w.sqlite", seed: 2, iterations: 30, envsPerIteration: 2, plays: 3, hintPlays: 2, maxTurns: 3,
-      backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false, maxConcurrency: 2 },
+      backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false, maxConcurrency: 2 }, training: null,
       corpus: { path: "corpus.jsonl" },
     }));
     const run = startCli(["run", "--config", join(dir, "run.json")]);

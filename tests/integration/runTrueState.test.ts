@@ -32,7 +32,7 @@ function writeConfig(name: string): string {
   const path = join(dir, `${name}.json`);
   writeFileSync(path, JSON.stringify({
     db: `${name}.sqlite`, seed: 5, iterations: 3, envsPerIteration: 3, plays: 4, hintPlays: 4, maxTurns: 3,
-    backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false, maxConcurrency: 2 },
+    backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false, maxConcurrency: 2 }, training: null,
     corpus: { path: "corpus.jsonl" },
   }));
   return path;

@@ -78,6 +78,8 @@ describe("spade eval", () => {
       n: 5,
       correct: 3,
       accuracy: 0.6,
+      // The 95% bootstrap interval over the five questions (its own test checks its arithmetic).
+      interval: [expect.any(Number), expect.any(Number)],
       items: [
         { index: 0, expected: "18", predicted: "18", correct: true },
         { index: 1, expected: "3", predicted: "3", correct: true },

@@ -13,6 +13,8 @@ import { WorkGraph, WorkGraphError } from "../../main/selfplay/WorkGraph.js";
 const base = { db: "w.sqlite", backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null };
 const parse = (extra: Record<string, unknown> = {}) => parseRunConfig({ ...base, ...extra }, "run.json");
 /** The games recipe's scale with every game valid (192 / 24 x 4), as the worked example uses. */
+/** The badges besides LoRA's (this project's deviation on every training run). */
+const notLora = (badges: string[]) => badges.filter((badge: string) => !badge.startsWith("deviation: LoRA"));
 const at32 = (reward: ReturnType<typeof parse>["reward"]) => ({ ...reward, scale: 32 });
 const near = (actual: number | null, expected: number) => expect(Math.abs((actual ?? NaN) - expected)).toBeLessThan(1e-9);
 
@@ -25,8 +27,8 @@ describe("recipes", () => {
     expect(c.agent).toMatchObject({ temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192 });
     expect(c.hint).toMatchObject({ temperature: 0.3, maxTokens: 4096, leakCheck: false, useEnvHint: false });
     expect(c.memory).toMatchObject({ enabled: true, capacity: 200, references: 2, novelty: false });
-    expect(describeAblations(c)).toEqual(["no corpus"]); // the base config here has corpus: null
-    expect(describeAblations(parse({ corpus: { path: "c.jsonl" } }))).toEqual([]);
+    expect(notLora(describeAblations(c))).toEqual(["no corpus"]); // the base config here has corpus: null
+    expect(describeAblations(parse({ corpus: { path: "c.jsonl" } }))).toEqual(["deviation: LoRA rank 32 at lr 0.00001 (reference: every weight at 1e-6)"]);
   });
 
   it("the tool-use recipe has its launcher's values; explicit keys override a recipe", () => {
@@ -46,7 +48,7 @@ describe("recipes", () => {
   it("every deviation is a named key and a badge", () => {
     const c = parse({ designer: { repair: true, skills: ["Planning"], difficulties: ["easy", "hard"] }, memory: { novelty: true }, hint: { leakCheck: true, useEnvHint: true }, reward: { timeoutInBlend: true, kind: "azr" } });
     expect(c.designer.randomDifficulty).toBe(true); // an old config's difficulties keep being drawn from
-    expect(describeAblations(c)).toEqual([
+    expect(notLora(describeAblations(c))).toEqual([
       "no corpus",
       "reward: azr (this project's addition)",
       "deviation: repair turns",
@@ -57,9 +59,9 @@ describe("recipes", () => {
       "deviation: random difficulty",
       "deviation: our skill list",
     ]);
-    expect(describeAblations(parse({ reward: { kind: "variance" } }))).toEqual(["no corpus", "reward: learning potential + variance add-on"]);
+    expect(notLora(describeAblations(parse({ reward: { kind: "variance" } })))).toEqual(["no corpus", "reward: learning potential + variance add-on"]);
     expect(describeAblations(parse({ training: null, plays: 4, reward: { scale: 10 } }))).toEqual(["no corpus", "collect only (no training)", "deviation: designer reward scale 10"]);
-    expect(describeAblations(parse({ training: { every: 2, includeCanary: false } }))).toEqual(["no corpus", "deviation: training every 2 rollouts", "deviation: canary plays not trained"]);
+    expect(notLora(describeAblations(parse({ training: { every: 2, includeCanary: false } })))).toEqual(["no corpus", "deviation: training every 2 rollouts", "deviation: canary plays not trained"]);
   });
 
   it("reads a parsed config back as itself, and the old required keys still work", () => {

@@ -31,13 +31,15 @@ afterAll(async () => {
 describe("workbench API views", () => {
   it("names each run's ablations in the runs list", async () => {
     const runs = await workbench.api.listRuns({});
-    expect(Object.fromEntries(runs.map((run) => [run.name, run.ablations]))).toEqual({ baseline: [], "no memory": ["no memory"] });
+    // LoRA is this project's deviation on every training run: its badge stands beside the others.
+    expect(runs.every((run) => run.ablations.some((badge) => badge.startsWith("deviation: LoRA")))).toBe(true);
+    expect(Object.fromEntries(runs.map((run) => [run.name, run.ablations.filter((badge: string) => !badge.startsWith("deviation: LoRA"))]))).toEqual({ baseline: [], "no memory": ["no memory"] });
   });
 
   it("compares runs through compareRuns: metrics per iteration, summaries, and config keys a run lacks as unset", async () => {
     const view = await workbench.api.compareRuns({ runIds: fixture.runIds });
     expect(view.metrics).toContain("designerReward");
-    expect(view.runs.map((run) => run.ablations)).toEqual([[], ["no memory"]]);
+    expect(view.runs.map((run) => run.ablations.filter((badge: string) => !badge.startsWith("deviation: LoRA")))).toEqual([[], ["no memory"]]);
     expect(view.runs[0]!.iterations.map((row) => row.meanRegret)).toEqual([0.05, 0.1, 0.15000000000000002]);
     expect(view.runs[1]!.summary.validityRate).toBeCloseTo(0.6);
     expect(view.configDiff).toContainEqual({ key: "memory.enabled", values: [{ set: true, value: true }, { set: true, value: false }] });
