@@ -360,26 +360,25 @@ export class SelfPlayLoop {
     this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot: state.slot, environmentId: id, valid: validation.valid, className: validation.className });
   }
 
-  /** The fixed-pool baseline: no designer calls; the rollout's games dealt from the set without replacement. */
-  private async drawFixed(iteration: number, state: SlotState): Promise<void> {
+  /** A baseline slot already drawn (a resumed run): the stored draw, not a new one. */
+  private takeStoredDraw(iteration: number, state: SlotState): boolean {
+    const stored = findAttempt(this.deps.db, this.runId, iteration, state.slot, 0);
+    if (!stored) return false;
+    state.last = stored;
+    if (stored.valid) state.env = stored;
+    return true;
+  }
+
+  /** Stores a baseline slot's draw (a pool member or a library problem) as its one attempt, in one transaction. */
+  private storeDraw(iteration: number, state: SlotState, drawn: { skill: string | null; code: string | null; validation: ValidationReport; hint: string | null }): void {
     const { db } = this.deps;
-    const stored = findAttempt(db, this.runId, iteration, state.slot, 0);
-    if (stored) {
-      state.last = stored;
-      if (stored.valid) state.env = stored;
-      return;
-    }
-    const members = listEnvSetMembers(db, this.config.designer.set!);
-    if (members.length === 0) throw new Error(`environment set "${this.config.designer.set}" is empty or does not exist`);
-    const member = members[drawFixedPool(this.config.seed, members.length, this.config.envsPerIteration, iteration)[state.slot]!]!;
-    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict });
-    if (this.deps.signal?.aborted) return;
+    const { validation } = drawn;
     const id = transaction(db, () => {
       const envId = insertEnvironment(db, {
-        runId: this.runId, iteration, slot: state.slot, attempt: 0, source: "fixed", skill: member.skill, code: member.code,
+        runId: this.runId, iteration, slot: state.slot, attempt: 0, source: "fixed", skill: drawn.skill, code: drawn.code,
         className: validation.className, valid: validation.valid, validation, validationError: validation.error,
       });
-      if (member.hint !== null) insertHint(db, { environmentId: envId, source: "import", text: member.hint });
+      if (drawn.hint !== null) insertHint(db, { environmentId: envId, source: "import", text: drawn.hint });
       if (!validation.valid) upsertEnvStats(db, { environmentId: envId, plays: 0, hintPlays: 0, designerReward: null, rewardKind: this.config.reward.kind });
       return envId;
     });
@@ -388,30 +387,25 @@ export class SelfPlayLoop {
     this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot: state.slot, environmentId: id, valid: validation.valid, className: validation.className });
   }
 
+  /** The fixed-pool baseline: no designer calls; the rollout's games dealt from the set without replacement. */
+  private async drawFixed(iteration: number, state: SlotState): Promise<void> {
+    if (this.takeStoredDraw(iteration, state)) return;
+    const members = listEnvSetMembers(this.deps.db, this.config.designer.set!);
+    if (members.length === 0) throw new Error(`environment set "${this.config.designer.set}" is empty or does not exist`);
+    const member = members[drawFixedPool(this.config.seed, members.length, this.config.envsPerIteration, iteration)[state.slot]!]!;
+    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict });
+    if (this.deps.signal?.aborted) return;
+    this.storeDraw(iteration, state, { skill: member.skill, code: member.code, validation, hint: member.hint });
+  }
+
   /** A library baseline: the rollout's problems drawn from the installed library at the controller's difficulties. */
   private async drawLibrary(iteration: number, state: SlotState): Promise<void> {
-    const { db } = this.deps;
-    const stored = findAttempt(db, this.runId, iteration, state.slot, 0);
-    if (stored) {
-      state.last = stored;
-      if (stored.valid) state.env = stored;
-      return;
-    }
+    if (this.takeStoredDraw(iteration, state)) return;
     if (!this.deps.library) throw new Error('designer.kind "library": the run was started without its library');
-    this.libraryEnvironments ??= new LibraryEnvironments(db, this.runId, this.config, this.deps.library);
+    this.libraryEnvironments ??= new LibraryEnvironments(this.deps.db, this.runId, this.config, this.deps.library);
     const drawn = await this.libraryEnvironments.draw(iteration, state.slot);
     if (this.deps.signal?.aborted) return;
-    const id = transaction(db, () => {
-      const envId = insertEnvironment(db, {
-        runId: this.runId, iteration, slot: state.slot, attempt: 0, source: "fixed", skill: drawn.skill, code: drawn.code,
-        className: drawn.validation.className, valid: drawn.validation.valid, validation: drawn.validation, validationError: drawn.validation.error,
-      });
-      if (!drawn.validation.valid) upsertEnvStats(db, { environmentId: envId, plays: 0, hintPlays: 0, designerReward: null, rewardKind: this.config.reward.kind });
-      return envId;
-    });
-    state.last = getEnvironment(db, id)!;
-    if (drawn.validation.valid) state.env = state.last;
-    this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot: state.slot, environmentId: id, valid: drawn.validation.valid, className: drawn.validation.className });
+    this.storeDraw(iteration, state, { ...drawn, hint: null });
   }
 
   /** A session on a stored environment: its code in the sandbox, or a library problem in the library's worker. */
