@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildUiFixture } from "../../main/bench/uiFixture.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
+import { putMetrics } from "../../main/store/queries/metrics.js";
 import { createRun } from "../../main/store/queries/runs.js";
 import { spadeCli } from "../support/startCli.js";
 
@@ -55,5 +56,30 @@ describe("spade report", () => {
     const result = spade(["report", "--db", path]);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('run 1 "broken" failed, 0 iterations\n  error: environment set "examples" is empty or does not exist\n');
+  });
+});
+
+describe("spade compare", () => {
+  it("prints each run's loop metrics per iteration, numbered as stored", () => {
+    const path = join(dir, "compare.sqlite");
+    const db = openDatabase(path);
+    const a = createRun(db, { name: "a" });
+    const b = createRun(db, { name: "b" });
+    putMetrics(db, a.id, 0, { validityRate: 1, meanRegret: 0.2, meanWinRate: 0.5, designerReward: 0.7, noveltyRate: 1 });
+    putMetrics(db, a.id, 1, { validityRate: 0.5, meanRegret: 0.4, meanWinRate: 0.25, designerReward: 0.9, noveltyRate: null, vendiPerN: 0.8 });
+    putMetrics(db, b.id, 0, { validityRate: 0, meanRegret: null });
+    db.close();
+    const result = spade(["compare", "--db", path, "--runs", `${a.id},${b.id}`]);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    const lines = result.stdout.split("\n");
+    const first = lines.findIndex((line) => line.startsWith(`run ${a.id} "a"`));
+    expect(lines.slice(first + 1, first + 4)).toEqual([
+      "  iteration  validity  regret  win rate  designer reward  novelty  Vendi / n",
+      "  0             1.000   0.200     0.500            0.700    1.000          -",
+      "  1             0.500   0.400     0.250            0.900        -      0.800",
+    ]);
+    const second = lines.findIndex((line) => line.startsWith(`run ${b.id} "b"`));
+    expect(lines[second + 2]).toBe("  0             0.000       -         -                -        -          -");
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { renderComparisonTable, tableFormats, type TableFormat } from "../../../shared/comparisonTable.js";
 import { compareRuns } from "../../experiments/compareRuns.js";
+import { formatComparison } from "../../experiments/formatComparison.js";
 import { openDatabase } from "../../store/openDatabase.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
@@ -36,15 +37,7 @@ export const compareCommand: Command = {
       process.stdout.write(renderComparisonTable(comparison.table, values.table as TableFormat));
       return 0;
     }
-    const fmt = (value: number | null) => (value === null ? "-" : value.toFixed(3));
-    for (const run of comparison.runs) {
-      const s = run.summary;
-      process.stdout.write(
-        `run ${run.id}${run.name ? ` "${run.name}"` : ""} (${run.ablations.join(", ") || "SPADE recipe"}): ${s.iterations} iterations, validity ${fmt(s.validityRate)}, regret ${fmt(s.meanRegret)}, win rate ${fmt(s.meanWinRate)}, designer reward ${fmt(s.designerReward)}, novelty ${fmt(s.noveltyRate)}, diversity (Vendi / n) ${fmt(s.vendiPerN)}\n`,
-      );
-    }
-    for (const diff of comparison.configDiff) process.stdout.write(`  ${diff.key}: ${diff.values.map((v) => JSON.stringify(v) ?? "unset").join(" | ")}\n`);
-    if (comparison.table.suites.length > 0) process.stdout.write(`\nheld-out (percent, 95% interval; * = not every suite):\n${renderComparisonTable(comparison.table, "markdown")}`);
+    process.stdout.write(formatComparison(comparison));
     return 0;
   },
 };
