@@ -63,6 +63,8 @@ export interface ReportRun {
   diagnosis?: RunDiagnosis | null;
   /** Extension: the run's training rounds, in order (empty when it does not train). */
   trainingRounds: ReportTrainingRound[];
+  /** Extension: the lines of the run's corpus that are not documents and were left out, counted, the first few named by file and line; null when none were. */
+  corpusSkipped?: string | null;
 }
 
 export interface RunReport {

@@ -315,7 +315,7 @@ export class Workbench {
       },
       listDocuments: async ({ text, offset = 0, limit = 100 }) => {
         const items = store.listDocuments(db, { search: text, offset, limit });
-        return { total: countDocuments(db, text), offset, items: items.map((d) => ({ id: d.id, corpus: d.corpus, title: d.title, words: d.words, environments: d.environments })) };
+        return { total: countDocuments(db, text), offset, items: items.map((d) => ({ id: d.id, corpus: d.corpus, title: d.title, words: d.words, environments: d.environments })), problems: store.listCorpusProblems(db) };
       },
       getDocument: async ({ documentId }) => {
         const doc = store.getDocument(db, documentId);

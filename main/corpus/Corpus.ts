@@ -7,9 +7,10 @@ export type CorpusFormat = "jsonl" | "parquet" | "text" | "folder";
 export interface CorpusDocument {
   /**
    * Stable across runs and machines for the same file: `<file>:<n>:<hash>`, where `<file>` is the
-   * file's name (its path inside a folder corpus), `<n>` the document's 0-based position in that
-   * file, and `<hash>` the first 8 hex digits of the SHA-256 of its text (so two corpora with the
-   * same file name never share an id for different text).
+   * file's name (its path inside a folder corpus), `<n>` where the document is in that file (the
+   * 1-based line it starts on in a JSONL or text file, as an editor numbers lines; the 0-based row
+   * in a Parquet file), and `<hash>` the first 8 hex digits of the SHA-256 of its text (so two
+   * corpora with the same file name never share an id for different text).
    */
   id: string;
   /** Position in the whole corpus (0 .. count-1). */

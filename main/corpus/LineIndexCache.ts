@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
-import { corpusCacheDir } from "./corpusCacheDir.js";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import type { SkippedLines } from "./SkippedLines.js";
 
 /** A line-oriented corpus file's index: where each usable document is and which lines were left out. */
@@ -13,7 +12,8 @@ export interface LineIndex {
 
 interface Header {
   format: "spade-line-index";
-  version: 1;
+  /** 2: messages with control characters escaped and the text field's type named. */
+  version: 2;
   /** What the index was built from: a changed size or modification time makes it stale. */
   size: number;
   mtimeMs: number;
@@ -22,46 +22,42 @@ interface Header {
 }
 
 /**
- * The offset index of a corpus file, cached beside it (`<file>.spade-index`) or, where that folder
- * cannot be written, in the user cache, keyed by the file's size and modification time: a
- * multi-GB corpus is scanned once, not on every open. A stale, damaged or unreadable index is
- * rebuilt; a cache that cannot be written only costs the next open a scan.
+ * The offset index of a corpus file, cached in a cache folder (the workspace's, see
+ * `corpusCacheDir`; never beside the user's corpus), named after the file and a hash of its path
+ * and checked against the file's size and modification time: a multi-GB corpus is scanned once,
+ * not on every open. A stale, damaged or unreadable index is rebuilt; a cache that cannot be
+ * written only costs the next open a scan.
  */
 export class LineIndexCache {
   private constructor(
-    private readonly candidates: readonly string[],
+    private readonly file: string,
     private readonly size: number,
     private readonly mtimeMs: number,
   ) {}
 
-  static for(path: string): LineIndexCache {
+  /** The cache entry of corpus file `path` in `cacheDir`. */
+  static for(path: string, cacheDir: string): LineIndexCache {
     const info = statSync(path);
-    const key = createHash("sha256").update(path).digest("hex").slice(0, 16);
-    return new LineIndexCache([`${path}.spade-index`, join(corpusCacheDir(), `${basename(path)}-${key}.spade-index`)], info.size, info.mtimeMs);
+    const key = createHash("sha256").update(resolve(path)).digest("hex").slice(0, 16);
+    return new LineIndexCache(join(cacheDir, `${basename(path)}-${key}.spade-index`), info.size, info.mtimeMs);
   }
 
   read(): LineIndex | null {
-    for (const candidate of this.candidates) {
-      const index = this.readOne(candidate);
-      if (index) return index;
-    }
-    return null;
+    return this.readOne(this.file);
   }
 
   write(index: LineIndex): void {
-    const header: Header = { format: "spade-line-index", version: 1, size: this.size, mtimeMs: this.mtimeMs, documents: index.entries.length / 3, skipped: index.skipped };
+    const header: Header = { format: "spade-line-index", version: 2, size: this.size, mtimeMs: this.mtimeMs, documents: index.entries.length / 3, skipped: index.skipped };
     const head = Buffer.from(`${JSON.stringify(header)}\n`, "utf8");
     const body = Buffer.from(index.entries.buffer, index.entries.byteOffset, index.entries.byteLength);
-    for (const candidate of this.candidates) {
-      try {
-        mkdirSync(join(candidate, ".."), { recursive: true });
-        const temporary = `${candidate}.${process.pid}.tmp`;
-        writeFileSync(temporary, Buffer.concat([head, Buffer.alloc((8 - (head.length % 8)) % 8, 0x20), body]));
-        renameSync(temporary, candidate);
-        return;
-      } catch {
-        // Not writable here: try the next place.
-      }
+    const temporary = `${this.file}.${process.pid}.tmp`;
+    try {
+      mkdirSync(dirname(this.file), { recursive: true });
+      writeFileSync(temporary, Buffer.concat([head, Buffer.alloc((8 - (head.length % 8)) % 8, 0x20), body]));
+      renameSync(temporary, this.file);
+    } catch {
+      // Not writable: the next open scans the file again.
+      rmSync(temporary, { force: true });
     }
   }
 
@@ -80,7 +76,7 @@ export class LineIndexCache {
     } catch {
       return null;
     }
-    if (header.format !== "spade-line-index" || header.version !== 1 || header.size !== this.size || header.mtimeMs !== this.mtimeMs) return null;
+    if (header.format !== "spade-line-index" || header.version !== 2 || header.size !== this.size || header.mtimeMs !== this.mtimeMs) return null;
     let start = newline + 1;
     start += (8 - (start % 8)) % 8;
     const length = header.documents * 3;

@@ -16,7 +16,8 @@ const hash = 0x23;
  * ` = Title = ` lines in `.txt`, `# Title` in `.md`); the heading is the title and is not part of
  * the text. Text before the first heading is an untitled article of its own; a file without
  * headings is one article titled with the file name. Opening indexes the byte offset of every
- * article heading in one streaming pass.
+ * article heading in one streaming pass. A document's id names the line its article starts on
+ * (1-based, as an editor numbers it: the heading's line).
  */
 export class TextCorpus extends FileCorpus {
   readonly format = "text" as const;
@@ -26,6 +27,8 @@ export class TextCorpus extends FileCorpus {
     name: string,
     private readonly style: HeadingStyle,
     private readonly starts: OffsetList,
+    /** The 1-based line each article starts on, beside `starts`. */
+    private readonly lines: OffsetList,
     private readonly size: number,
     /** The file has no headings at all: one article, titled by the file name. */
     private readonly headless: boolean,
@@ -40,10 +43,13 @@ export class TextCorpus extends FileCorpus {
   static async open(path: string, name: string): Promise<TextCorpus> {
     const style = headingStyleFor(path);
     const starts = new OffsetList();
+    const lines = new OffsetList();
     let headings = 0;
+    let line = 0;
     let preambleHasText = false;
     let inFence = false;
     const size = await scanLines(path, (start, _end, head) => {
+      line++;
       const first = firstNonSpace(head);
       if (first === -1) return;
       if (style === "markdown" && (head[first] === 0x60 || head[first] === 0x7e)) {
@@ -51,21 +57,30 @@ export class TextCorpus extends FileCorpus {
       } else if (!inFence && head[first] === (style === "markdown" ? hash : equals) && headingTitle(head.toString("utf8"), style) !== null) {
         headings++;
         starts.push(start);
+        lines.push(line);
         return;
       }
       if (headings === 0 && !preambleHasText) preambleHasText = true;
     });
     if (headings === 0) {
-      if (preambleHasText) starts.push(0);
-      return new TextCorpus(path, name, style, starts, size, true);
+      if (preambleHasText) {
+        starts.push(0);
+        lines.push(1);
+      }
+      return new TextCorpus(path, name, style, starts, lines, size, true);
     }
     if (preambleHasText) {
       const withPreamble = new OffsetList();
+      const preambleLines = new OffsetList();
       withPreamble.push(0);
-      for (let i = 0; i < starts.length; i++) withPreamble.push(starts.at(i));
-      return new TextCorpus(path, name, style, withPreamble, size, false);
+      preambleLines.push(1);
+      for (let i = 0; i < starts.length; i++) {
+        withPreamble.push(starts.at(i));
+        preambleLines.push(lines.at(i));
+      }
+      return new TextCorpus(path, name, style, withPreamble, preambleLines, size, false);
     }
-    return new TextCorpus(path, name, style, starts, size, false);
+    return new TextCorpus(path, name, style, starts, lines, size, false);
   }
 
   async get(index: number): Promise<CorpusDocument> {
@@ -83,7 +98,7 @@ export class TextCorpus extends FileCorpus {
       if (title !== null) text = newline === -1 ? "" : raw.slice(newline + 1);
     }
     text = text.trim();
-    return { id: documentId(this.name, index, text), index, title, text, file: this.path };
+    return { id: documentId(this.name, this.lines.at(index), text), index, title, text, file: this.path };
   }
 }
 

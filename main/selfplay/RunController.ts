@@ -1,7 +1,10 @@
 import { dirname, join } from "node:path";
 import type { RunConfig } from "../../shared/runConfig.js";
 import { parseRunConfig } from "../../shared/runConfig.js";
-import { openCorpus } from "../corpus/openCorpus.js";
+import { corpusCacheDir } from "../corpus/corpusCacheDir.js";
+import { openCorpus, type OpenCorpusOptions } from "../corpus/openCorpus.js";
+import { describeSkippedLines } from "../corpus/SkippedLines.js";
+import { putCorpusSkipped } from "../store/queries/documents.js";
 import { createBackend } from "../llm/createBackend.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { SandboxPool, type SandboxPoolOptions } from "../sandbox/SandboxPool.js";
@@ -66,8 +69,8 @@ export interface RunControllerOptions {
   createBackend?: (config: RunConfig) => Promise<LlmBackend>;
   /** Makes the sandbox pool for a run. Defaults to a `SandboxPool` with the run's deadlines. */
   createPool?: (config: RunConfig) => Promise<SandboxPool>;
-  /** Opens the grounding corpus. Defaults to `openCorpus(path)`. */
-  openCorpus?: (path: string) => Promise<SelfPlayDeps["corpus"]>;
+  /** Opens the grounding corpus. Defaults to `openCorpus(path, options)`, its indexes in the workspace's cache folder. */
+  openCorpus?: (path: string, options: OpenCorpusOptions) => Promise<SelfPlayDeps["corpus"]>;
   /** Makes the run's training step (config.training). Defaults to `createTrainingRound`. */
   createTraining?: (config: RunConfig, parts: TrainingRoundParts) => (TrainingStep & { dispose(): Promise<void> }) | null;
   /** How often the run lock's heartbeat is refreshed. Defaults to 5000 ms. */
@@ -222,10 +225,12 @@ export class RunController {
     try {
       // The library first: a missing library or dependency fails the run before the model loads.
       if (config.designer.kind === "library") library = await (this.options.startLibrary ?? startRunLibrary)(config);
-      const corpus = config.corpus ? await (this.options.openCorpus ?? openCorpus)(config.corpus.path) : null;
+      const corpus = config.corpus ? await (this.options.openCorpus ?? openCorpus)(config.corpus.path, { cacheDir: corpusCacheDir(config.db) }) : null;
       if (corpus && corpus.skipped.count > 0) {
-        const { count, examples } = corpus.skipped;
-        this.emit({ type: "notice", runId, message: `corpus ${corpus.path}: ${count} line${count === 1 ? " is" : "s are"} not a document and left out (${examples.join("; ")}${count > examples.length ? "; ..." : ""})` });
+        // Kept with the run (the report and the Corpus page show it), not only said once.
+        const message = describeSkippedLines(corpus.path, corpus.skipped);
+        putCorpusSkipped(db, runId, message);
+        this.emit({ type: "notice", runId, message });
       }
       const model = (backend = await (this.options.createBackend ?? ((c) => createBackend(c.backend)))(config));
       const beyondTraining = contextBeyondTraining(model);

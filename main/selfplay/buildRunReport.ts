@@ -8,6 +8,7 @@ import { getRun, listRuns, type Run } from "../store/queries/runs.js";
 import { listAdapters } from "../store/queries/adapters.js";
 import { listTrainingRounds } from "../store/queries/trainingRounds.js";
 import { listRunNotes } from "../store/queries/schedule.js";
+import { listCorpusProblems } from "../store/queries/documents.js";
 import { getRawReply, listValidationWarnings } from "../store/queries/uiQueries.js";
 import { storedRunAblations } from "./describeAblations.js";
 import { diagnoseRun } from "./diagnoseRun.js";
@@ -68,7 +69,8 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
     metrics: round.metrics,
   }));
   const diagnosis = environments.some((env) => env.valid) ? null : diagnoseRun(db, run);
-  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations, trainingRounds, diagnosis };
+  const corpusSkipped = listCorpusProblems(db, run.id)[0]?.message ?? null;
+  return { id: run.id, status: run.status, iterationsCompleted: run.iterationsCompleted, environments, name: run.name, error: run.error, ablations, trainingRounds, diagnosis, corpusSkipped };
 }
 
 /** Why a game's hinted plays were skipped, by environment id (the loop's "hint skipped <id>" notes). */

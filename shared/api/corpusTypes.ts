@@ -10,10 +10,19 @@ export interface DocumentSummary {
   environments: number;
 }
 
+/** Lines of a run's corpus that are not documents and were left out (the first few named by file and line, control characters escaped). */
+export interface CorpusProblemView {
+  runId: number;
+  runName: string;
+  message: string;
+}
+
 export interface DocumentPage {
   total: number;
   offset: number;
   items: DocumentSummary[];
+  /** What the runs' corpora left out, newest run first (empty when nothing was). */
+  problems: CorpusProblemView[];
 }
 
 export interface DocumentDetail extends DocumentSummary {

@@ -1,5 +1,5 @@
 import { parquetWriteFile } from "hyparquet-writer";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -15,6 +15,13 @@ const wikitext = join(import.meta.dirname, "../../../shared/data/wikitext-2/vali
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "spade-corpus-"));
+  // Opens without a cache folder use the user cache: keep it inside this test's folder.
+  const cacheHome = process.env.XDG_CACHE_HOME;
+  process.env.XDG_CACHE_HOME = join(dir, "user-cache");
+  return () => {
+    if (cacheHome === undefined) delete process.env.XDG_CACHE_HOME;
+    else process.env.XDG_CACHE_HOME = cacheHome;
+  };
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -40,7 +47,7 @@ describe("WikiText (.txt split on ` = Title = ` headings)", () => {
     // Subsections stay inside their article; the heading line is not part of the text.
     expect(first.text).toContain(" = = Description = = ");
     expect(first.text).not.toContain(" = Homarus gammarus = ");
-    expect(first.id).toMatch(/^valid\.txt:0:[0-9a-f]{8}$/);
+    expect(first.id).toMatch(/^valid\.txt:2:[0-9a-f]{8}$/); // the heading is on line 2
     const again = await openCorpus(wikitext);
     expect(again.count).toBe(corpus.count);
     for (const index of [0, 17, corpus.count - 1]) expect((await again.get(index)).id).toBe((await corpus.get(index)).id);
@@ -89,7 +96,7 @@ describe("JSONL", () => {
     expect(await corpus.get(0)).toMatchObject({ title: "One", text: "first doc", index: 0 });
     expect(await corpus.get(1)).toMatchObject({ title: null, text: "second doc" });
     expect(await corpus.get(2)).toMatchObject({ text: "third\nwith newline" });
-    expect((await corpus.get(1)).id).toMatch(/^docs\.jsonl:1:[0-9a-f]{8}$/);
+    expect((await corpus.get(1)).id).toMatch(/^docs\.jsonl:4:[0-9a-f]{8}$/); // line 4, after two blank lines
   });
 
   it("counts the lines that are not documents at indexing, naming file and line, and leaves them out", async () => {
@@ -116,27 +123,63 @@ describe("JSONL", () => {
     );
   });
 
-  it("caches its index beside the file, keyed by size and modification time", async () => {
-    const path = file("cached.jsonl", `${JSON.stringify({ text: "one" })}\n{bad\n${JSON.stringify({ text: "two" })}\n`);
-    const first = await openCorpus(path);
-    expect(existsSync(`${path}.spade-index`)).toBe(true);
+  it("caches its index in the cache folder it is given, never beside the corpus, keyed by path, size and modification time", async () => {
+    const folder = join(dir, "own");
+    const path = file("own/cached.jsonl", `${JSON.stringify({ text: "one" })}\n{bad\n${JSON.stringify({ text: "two" })}\n`);
+    const cacheDir = join(dir, "workspace-cache");
+    const first = await openCorpus(path, { cacheDir });
+    expect(readdirSync(folder)).toEqual(["cached.jsonl"]);
+    const entries = readdirSync(cacheDir);
+    expect(entries).toEqual([expect.stringMatching(/^cached\.jsonl-[0-9a-f]{16}\.spade-index$/)]);
+    const index = join(cacheDir, entries[0]!);
     // The cached index is what a second open uses: make it say something only a cache read could.
-    const cached = readFileSync(`${path}.spade-index`);
+    const cached = readFileSync(index);
     const newline = cached.indexOf(10);
     const header = JSON.parse(cached.subarray(0, newline).toString("utf8"));
     header.skipped.examples = ["from the cache"];
-    writeFileSync(`${path}.spade-index`, Buffer.concat([Buffer.from(JSON.stringify(header).padEnd(newline, " ")), cached.subarray(newline)]));
-    const second = await openCorpus(path);
+    writeFileSync(index, Buffer.concat([Buffer.from(JSON.stringify(header).padEnd(newline, " ")), cached.subarray(newline)]));
+    const second = await openCorpus(path, { cacheDir });
     expect(second.count).toBe(first.count);
     expect(second.skipped).toEqual({ count: 1, examples: ["from the cache"] });
     expect((await second.get(1)).text).toBe("two");
     // A changed file (another size and mtime) is indexed again.
     writeFileSync(path, `${JSON.stringify({ text: "only" })}\n`);
     utimesSync(path, new Date(), new Date(Date.now() + 5000));
-    const third = await openCorpus(path);
+    const third = await openCorpus(path, { cacheDir });
     expect(third.count).toBe(1);
     expect(third.skipped.count).toBe(0);
     expect((await third.get(0)).text).toBe("only");
+    // The same file name in another folder has its own index.
+    const other = file("elsewhere/cached.jsonl", `${JSON.stringify({ text: "a" })}\n${JSON.stringify({ text: "b" })}\n`);
+    expect((await openCorpus(other, { cacheDir })).count).toBe(2);
+    expect(readdirSync(cacheDir)).toHaveLength(2);
+    expect(readdirSync(folder)).toEqual(["cached.jsonl"]);
+  });
+
+  it("says what a line's text field holds when it is not a string", async () => {
+    const path = file("typed.jsonl", [JSON.stringify({ text: 42 }), JSON.stringify({ text: null, title: "t" }), JSON.stringify({ orig_doc: ["a"] }), JSON.stringify({ text: "fine" })].join("\n"));
+    const corpus = await openCorpus(path);
+    expect(corpus.count).toBe(1);
+    expect(corpus.skipped.examples).toEqual([`${path}:1: field text must be a string, found a number`, `${path}:2: field text must be a string, found null`, `${path}:3: field orig_doc must be a string, found an array`]);
+  });
+
+  it("escapes NUL bytes and other control characters in what it says about a rejected line", async () => {
+    const path = file("binary.jsonl", `${JSON.stringify({ text: "ok" })}\n\u0000\u0000{"te\u001b[31mxt\n${JSON.stringify({ ["na\u0007me"]: 1 })}\n`);
+    const corpus = await openCorpus(path);
+    expect(corpus.skipped.count).toBe(2);
+    for (const example of corpus.skipped.examples) expect(example).not.toMatch(/\p{Cc}/u);
+    expect(corpus.skipped.examples[0]).toMatch(new RegExp(`^${escape(path)}:2: invalid JSON \\(.*\\\\x00`));
+    expect(corpus.skipped.examples[1]).toBe(`${path}:3: expected a string field "text" or "orig_doc"; found fields "na\\x07me"`);
+  });
+
+  it("names a document by the line it is on, after blank and rejected lines", async () => {
+    const path = file("lines.jsonl", ["", JSON.stringify({ text: "first" }), "{bad", "", JSON.stringify({ text: "second" })].join("\n"));
+    const corpus = await openCorpus(path);
+    expect(corpus.count).toBe(2);
+    expect((await corpus.get(0)).id).toMatch(/^lines\.jsonl:2:[0-9a-f]{8}$/);
+    expect((await corpus.get(1)).id).toMatch(/^lines\.jsonl:5:[0-9a-f]{8}$/);
+    const text = await openCorpus(file("articles.md", "intro\n\n# One\nbody\n\n# Two\nmore\n"));
+    expect(await Promise.all([0, 1, 2].map(async (i) => (await text.get(i)).id.split(":")[1]))).toEqual(["1", "3", "6"]);
   });
 
   it("reads a gzipped JSONL corpus", async () => {
@@ -153,7 +196,7 @@ describe("JSONL", () => {
     expect(corpus.format).toBe("jsonl");
     expect(corpus.count).toBe(2);
     expect(await corpus.get(1)).toMatchObject({ text: "zipped two", title: "T" });
-    expect((await corpus.get(0)).id).toMatch(/^docs\.jsonl\.gz:0:[0-9a-f]{8}$/);
+    expect((await corpus.get(0)).id).toMatch(/^docs\.jsonl\.gz:1:[0-9a-f]{8}$/);
     writeFileSync(join(dir, "broken.jsonl.gz"), "not gzip at all");
     await expect(openCorpus(join(dir, "broken.jsonl.gz"))).rejects.toThrow(/broken\.jsonl\.gz: cannot decompress it .*expected a gzip file/);
   });
@@ -206,8 +249,8 @@ describe("folders and bad paths", () => {
       [2, null, "json one"],
       [3, null, "json two"],
     ]);
-    expect(docs[1]!.id).toMatch(/^a\/wiki\.txt:1:[0-9a-f]{8}$/);
-    expect(docs[3]!.id).toMatch(/^b\.jsonl:1:/);
+    expect(docs[1]!.id).toMatch(/^a\/wiki\.txt:3:[0-9a-f]{8}$/);
+    expect(docs[3]!.id).toMatch(/^b\.jsonl:2:/);
   });
 
   it("refuses missing paths, unknown types and empty corpora with the path in the message", async () => {

@@ -30,6 +30,7 @@ export const reportCommand: Command = {
     for (const run of report.runs) {
       process.stdout.write(`run ${run.id} ${run.name ? `"${run.name}" ` : ""}${run.status}, ${run.iterationsCompleted} iterations${run.ablations.length ? ` (${run.ablations.join(", ")})` : ""}\n`);
       if (run.error) process.stdout.write(`  error: ${run.error}\n`);
+      if (run.corpusSkipped) process.stdout.write(`  ${run.corpusSkipped}\n`);
       if (run.status === "interrupted") process.stdout.write(`  the process that ran it is gone; continue it with spade run --config <its config> --resume\n`);
       for (const env of run.environments) {
         const stats = env.valid

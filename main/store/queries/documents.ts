@@ -1,6 +1,7 @@
 import type { ReadonlyDb, WritableDb } from "../DatabaseHandle.js";
 import { likePattern } from "../likePattern.js";
 import { statement } from "../statement.js";
+import { putRunNote } from "./schedule.js";
 
 /** A grounding document as shown to the designer (already truncated). */
 export interface StoredDocument {
@@ -82,4 +83,28 @@ export function listDocuments(db: ReadonlyDb, filter: DocumentFilter = {}): Docu
     createdAt: row.created_at,
     environments: row.environments,
   }));
+}
+
+/** The run note under which a run keeps what its corpus left out (one per run; a resume replaces it). */
+const corpusSkippedNote = "corpus skipped";
+
+/** What a run's corpus left out, as one message for the researcher (see `describeSkippedLines`). */
+export interface CorpusProblem {
+  runId: number;
+  runName: string;
+  message: string;
+}
+
+/** Keeps with the run the lines its corpus left out, so the report and the Corpus page show them. */
+export function putCorpusSkipped(db: WritableDb, runId: number, message: string): void {
+  putRunNote(db, runId, 0, corpusSkippedNote, message);
+}
+
+/** The corpus problems of one run, or of every run (newest run first). */
+export function listCorpusProblems(db: ReadonlyDb, runId?: number): CorpusProblem[] {
+  const rows = statement(
+    db,
+    `SELECT n.run_id, r.name, n.text FROM run_notes n JOIN runs r ON r.id = n.run_id WHERE n.kind = ? ${runId === undefined ? "" : "AND n.run_id = ?"} ORDER BY n.run_id DESC`,
+  ).all(...(runId === undefined ? [corpusSkippedNote] : [corpusSkippedNote, runId])) as { run_id: number; name: string; text: string }[];
+  return rows.map((row) => ({ runId: row.run_id, runName: row.name, message: row.text }));
 }

@@ -4,6 +4,7 @@ import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
 import { routes } from "../../../lib/router/parseRoute.js";
+import { CorpusProblems } from "./CorpusProblems.js";
 import { DocumentPanel } from "./DocumentPanel.js";
 
 /** `#/corpus[/<documentId>]`: the grounding documents used, and the environments they grounded. */
@@ -15,6 +16,7 @@ export function CorpusView({ documentId }: { documentId: string | null }) {
   return (
     <section className="view corpus" data-testid="corpus-view">
       <h2>Corpus</h2>
+      {list.data && <CorpusProblems problems={list.data.problems} />}
       <div className="corpus-columns">
         <div className="doc-list">
           <form
