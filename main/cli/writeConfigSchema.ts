@@ -1,12 +1,15 @@
 // `npm run schema`: writes the run config's JSON Schema (generated from the zod schema) to
-// resources/schemas/run-config.schema.json, where editors find it through a config's "$schema".
+// resources/schemas/run-config.schema.json and beside the example configs, where editors find it
+// through a config's "$schema".
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runConfigJsonSchemaText, runConfigSchemaPath } from "../../shared/runConfigJsonSchema.js";
+import { exampleConfigSchemaPath, runConfigJsonSchemaText, runConfigSchemaPath } from "../../shared/runConfigJsonSchema.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
-const target = join(root, runConfigSchemaPath);
-mkdirSync(dirname(target), { recursive: true });
-writeFileSync(target, runConfigJsonSchemaText());
-console.log(`wrote ${target}`);
+for (const path of [runConfigSchemaPath, exampleConfigSchemaPath]) {
+  const target = join(root, path);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, runConfigJsonSchemaText());
+  console.log(`wrote ${target}`);
+}

@@ -1,17 +1,20 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseBackendConfig } from "../../shared/backendConfig.js";
 import { parseRunConfig } from "../../shared/runConfig.js";
-import { runConfigJsonSchema, runConfigJsonSchemaText, runConfigSchemaPath } from "../../shared/runConfigJsonSchema.js";
+import { exampleConfigSchemaPath, exampleConfigSchemaRef, runConfigJsonSchema, runConfigJsonSchemaText, runConfigSchemaPath } from "../../shared/runConfigJsonSchema.js";
 import { parseTrainingConfig } from "../../shared/trainingConfig.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const base = { db: "w.sqlite", backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m" }, corpus: null };
 
 describe("the run config's JSON Schema", () => {
-  it("is committed as the zod schema generates it (run `npm run schema` after changing a config key)", () => {
+  it("is committed as the zod schema generates it, also beside the examples (run `npm run schema` after changing a config key)", () => {
     expect(readFileSync(join(root, runConfigSchemaPath), "utf8")).toBe(runConfigJsonSchemaText());
+    expect(readFileSync(join(root, exampleConfigSchemaPath), "utf8")).toBe(runConfigJsonSchemaText());
   });
 
   it("describes the keys a user writes, refuses unknown ones, and requires db, backend and corpus", () => {
@@ -25,12 +28,36 @@ describe("the run config's JSON Schema", () => {
 
   it("is named by every example config, which parses", () => {
     const folder = join(root, "resources", "examples");
-    const examples = readdirSync(folder).filter((name) => name.endsWith(".json"));
+    const examples = readdirSync(folder).filter((name) => name.endsWith(".json") && !name.endsWith(".schema.json"));
     expect(examples.length).toBeGreaterThan(0);
     for (const name of examples) {
       const config = JSON.parse(readFileSync(join(folder, name), "utf8")) as Record<string, unknown>;
-      expect(config.$schema).toBe("../schemas/run-config.schema.json");
+      expect(config.$schema).toBe(exampleConfigSchemaRef);
       expect(parseRunConfig(config, name)).not.toHaveProperty("$schema");
+    }
+  });
+
+  it("resolves from an example copied where the README's first-run step copies it", () => {
+    // The README's own command, run with a temporary HOME.
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const copy = readme.split("\n").find((line) => /^cp resources\/examples\/first-run\.json\b.*~\/\.spade-workbench\/$/.test(line));
+    expect(copy, "the README's first-run copy command").toBeDefined();
+    const home = mkdtempSync(join(tmpdir(), "spade-home-"));
+    try {
+      mkdirSync(join(home, ".spade-workbench"));
+      const result = spawnSync("bash", ["-c", copy!], { cwd: root, env: { ...process.env, HOME: home }, encoding: "utf8" });
+      expect(result.status, result.stderr).toBe(0);
+      const copied = join(home, ".spade-workbench", "first-run.json");
+      const config = JSON.parse(readFileSync(copied, "utf8")) as Record<string, unknown>;
+      expect(() => parseRunConfig(config, copied)).not.toThrow();
+      // An editor resolves "$schema" against the config's folder: the file is there and is the run config's schema.
+      const schemaFile = resolve(dirname(copied), config.$schema as string);
+      expect(existsSync(schemaFile), schemaFile).toBe(true);
+      const schema = JSON.parse(readFileSync(schemaFile, "utf8")) as { title: string; properties: Record<string, unknown> };
+      expect(schema.title).toBe("SPADE Workbench run config");
+      for (const key of Object.keys(config)) expect(schema.properties, key).toHaveProperty([key]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });
