@@ -1,6 +1,7 @@
 // `npm start`: the Electron window where Electron can run (binary downloaded, a display present),
 // otherwise the same workbench served on 127.0.0.1 for a browser (`spade serve` on the default
-// workspace, printing the address line). Builds whatever is missing first.
+// workspace, printing the address line). Builds whatever is missing first, quietly: build output
+// is shown only when a build fails.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -29,22 +30,26 @@ export function hasDisplay(env = process.env, platform = process.platform) {
 }
 
 /**
+ * Runs a build step quietly: its output is kept and shown only when it fails (with the command),
+ * so a first start prints the address line, not a page of build logs.
  * @param {string} command
  * @param {string[]} args
  */
-function run(command, args) {
-  const result = spawnSync(command, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], shell: process.platform === "win32" });
-  if (result.status !== 0) {
-    console.error(`spade-workbench: \`${command} ${args.join(" ")}\` failed`);
-    process.exit(result.status ?? 1);
-  }
+function build(command, args) {
+  const result = spawnSync(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024, shell: process.platform === "win32" });
+  if (result.status === 0) return;
+  const output = `${result.stdout ?? ""}${result.stderr ?? ""}`.trimEnd();
+  if (output) console.error(output);
+  if (result.error) console.error(result.error.message);
+  console.error(`spade-workbench: building failed: \`${command} ${args.join(" ")}\` exited with ${result.status ?? result.signal}`);
+  process.exit(result.status || 1);
 }
 
 /** @param {boolean} needShell */
 function buildMissing(needShell) {
   const bin = (/** @type {string} */ name) => join(root, "node_modules", ".bin", name);
-  if (!existsSync(outputs.engine)) run(bin("tsc"), ["-p", "tsconfig.engine.json"]);
-  if (!existsSync(outputs.renderer) || (needShell && !existsSync(outputs.shell))) run(bin("electron-vite"), ["build"]);
+  if (!existsSync(outputs.engine)) build(bin("tsc"), ["-p", "tsconfig.engine.json"]);
+  if (!existsSync(outputs.renderer) || (needShell && !existsSync(outputs.shell))) build(bin("electron-vite"), ["build"]);
 }
 
 /** @param {import("node:child_process").ChildProcess} child */
