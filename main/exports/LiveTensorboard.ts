@@ -4,14 +4,16 @@ import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { listRolloutReturns } from "../store/queries/episodes.js";
 import { getTrainingRound } from "../store/queries/trainingRounds.js";
 import { groupAdvantages } from "../training/groupAdvantages.js";
-import { fileVersionRecord, histogramRecord, scalarsRecord, textRecord } from "./tensorboardEvents.js";
+import { configHParams } from "./configHParams.js";
+import { fileVersionRecord, histogramRecord, hparamsSessionEndRecord, hparamsSessionStartRecord, hparamsStatus, scalarsRecord, textRecord } from "./tensorboardEvents.js";
 
 /**
  * A run's TensorBoard event file, written while the run goes on (one folder per run, one file per
  * process that ran it: TensorBoard merges the files of a folder), so `tensorboard --logdir` shows
  * the curves live. Each iteration's metrics are scalars `spade/<name>` at step = iteration, with
  * histograms of the plays' returns and their GRPO advantages; each training round's metrics are
- * scalars `training/<name>` at the step of the iteration it followed; the config is a text summary.
+ * scalars `training/<name>` at the step of the iteration it followed; the config is a text summary
+ * and the hyperparameters of the folder's HParams session (ended when the run completes or fails).
  * Records are appended whole, so a reader never sees half of one.
  */
 export class LiveTensorboard {
@@ -32,9 +34,19 @@ export class LiveTensorboard {
     return this.#file;
   }
 
-  /** The run's config as the hyperparameters of the run (a text summary, JSON). */
+  /**
+   * The run's config: a text summary (JSON) and the hyperparameters of an HParams-plugin session
+   * (one per leaf key), so the HPARAMS tab lists the run with its config beside its metrics.
+   */
   config(config: unknown): void {
-    appendFileSync(this.#file, textRecord("config", `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``, 0, Date.now() / 1000));
+    const now = Date.now() / 1000;
+    appendFileSync(this.#file, Buffer.concat([textRecord("config", `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``, 0, now), hparamsSessionStartRecord(configHParams(config), now, now)]));
+  }
+
+  /** Ends the HParams session: a completed run as a success, a failed one as a failure (a paused run stays open for its resume). */
+  end(status: "completed" | "failed"): void {
+    const now = Date.now() / 1000;
+    appendFileSync(this.#file, hparamsSessionEndRecord(status === "completed" ? hparamsStatus.success : hparamsStatus.failure, now, now));
   }
 
   /** An iteration's metrics and the histograms of its plays' returns and advantages. */

@@ -76,6 +76,44 @@ export function histogramRecord(tag: string, values: readonly number[], step: nu
   return record(Buffer.concat([fixed64Field(1, wallTime), varintField(2, step), bytesField(5, bytesField(1, value))]));
 }
 
+/** A hyperparameter's value as TensorBoard's HParams plugin takes it (a scalar). */
+export type HParamValue = number | string | boolean;
+
+/** How a session (a run) ended, as the HParams plugin's `Status` enum numbers it. */
+export const hparamsStatus = { unknown: 0, success: 1, failure: 2, running: 3 } as const;
+
+/**
+ * One record that makes the event file's folder a session of TensorBoard's HParams plugin with
+ * these hyperparameters (`_hparams_/session_start_info`); the plugin takes the folder's scalars as
+ * the session's metrics, so the HPARAMS tab lists the run with its config and curves.
+ */
+export function hparamsSessionStartRecord(hparams: Readonly<Record<string, HParamValue>>, startTime: number, wallTime: number): Buffer {
+  // SessionStartInfo: hparams = 1 (map<string, google.protobuf.Value>: entries with key = 1, value = 2), start_time_secs = 5.
+  // google.protobuf.Value: number_value = 2 (double), string_value = 3, bool_value = 4.
+  const entries = Object.entries(hparams).map(([name, value]) => {
+    const encoded = typeof value === "number" ? fixed64Field(2, value) : typeof value === "boolean" ? varintField(4, value ? 1 : 0) : bytesField(3, Buffer.from(value, "utf8"));
+    return bytesField(1, Buffer.concat([bytesField(1, Buffer.from(name, "utf8")), bytesField(2, encoded)]));
+  });
+  const info = Buffer.concat([...entries, fixed64Field(5, startTime)]);
+  return hparamsRecord("_hparams_/session_start_info", bytesField(3, info), wallTime);
+}
+
+/** One record that ends the HParams session with a status (`_hparams_/session_end_info`). */
+export function hparamsSessionEndRecord(status: number, endTime: number, wallTime: number): Buffer {
+  // SessionEndInfo: status = 1 (enum), end_time_secs = 2.
+  return hparamsRecord("_hparams_/session_end_info", bytesField(4, Buffer.concat([varintField(1, status), fixed64Field(2, endTime)])), wallTime);
+}
+
+/** A summary value carrying HParamsPluginData (version = 1: 0, then the data oneof field) in its metadata, with the plugin's empty tensor. */
+function hparamsRecord(tag: string, data: Buffer, wallTime: number): Buffer {
+  // SummaryMetadata.plugin_data = 1 (PluginData: plugin_name = 1, content = 2); the version 0 is the default, so not written.
+  const metadata = bytesField(1, Buffer.concat([bytesField(1, Buffer.from("hparams", "utf8")), bytesField(2, data)]));
+  // TensorProto: dtype = 1 (DT_FLOAT = 1), tensor_shape = 2 (one dimension of size 0): an empty float vector.
+  const tensor = Buffer.concat([varintField(1, 1), bytesField(2, bytesField(2, Buffer.alloc(0)))]);
+  const value = Buffer.concat([bytesField(1, Buffer.from(tag, "utf8")), bytesField(9, metadata), bytesField(8, tensor)]);
+  return record(Buffer.concat([fixed64Field(1, wallTime), varintField(2, 0), bytesField(5, bytesField(1, value))]));
+}
+
 /** TFRecord framing: length, masked CRC of the length, data, masked CRC of the data. */
 function record(data: Buffer): Buffer {
   const length = Buffer.alloc(8);

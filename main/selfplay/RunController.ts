@@ -220,6 +220,7 @@ export class RunController {
     let pool: SandboxPool | null = null;
     let library: LibraryHost | null = null;
     let training: (TrainingStep & { dispose(): Promise<void> }) | null = null;
+    let liveTensorboard: LiveTensorboard | null = null;
     let status: RunStatus;
     let error: string | null = null;
     try {
@@ -236,7 +237,7 @@ export class RunController {
       const beyondTraining = contextBeyondTraining(model);
       if (beyondTraining) this.emit({ type: "notice", runId, message: beyondTraining });
       const sandboxes = (pool = await (this.options.createPool ?? ((c) => SandboxPool.create({ stepTimeoutMs: c.sandbox.stepTimeoutMs, ...sandboxPoolSizing(c, model), ...(c.sandbox.allowUnconfined ? { allowUnconfined: true } : {}) })))(config));
-      const tensorboard = this.openTensorboard(config, runId);
+      const tensorboard = (liveTensorboard = this.openTensorboard(config, runId));
       let diagnosed = false;
       const onEvent = (event: LoopEvent) => {
         this.emit(event);
@@ -268,6 +269,7 @@ export class RunController {
       await library?.dispose().catch(() => undefined);
       await backend?.dispose().catch(() => undefined);
     }
+    if (liveTensorboard && (status === "completed" || status === "failed")) this.endTensorboard(liveTensorboard, status, runId);
     settleRun(db, runId, process.pid, status, error);
     this.active.delete(runId);
     this.emit({ type: "runStatus", runId, status, error });
@@ -292,6 +294,14 @@ export class RunController {
     try {
       if (event.type === "iterationCompleted") writer.iteration(event.iteration, event.metrics);
       else if (event.type === "trainingFinished") writer.trainingRound(event.round);
+    } catch (error) {
+      this.emit({ type: "notice", runId, message: `TensorBoard file ${writer.file}: ${(error as Error).message}` });
+    }
+  }
+
+  private endTensorboard(writer: LiveTensorboard, status: "completed" | "failed", runId: number): void {
+    try {
+      writer.end(status);
     } catch (error) {
       this.emit({ type: "notice", runId, message: `TensorBoard file ${writer.file}: ${(error as Error).message}` });
     }

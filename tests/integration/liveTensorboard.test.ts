@@ -1,7 +1,7 @@
 // Experiment tracking, live: `spade run` appends TensorBoard events while it runs (one folder per
 // run beside the workspace): read back while the run goes on, they hold every finished iteration's
 // metrics, histograms of returns and advantages, and the config.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,6 +56,10 @@ describe("live TensorBoard files", () => {
     expect(events[0]).toMatchObject({ fileVersion: "brain.Event:2" });
     const config = events.flatMap((event) => event.texts).find(([tag]) => tag === "config");
     expect(JSON.parse(config![1].replace(/^```json\n|\n```$/g, ""))).toMatchObject({ seed: 2, iterations: 30, plays: 3 });
+    // The config as the hyperparameters of the folder's HParams session, there from the start.
+    const sessions = events.flatMap((event) => event.hparams);
+    expect(sessions.find((h) => h.sessionStartInfo)?.sessionStartInfo?.hparams).toMatchObject({ seed: 2, iterations: 30, plays: 3, "backend.kind": "openai", "corpus.path": expect.stringMatching(/corpus\.jsonl$/) });
+    expect(readEvents(folder).some((event) => event.hparams.some((h) => h.sessionEndInfo))).toBe(false); // paused: the session stays open for the resume
     for (const step of [0, 1]) {
       const scalars = new Map(events.filter((event) => event.step === step).flatMap((event) => event.values));
       expect(scalars.get("spade/wallTimeMs"), `step ${step}`).toBeGreaterThan(0);
@@ -64,5 +68,17 @@ describe("live TensorBoard files", () => {
       expect(histograms.get("spade/returns")).toBeGreaterThan(0);
       expect(histograms.get("spade/advantages")).toBe(histograms.get("spade/returns"));
     }
+  }, 150_000);
+
+  it("end a completed run's HParams session as a success", async () => {
+    mkdirSync(join(dir, "short"));
+    writeFileSync(join(dir, "short", "short.json"), JSON.stringify({
+      db: "short.sqlite", seed: 3, iterations: 1, envsPerIteration: 1, plays: 2, hintPlays: 1, maxTurns: 2,
+      backend: { kind: "openai", baseUrl: server.baseUrl, model: "scripted", stream: false, logprobs: false }, training: null, corpus: null,
+    }));
+    const ended = await startCli(["run", "--config", join(dir, "short", "short.json")]).done;
+    expect(ended.code, ended.stderr).toBe(0);
+    const sessions = readEvents(join(dir, "short", "tensorboard", "run-1")).flatMap((event) => event.hparams);
+    expect(sessions.filter((h) => h.sessionEndInfo).map((h) => h.sessionEndInfo!.status)).toEqual([1]);
   }, 150_000);
 });

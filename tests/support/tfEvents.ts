@@ -12,6 +12,18 @@ export interface DecodedEvent {
   texts: Array<[string, string]>;
   /** Histograms: [tag, number of values]. */
   histograms: Array<[string, number]>;
+  /** HParams-plugin summaries (the plugin data in the value's metadata). */
+  hparams: DecodedHParams[];
+}
+
+/** HParamsPluginData, as TensorBoard's HParams plugin parses it. */
+export interface DecodedHParams {
+  tag: string;
+  version: number;
+  /** The value's tensor: dtype and the dimensions' sizes (the plugin's empty float vector is dtype 1, [0]). */
+  tensor: { dtype: number; dims: number[] };
+  sessionStartInfo?: { hparams: Record<string, number | string | boolean>; startTimeSecs: number };
+  sessionEndInfo?: { status: number; endTimeSecs: number };
 }
 
 /** The records of a TFRecord file; a partly written last record (a file being appended) is left out. */
@@ -31,7 +43,7 @@ export function readTfRecords(bytes: Buffer): Buffer[] {
 }
 
 export function decodeEvent(data: Buffer): DecodedEvent {
-  const event: DecodedEvent = { wallTime: 0, step: 0, fileVersion: null, values: [], texts: [], histograms: [] };
+  const event: DecodedEvent = { wallTime: 0, step: 0, fileVersion: null, values: [], texts: [], histograms: [], hparams: [] };
   for (const field of fields(data)) {
     if (field.number === 1) event.wallTime = field.bytes.readDoubleLE(0);
     else if (field.number === 2) event.step = field.varint;
@@ -42,19 +54,75 @@ export function decodeEvent(data: Buffer): DecodedEvent {
         let simple: number | null = null;
         let text: string | null = null;
         let histogramCount: number | null = null;
+        let pluginName: string | null = null;
+        let pluginContent: Buffer = Buffer.alloc(0);
+        let tensor: Buffer = Buffer.alloc(0);
         for (const part of fields(value.bytes)) {
           if (part.number === 1) tag = part.bytes.toString("utf8");
+          if (part.number === 9) {
+            for (const metadataField of fields(part.bytes)) {
+              if (metadataField.number !== 1) continue;
+              for (const pluginField of fields(metadataField.bytes)) {
+                if (pluginField.number === 1) pluginName = pluginField.bytes.toString("utf8");
+                if (pluginField.number === 2) pluginContent = pluginField.bytes;
+              }
+            }
+          }
+          if (part.number === 8) tensor = part.bytes;
           if (part.number === 2) simple = part.bytes.readFloatLE(0);
           if (part.number === 8) for (const tensorField of fields(part.bytes)) if (tensorField.number === 8) text = tensorField.bytes.toString("utf8");
           if (part.number === 5) for (const histoField of fields(part.bytes)) if (histoField.number === 3) histogramCount = histoField.bytes.readDoubleLE(0);
         }
-        if (text !== null) event.texts.push([tag, text]);
+        if (pluginName === "hparams") event.hparams.push(decodeHParams(tag, pluginContent, tensor));
+        else if (text !== null) event.texts.push([tag, text]);
         else if (histogramCount !== null) event.histograms.push([tag, histogramCount]);
         else event.values.push([tag, simple ?? NaN]);
       }
     }
   }
   return event;
+}
+
+function decodeHParams(tag: string, content: Buffer, tensorBytes: Buffer): DecodedHParams {
+  const tensor = { dtype: 0, dims: [] as number[] };
+  for (const field of fields(tensorBytes)) {
+    if (field.number === 1) tensor.dtype = field.varint;
+    if (field.number === 2) for (const dim of fields(field.bytes)) if (dim.number === 2) tensor.dims.push([...fields(dim.bytes)].find((f) => f.number === 1)?.varint ?? 0);
+  }
+  const decoded: DecodedHParams = { tag, version: 0, tensor };
+  for (const field of fields(content)) {
+    if (field.number === 1) decoded.version = field.varint;
+    if (field.number === 3) {
+      const info = { hparams: {} as Record<string, number | string | boolean>, startTimeSecs: 0 };
+      for (const part of fields(field.bytes)) {
+        if (part.number === 5) info.startTimeSecs = part.bytes.readDoubleLE(0);
+        if (part.number !== 1) continue;
+        let key = "";
+        let value: number | string | boolean = NaN;
+        for (const entry of fields(part.bytes)) {
+          if (entry.number === 1) key = entry.bytes.toString("utf8");
+          if (entry.number === 2) {
+            for (const kind of fields(entry.bytes)) {
+              if (kind.number === 2) value = kind.bytes.readDoubleLE(0);
+              if (kind.number === 3) value = kind.bytes.toString("utf8");
+              if (kind.number === 4) value = kind.varint === 1;
+            }
+          }
+        }
+        info.hparams[key] = value;
+      }
+      decoded.sessionStartInfo = info;
+    }
+    if (field.number === 4) {
+      const info = { status: 0, endTimeSecs: 0 };
+      for (const part of fields(field.bytes)) {
+        if (part.number === 1) info.status = part.varint;
+        if (part.number === 2) info.endTimeSecs = part.bytes.readDoubleLE(0);
+      }
+      decoded.sessionEndInfo = info;
+    }
+  }
+  return decoded;
 }
 
 function* fields(data: Buffer): Generator<{ number: number; varint: number; bytes: Buffer }> {
