@@ -2,7 +2,8 @@ import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { listIterations } from "../store/queries/iterations.js";
 import { getMetrics } from "../store/queries/metrics.js";
 import { getRun, listRuns, type Run } from "../store/queries/runs.js";
-import { tensorboardEventFile, type ScalarPoint } from "./tensorboardEvents.js";
+import { configHParams } from "./configHParams.js";
+import { hparamsSessionEndRecord, hparamsSessionStartRecord, hparamsStatus, tensorboardEventFile, type ScalarPoint } from "./tensorboardEvents.js";
 
 /** A file to write: its path relative to the export folder and its bytes. */
 export interface ExportFile {
@@ -48,7 +49,9 @@ export function metricsCsv(db: ReadonlyDb, runs: readonly Run[]): MetricsExport 
 
 /**
  * One TensorBoard event file per run (`run-<id>/events.out.tfevents.<time>.spade`), each metric a
- * scalar tagged `spade/<name>` at step = iteration, so `tensorboard --logdir <out>` shows the runs side by side.
+ * scalar tagged `spade/<name>` at step = iteration, so `tensorboard --logdir <out>` shows the runs side by side;
+ * the run's config is its HParams session (ended as a success or a failure for a completed or failed run),
+ * so the HPARAMS tab compares them by config.
  */
 export function metricsTensorboard(db: ReadonlyDb, runs: readonly Run[]): MetricsExport {
   const { table, names, structured } = collect(db, runs);
@@ -62,7 +65,10 @@ export function metricsTensorboard(db: ReadonlyDb, runs: readonly Run[]): Metric
       }
     }
     const start = run.createdAt / 1000;
-    files.push({ path: `run-${run.id}/events.out.tfevents.${Math.floor(start)}.spade`, bytes: tensorboardEventFile(points, start) });
+    const session = [hparamsSessionStartRecord(configHParams(run.config), start, start)];
+    const end = (run.finishedAt ?? run.updatedAt) / 1000;
+    if (run.status === "completed" || run.status === "failed") session.push(hparamsSessionEndRecord(run.status === "completed" ? hparamsStatus.success : hparamsStatus.failure, end, end));
+    files.push({ path: `run-${run.id}/events.out.tfevents.${Math.floor(start)}.spade`, bytes: Buffer.concat([tensorboardEventFile(points, start), ...session]) });
   }
   return { files, counts: { runs: runs.length, iterations: table.length, metrics: names.length }, structured };
 }

@@ -76,11 +76,26 @@ describe("tensorboard", () => {
     expect(name).toMatch(/^events\.out\.tfevents\.\d+\.spade$/);
     const events = readTfRecords(readFileSync(join(folder, name!))).map(decodeEvent);
     expect(events[0]).toMatchObject({ step: 0, fileVersion: "brain.Event:2", values: [] });
-    expect(events.slice(1).map((event) => [event.step, event.values])).toEqual([
+    expect(events.slice(1).filter((event) => event.hparams.length === 0).map((event) => [event.step, event.values])).toEqual([
       [0, [["spade/meanRegret", 0.125], ["spade/validityRate", 0.5]]],
       [1, [["spade/noveltyRate", 0.25], ["spade/validityRate", 1]]],
     ]);
     for (const event of events) expect(event.wallTime).toBeGreaterThan(1.7e9);
+  });
+
+  it("gives each run's file its config as an HParams session, ended for a finished run", () => {
+    const config = { seed: 4, reward: { kind: "regret" }, corpus: null };
+    const finished = createRun(db, { name: "finished", config, status: "completed" }).id;
+    const { outDir } = exported("tensorboard");
+    const sessions = (runId: number) => {
+      const folder = join(outDir, `run-${runId}`);
+      return readdirSync(folder).flatMap((name) => readTfRecords(readFileSync(join(folder, name))).map(decodeEvent)).flatMap((event) => event.hparams);
+    };
+    const [start, end] = sessions(finished);
+    expect(start?.sessionStartInfo?.hparams).toEqual({ seed: 4, "reward.kind": "regret", corpus: "null" });
+    expect(end?.sessionEndInfo?.status).toBe(1);
+    // A run still going (or paused) has a session start and no end.
+    expect(sessions(second).map((h) => h.tag)).toEqual(["_hparams_/session_start_info"]);
   });
 });
 
