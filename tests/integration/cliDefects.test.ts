@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildUiFixture } from "../../main/bench/uiFixture.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
+import { insertEnvironment } from "../../main/store/queries/environments.js";
 import { putMetrics } from "../../main/store/queries/metrics.js";
 import { createRun } from "../../main/store/queries/runs.js";
 import { spadeCli } from "../support/startCli.js";
@@ -56,6 +57,21 @@ describe("spade report", () => {
     const result = spade(["report", "--db", path]);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('run 1 "broken" failed, 0 iterations\n  error: environment set "examples" is empty or does not exist\n');
+  });
+});
+
+describe("spade report names attempts as the progress line and the workbench do", () => {
+  it("iteration and slot as stored, attempts counted from 1", () => {
+    const path = join(dir, "attempts.sqlite");
+    const db = openDatabase(path);
+    const run = createRun(db, { name: "attempts", status: "completed" });
+    const first = insertEnvironment(db, { runId: run.id, iteration: 0, slot: 1, attempt: 0, source: "designer", code: "x = (", className: "FirstEnv", valid: false, validationError: "syntax error" });
+    const second = insertEnvironment(db, { runId: run.id, iteration: 0, slot: 1, attempt: 1, source: "designer", code: "x = (", className: "SecondEnv", valid: false, validationError: "syntax error" });
+    db.close();
+    const result = spade(["report", "--db", path]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`  #${first} iteration 0 slot 1 attempt 1 FirstEnv: invalid: syntax error\n`);
+    expect(result.stdout).toContain(`  #${second} iteration 0 slot 1 attempt 2 SecondEnv: invalid: syntax error\n`);
   });
 });
 

@@ -36,7 +36,8 @@ export const reportCommand: Command = {
         const stats = env.valid
           ? `win ${fmt(env.winRate)} hinted ${env.hintSkipped ? `skipped (${env.hintSkipped})` : fmt(env.hintWinRate)} regret ${fmt(env.regret)} reward ${fmt(env.designerReward)}${env.novel === false ? " duplicate" : ""}`
           : `invalid: ${env.validationError ?? "?"}`;
-        process.stdout.write(`  #${env.id} it${env.iteration} slot${env.slot}.${env.attempt} ${env.className ?? "-"}: ${stats}\n`);
+        // Named as the progress line and the workbench name them: iteration and slot as stored, attempts from 1.
+        process.stdout.write(`  #${env.id} iteration ${env.iteration} slot ${env.slot} attempt ${env.attempt + 1} ${env.className ?? "-"}: ${stats}\n`);
         for (const warning of env.validationWarnings ?? []) process.stdout.write(`      warning| ${warning}\n`);
         if (env.replyHead) process.stdout.write(env.replyHead.split("\n").map((line) => `      reply| ${line}\n`).join(""));
       }
