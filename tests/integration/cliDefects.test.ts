@@ -1,7 +1,7 @@
 // Small defects of the command line that a newcomer meets first: help on command groups, a report
 // piped into `head`, a failed run's error in the report.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -98,4 +98,23 @@ describe("spade compare", () => {
     const second = lines.findIndex((line) => line.startsWith(`run ${b.id} "b"`));
     expect(lines[second + 2]).toBe("  0             0.000       -         -                -        -          -");
   });
+});
+
+describe("spade run with a corpus that has lines that are not documents", () => {
+  it("names them at the start and again in the run's summary at the end, control characters escaped", () => {
+    const folder = mkdtempSync(join(dir, "corpus-run-"));
+    writeFileSync(join(folder, "docs.jsonl"), `${JSON.stringify({ text: "a document" })}\n${JSON.stringify({ text: 5 })}\n\u0000{oops\n`);
+    const config = { db: "w.sqlite", seed: 1, iterations: 1, envsPerIteration: 1, plays: 1, hintPlays: 0, maxTurns: 1, backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m" }, corpus: { path: "docs.jsonl" }, training: null };
+    writeFileSync(join(folder, "run.json"), JSON.stringify(config));
+    const result = spade(["run", "--config", join(folder, "run.json")]);
+    const lines = result.stderr.split("\n");
+    const notes = lines.flatMap((line, i) => (line.startsWith("note: corpus ") ? [i] : []));
+    expect(notes, result.stderr).toHaveLength(2);
+    expect(lines[notes[0]!]).toBe(lines[notes[1]!]);
+    expect(lines[notes[1]!]).toContain("docs.jsonl:2: field text must be a string, found a number");
+    expect(lines[notes[1]!]).toMatch(/docs\.jsonl:3: invalid JSON \(.*\\x00/);
+    expect(result.stderr).not.toContain("\u0000");
+    // The summary comes after the run's last line.
+    expect(notes[1]!).toBeGreaterThan(lines.findIndex((line) => line.startsWith("run 1 failed")));
+  }, 120_000);
 });

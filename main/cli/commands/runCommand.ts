@@ -11,6 +11,7 @@ import { findResumableRun } from "../../selfplay/findResumableRun.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
 import { RunController } from "../../selfplay/RunController.js";
 import { openDatabase } from "../../store/openDatabase.js";
+import { listCorpusProblems } from "../../store/queries/documents.js";
 import { settleRun, updateRunConfig } from "../../store/queries/runs.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
@@ -92,6 +93,8 @@ export const runCommand: Command = {
     const status = await controller.wait(runId);
     process.off("SIGINT", pauseOnSignal);
     process.off("SIGTERM", pauseOnSignal);
+    // The run's summary repeats what its corpus left out: said once at the start, it has scrolled away.
+    for (const problem of listCorpusProblems(db, runId)) process.stderr.write(`note: ${problem.message}\n`);
     db.close();
     if (status === "completed") return 0;
     return status === "paused" ? 130 : 1;
