@@ -55,6 +55,9 @@ BLOCKED_IMPORTS = frozenset({
     "spade_sandbox", "spade_repair", "_testcapi", "_testinternalcapi", "_xxsubinterpreters", "_interpreters",
     "_interpqueues", "_interpchannels", "concurrent.interpreters",
 })
+# Pyodide's JavaScript bridges: what connect() takes out of Python's reach.
+BRIDGE_MODULES = frozenset({"js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip"})
+HEAP_TYPE, IMMUTABLE_TYPE = 1 << 9, 1 << 8  # Py_TPFLAGS_HEAPTYPE, Py_TPFLAGS_IMMUTABLETYPE
 REFUSED_EVENTS = frozenset({
     "sys._getframe", "sys._current_frames", "sys._current_exceptions", "sys.settrace",
     "sys.setprofile", "sys.monitoring.register_callback", "sys.remote_exec", "gc.get_objects",
@@ -110,6 +113,39 @@ def refusal(name):
     def refused(*args, **kwargs):
         raise PermissionError(f"{name} is not available in the SPADE sandbox")
     return refused
+
+def advance(seconds):
+    _clock[0] += seconds
+
+import asyncio.base_events as _base_events
+import asyncio.events as _events
+
+class _NoSelector:
+    """What the event loop waits on: no file descriptors exist for it, and waiting moves the
+    virtual clock instead of the host's."""
+    def select(self, timeout):
+        if timeout is None:
+            raise RuntimeError("the asyncio event loop would wait forever: nothing is scheduled and the SPADE sandbox has no I/O to wait for")
+        if timeout > 0:
+            advance(timeout)
+        return []
+    def close(self):
+        return None
+
+class SandboxEventLoop(_base_events.BaseEventLoop):
+    """asyncio inside the SPADE sandbox, in place of Pyodide's JavaScript-backed loop: pure Python,
+    no I/O, timers on the play's virtual clock. It runs only while environment code runs it
+    (asyncio.run, run_until_complete); nothing scheduled runs after a call returns."""
+    def __init__(self):
+        super().__init__()
+        self._selector = _NoSelector()
+    def _process_events(self, event_list):
+        return None
+    def _write_to_self(self):
+        return None
+
+class SandboxEventLoopPolicy(_events._BaseDefaultEventLoopPolicy):
+    _loop_factory = SandboxEventLoop
 
 class SystemRandom(_random.Random):
     """Inside the SPADE sandbox every instance draws from one generator seeded by the episode
@@ -184,7 +220,17 @@ def prepare():
     traceback_type = types.TracebackType
     tool_base = spade_env.ToolUseBaseEnv
     reference_globals = getattr(spade_env, "reference_globals", None)
-    module_type, function_type = types.ModuleType, types.FunctionType
+    module_type, function_type, builtin_function_type = types.ModuleType, types.FunctionType, types.BuiltinFunctionType
+    type_flags, type_dict = type.__dict__["__flags__"].__get__, type.__dict__["__dict__"].__get__
+
+    def bridge_name(name):
+        return type_(name) is str_ and name.partition(".")[0] in BRIDGE_MODULES
+
+    def module_of(cls):
+        try:
+            return type_module(cls)
+        except AttributeError:
+            return None
     # The hook is armed once by connect() and never disarmed: there is no mode in which checks are
     # relaxed. The one exception is exact: the harness may read `tb_frame` of the single traceback
     # object it is walking at that moment (no environment code runs during the walk).
@@ -544,25 +590,94 @@ def prepare():
         response["printed"] = printed
         return encode(response)
 
+    sandbox_policy = determinism["SandboxEventLoopPolicy"]
+    sys_module, builtins_dict = sys, builtins.__dict__
+
+    def seal_bridges():
+        """Takes every road to JavaScript away from Python: Pyodide's event loop (whose functions
+        hold JavaScript objects) is replaced by a pure-Python one, every name bound to a bridge
+        object outside the bridge modules is put back to what it replaced (or None), the bridge
+        modules leave sys.modules with their namespaces emptied, and the FFI classes that outlive
+        them (the core keeps them) lose their constructors. Must run after the interpreter is
+        restored from a snapshot (Pyodide registers its bridges again then) and before any
+        environment code: connect() calls it."""
+        import asyncio
+        import asyncio.events as events
+        import asyncio.runners as runners
+        events._set_running_loop(None)
+        policy = sandbox_policy()
+        events._set_event_loop_policy(policy)
+        policy.set_event_loop(policy.new_event_loop())
+        asyncio.run = runners.run
+
+        def is_bridge(value):
+            kind = type_(value)
+            if kind is module_type:
+                return bridge_name(value.__dict__.get("__name__"))
+            if kind is function_type:
+                return bridge_name(value.__globals__.get("__name__"))
+            if kind is builtin_function_type:
+                owner = value.__self__
+                return type_(owner) is module_type and bridge_name(owner.__dict__.get("__name__"))
+            if real_issubclass(type, kind):
+                return bridge_name(module_of(value))
+            return bridge_name(module_of(kind))
+
+        def unwrapped(value):
+            inner = value.__dict__.get("__wrapped__") if type_(value) is function_type else None
+            return inner if inner is not None and not is_bridge(inner) else None
+
+        modules = list_(modules_dict.items())
+        for name, module in modules:
+            if bridge_name(name) or type_(name) is not str_ or type_(module) is not module_type:
+                continue
+            namespace = module.__dict__
+            if name == "__main__":
+                # Pyodide's own globals for runPython (the boot imported the harness there).
+                for key in list_(namespace):
+                    if not (type_(key) is str_ and key.startswith("__")):
+                        del namespace[key]
+                continue
+            for key, value in list_(namespace.items()):
+                if is_bridge(value):
+                    namespace[key] = unwrapped(value)
+                elif type_(value) is list_:
+                    value[:] = [item for item in value if not is_bridge(item)]
+        for key, value in list_(builtins_dict.items()):
+            if is_bridge(value) or (type_(value) is list_ and any(is_bridge(item) for item in value)):
+                del builtins_dict[key]
+        for name, module in modules:
+            if bridge_name(name) or name == "spade_sandbox":
+                modules_dict.pop(name, None)
+                if type_(module) is module_type and name != "spade_sandbox":
+                    namespace = module.__dict__
+                    keep = namespace.get("__name__")
+                    namespace.clear()
+                    namespace["__name__"] = keep
+        modules = module = namespace = value = None
+        gc_collect()
+        # What survives is held by the core itself: its classes. None of them may make an object.
+        refuse_new = staticmethod(determinism["refusal"]("creating a JavaScript object"))
+        seen, pending = set_(), [object]
+        while pending:
+            for cls in type.__subclasses__(pending.pop()):
+                if id(cls) in seen:
+                    continue
+                seen.add(id(cls))
+                pending.append(cls)
+                if bridge_name(module_of(cls)) and type_flags(cls) & HEAP_TYPE and not type_flags(cls) & IMMUTABLE_TYPE:
+                    for key in list_(type_dict(cls)):
+                        if key in ("__new__", "__init__", "new", "_new_exc", "__call__", "to_weakref", "bind_class", "bind_sig"):
+                            type.__setattr__(cls, key, refuse_new if key == "__new__" else None)
+        gc_collect()
+
     def connect():
-        """Run once in each interpreter (the snapshotted one and every one made from it):
-        removes the bridges Pyodide re-registered, hides this module, arms the audit hook and
-        returns the request handler."""
+        """Run once in each interpreter (the snapshotted one and every one made from it): seals
+        the bridges Pyodide re-registered, arms the audit hook and returns the request handler."""
         if state["connected"]:
             raise RuntimeError("connect() may run once per interpreter")
         state["connected"] = True
-        hidden = []
-        for name in list_(modules_dict):
-            if name.partition(".")[0] in BLOCKED_IMPORTS:
-                hidden.append(modules_dict.pop(name))
-        for finder in list_(sys.meta_path):
-            registry = getattr_(finder, "jsproxies", None)
-            if isinstance_(registry, dict):
-                registry.clear()
-                sys.meta_path.remove(finder)
-        # The hidden modules stay alive (Pyodide's own machinery uses them) but unreachable.
-        state["hidden"] = hidden
-        gc_collect()
+        seal_bridges()
         state["armed"] = True
         return handle
 

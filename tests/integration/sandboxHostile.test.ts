@@ -151,6 +151,40 @@ class LaterEnv:
         return "x"
 `;
 
+/** asyncio as environments use it: asyncio.run, sleeps, timers, tasks, and a wait for nothing. */
+const ASYNCIO_GAME = `
+import asyncio, json, time
+class AsyncEnv:
+    def reset(self, seed=None):
+        order = []
+        async def main():
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            loop.call_soon(order.append, "soon")
+            loop.call_later(10, order.append, "later")
+            async def task():
+                await asyncio.sleep(15)
+                order.append("task")
+            running = asyncio.ensure_future(task())
+            await asyncio.sleep(30)
+            await running
+            order.append("slept")
+            return loop.time() - start
+        began = time.perf_counter()
+        elapsed = asyncio.run(main())
+        try:
+            loop = asyncio.new_event_loop()
+            loop.run_until_complete(loop.create_future())
+            forever = "returned"
+        except RuntimeError as error:
+            forever = "RuntimeError: " + str(error)
+        return json.dumps({"order": order, "virtualSeconds": elapsed, "wallSecondsUnder": time.perf_counter() - began < 60, "forever": forever}), {}
+    def step(self, action):
+        return "x", 0.0, True, False, {}
+    def solution(self):
+        return "x"
+`;
+
 /** The harness's own limits and encoder, from inside. */
 const TAMPER_HARNESS = `
 import json.encoder
@@ -165,6 +199,8 @@ class TamperEnv:
     def solution(self):
         return "x"
 `;
+
+const hostileFixture = (name: string) => readFileSync(new URL(`../fixtures/environments/hostile/${name}.py`, import.meta.url), "utf8");
 
 describe("hostile environments against one shared pool", () => {
   let pool: SandboxPool;
@@ -225,6 +261,32 @@ describe("hostile environments against one shared pool", () => {
     for (const [name, outcome] of Object.entries(results)) if (name.startsWith("escalate_")) expect(outcome, name).toMatch(/^blocked/);
     expect(existsSync(host.jsMarker)).toBe(false);
   });
+
+  it("reaches no JavaScript object, bridge module, bridge builtin or bridge globals from anything an environment can walk", async () => {
+    const { visited, found } = JSON.parse(await firstObservation(hostileFixture("reach_walk"))) as { visited: number; found: Record<string, string> };
+    expect(visited).toBeGreaterThan(20_000);
+    expect(found).toEqual({});
+  }, 240_000);
+
+  it("closes the roads to JavaScript that need no gc or frames: event loop, __main__, patched names, re-imports, FFI classes", async () => {
+    const results = JSON.parse(await firstObservation(hostileFixture("reach_javascript"))) as Record<string, string | number>;
+    expect(results.event_loop).toBe("nothing: <class 'spade_determinism.SandboxEventLoop'>");
+    expect(results.bridge_classes).toBeGreaterThan(0);
+    for (const [name, outcome] of Object.entries(results)) {
+      if (name !== "bridge_classes") expect(outcome, name).toMatch(/^(blocked|nothing): /);
+    }
+  }, 120_000);
+
+  it("runs asyncio on a pure-Python loop: timers on the play's virtual clock, the same result every play, no silent hang", async () => {
+    const plays = [];
+    for (let play = 0; play < 2; play++) plays.push(await firstObservation(ASYNCIO_GAME));
+    expect(plays[0]).toBe(plays[1]);
+    const result = JSON.parse(plays[0] ?? "{}") as Record<string, unknown>;
+    expect(result.order).toEqual(["soon", "later", "task", "slept"]);
+    expect(result.virtualSeconds).toBeGreaterThanOrEqual(30);
+    expect(result.wallSecondsUnder).toBe(true);
+    expect(result.forever).toMatch(/^RuntimeError: the asyncio event loop would wait forever/);
+  }, 120_000);
 
   it("leaves host files, processes, sockets and this process's priority alone", async () => {
     const priority = getPriority(process.pid);

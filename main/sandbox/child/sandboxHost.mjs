@@ -250,14 +250,20 @@ function currentUmask() {
   return mask;
 }
 
-/** The Emscripten exports that evaluate JavaScript, and any require the loader left: made inert. */
+/**
+ * The Emscripten exports that evaluate JavaScript, any require the loader left, and every way to
+ * mount the host's file system (NODEFS, mountNodeFS) or its sockets: made inert. The API's own
+ * methods are static class members, hence all own names, not only the enumerable ones.
+ */
 function neuterModule(/** @type {Record<string, unknown>} */ module, /** @type {Record<string, unknown>} */ api) {
   const inert = () => {
     throw new Error("not available in the SPADE sandbox");
   };
+  const filesystems = /** @type {{ FS?: { filesystems?: Record<string, unknown> } }} */ (module).FS?.filesystems;
+  for (const name of Object.keys(filesystems ?? {})) if (name !== "MEMFS") Reflect.deleteProperty(/** @type {object} */ (filesystems), name);
   for (const target of [module, api]) {
-    for (const key of Object.keys(target)) {
-      if (/run_script|^require$|^nodeRequire$|^eval$/i.test(key)) {
+    for (const key of Object.getOwnPropertyNames(target)) {
+      if (/run_script|^require$|^nodeRequire$|^eval$|^runJs$|NODEFS|NODERAWFS|^mountNodeFS$|^mountNativeFS$|^useNodeSockFS$/i.test(key)) {
         try {
           Object.defineProperty(target, key, { value: inert, writable: false, configurable: false });
         } catch {
