@@ -49,6 +49,7 @@ import spade_env  # noqa: E402
 import spade_repair  # noqa: E402
 
 ENV_MODULE = "spade_environment"
+HARNESS_MODULE = __name__
 ENV_FILE = "environment.py"
 BLOCKED_IMPORTS = frozenset({
     "js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "ctypes", "_ctypes",
@@ -144,7 +145,8 @@ class SandboxEventLoop(_base_events.BaseEventLoop):
     def _write_to_self(self):
         return None
 
-class SandboxEventLoopPolicy(_events._BaseDefaultEventLoopPolicy):
+# Python 3.14 renamed the base policy (policies are deprecated); the unit tests run an older CPython.
+class SandboxEventLoopPolicy(getattr(_events, "_BaseDefaultEventLoopPolicy", None) or _events.BaseDefaultEventLoopPolicy):
     _loop_factory = SandboxEventLoop
 
 class SystemRandom(_random.Random):
@@ -606,16 +608,16 @@ def prepare():
         import asyncio.runners as runners
         events._set_running_loop(None)
         policy = sandbox_policy()
-        events._set_event_loop_policy(policy)
+        (getattr(events, "_set_event_loop_policy", None) or events.set_event_loop_policy)(policy)
         policy.set_event_loop(policy.new_event_loop())
         asyncio.run = runners.run
 
         def is_bridge(value):
             kind = type_(value)
             if kind is module_type:
-                return bridge_name(value.__dict__.get("__name__"))
+                return bridge_name(value.__dict__.get("__name__")) or value.__dict__.get("__name__") == HARNESS_MODULE
             if kind is function_type:
-                return bridge_name(value.__globals__.get("__name__"))
+                return bridge_name(value.__globals__.get("__name__")) or value.__globals__.get("__name__") == HARNESS_MODULE
             if kind is builtin_function_type:
                 owner = value.__self__
                 return type_(owner) is module_type and bridge_name(owner.__dict__.get("__name__"))
@@ -632,24 +634,22 @@ def prepare():
             if bridge_name(name) or type_(name) is not str_ or type_(module) is not module_type:
                 continue
             namespace = module.__dict__
-            if name == "__main__":
-                # Pyodide's own globals for runPython (the boot imported the harness there).
-                for key in list_(namespace):
-                    if not (type_(key) is str_ and key.startswith("__")):
-                        del namespace[key]
-                continue
             for key, value in list_(namespace.items()):
                 if is_bridge(value):
-                    namespace[key] = unwrapped(value)
+                    # __main__ holds Pyodide's runPython globals (the boot imported the harness there).
+                    if name == "__main__":
+                        del namespace[key]
+                    else:
+                        namespace[key] = unwrapped(value)
                 elif type_(value) is list_:
                     value[:] = [item for item in value if not is_bridge(item)]
         for key, value in list_(builtins_dict.items()):
             if is_bridge(value) or (type_(value) is list_ and any(is_bridge(item) for item in value)):
                 del builtins_dict[key]
         for name, module in modules:
-            if bridge_name(name) or name == "spade_sandbox":
+            if bridge_name(name) or name == HARNESS_MODULE:
                 modules_dict.pop(name, None)
-                if type_(module) is module_type and name != "spade_sandbox":
+                if type_(module) is module_type and name != HARNESS_MODULE:
                     namespace = module.__dict__
                     keep = namespace.get("__name__")
                     namespace.clear()
