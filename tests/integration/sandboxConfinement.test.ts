@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BubblewrapConfinement } from "../../main/sandbox/confinement/bubblewrapConfinement.js";
 import { chooseConfinement } from "../../main/sandbox/confinement/chooseConfinement.js";
@@ -159,6 +159,43 @@ describe.skipIf(!bwrap)("bubblewrap confinement with the seccomp filter", () => 
     expect(results.others).toBe("");
     expect(results.fds).toBe("0,1,2");
   });
+
+  it("starts the child with only the descriptors it is given, whatever the engine inherited without close-on-exec", async () => {
+    const victim = join(dir, "inherited-before-start.txt");
+    const fd = openSync(victim, "w");
+    const engine = resolve("out/engine/main/sandbox/confinement");
+    const script = `
+import { spawn } from "node:child_process";
+import { sandboxChildStdio } from ${JSON.stringify(join(engine, "childStdio.js"))};
+import { BubblewrapConfinement } from ${JSON.stringify(join(engine, "bubblewrapConfinement.js"))};
+const list = 'const fs = require("fs"); fs.writeSync(3, fs.readdirSync("/proc/self/fd").map((fd) => { try { return fd + "=" + fs.readlinkSync("/proc/self/fd/" + fd); } catch { return fd + "=gone"; } }).join(" ") + "\\\\n");';
+const wrapped = new BubblewrapConfinement(${JSON.stringify(bwrap)}).wrap({ executable: process.execPath, args: ["-e", list], readOnlyPaths: [], env: {} });
+const run = (stdio) => new Promise((done) => {
+  const child = spawn(wrapped.command, wrapped.args, { stdio, env: {} });
+  child.stdio[4].end(wrapped.extraInputs[0]);
+  let text = "";
+  child.stdio[3].on("data", (chunk) => (text += chunk));
+  child.on("close", () => done(text.trim()));
+});
+const plain = await run(["ignore", "ignore", "pipe", "pipe", "pipe"]);
+const given = await run(sandboxChildStdio(2));
+console.log(JSON.stringify({ plain, given }));
+`;
+    const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "pipe", "pipe", ...Array.from({ length: 97 }, () => "ignore" as const), fd];
+    let out = "";
+    try {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio });
+      child.stdout?.on("data", (chunk) => (out += chunk));
+      await new Promise((done) => child.on("close", done));
+    } finally {
+      closeSync(fd);
+    }
+    const { plain, given } = JSON.parse(out.trim()) as { plain: string; given: string };
+    // Without the engine's stdio the inherited descriptor reaches the runtime; with it, only /dev/null stands there.
+    expect(plain).toContain(`100=${victim}`);
+    expect(given).not.toContain(victim);
+    expect(given).toMatch(/(^| )100=\/dev\/null( |$)/);
+  }, 60_000);
 
   it("closes a descriptor the engine inherited before any environment code can use it", async () => {
     const snapshots = existsSync(TEST_SNAPSHOT_DIR) ? readdirSync(TEST_SNAPSHOT_DIR).filter((name) => name.endsWith(".bin")).map((name) => join(TEST_SNAPSHOT_DIR, name)) : [];
