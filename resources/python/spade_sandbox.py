@@ -72,7 +72,10 @@ REFUSED_EVENTS = frozenset({
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_globals", "f_locals", "f_builtins"})
 WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
 MAX_INT_BITS = 1023  # integers beyond float range are refused as rewards, sent as text in info
-MAX_MESSAGE_CHARS = 2048  # an exception's message, cut (and said so) before it is encoded
+# The most characters of each text an environment returns (besides observations): the engine's
+# TEXT_CAPS (main/sandbox/capText.ts), sent with every open, applied here before a text is
+# encoded, so an oversized text never crosses the pipe.
+TEXT_CAP_NAMES = ("hint", "solution", "exception", "traceback", "className")
 MAX_TRACEBACK_FRAMES = 64
 
 # Randomness and time made deterministic per episode: environment code that reads os.urandom,
@@ -282,7 +285,7 @@ def prepare():
 
     def cap_observation(observation, where):
         if type_(observation) is not str:
-            raise ContractError(f"{where}: observation must be a str, got {type_(observation).__name__}")
+            raise ContractError(f"{where}: observation must be a str, got {type_name(type_(observation))}")
         limit = session["max_observation_chars"]
         if str_.__len__(observation) <= limit:
             return observation
@@ -304,7 +307,7 @@ def prepare():
             converted = {}
             for key, item in dict_items(value):
                 if type_(key) is not str:
-                    raise ContractError(f"{where}: info keys must be str, got {type_(key).__name__}")
+                    raise ContractError(f"{where}: info keys must be str, got {type_name(type_(key))}")
                 converted[key] = convert(item, depth + 1, where)
             return converted
         if kind is list_ or kind is tuple_:
@@ -312,11 +315,11 @@ def prepare():
         if kind is set_ or kind is frozenset_:
             items = [convert(item, depth + 1, where) for item in kind.__iter__(value)]
             return sorted_(items, key=encode)
-        return f"<{type_.__getattribute__(kind, '__name__')} object>"
+        return f"<{type_name(kind)} object>"
 
     def checked_info(info, where):
         if type_(info) is not dict_:
-            raise ContractError(f"{where}: info must be a dict, got {type_(info).__name__}")
+            raise ContractError(f"{where}: info must be a dict, got {type_name(type_(info))}")
         converted = convert(info, 0, where)
         size = len_(encode(converted))
         limit = session["max_observation_chars"]
@@ -326,7 +329,7 @@ def prepare():
 
     def unpack(result, length, where, shape):
         if type_(result) is not tuple_ or tuple_.__len__(result) != length:
-            got = f"a tuple of length {tuple_.__len__(result)}" if type_(result) is tuple_ else f"a {type_(result).__name__}"
+            got = f"a tuple of length {tuple_.__len__(result)}" if type_(result) is tuple_ else f"a {type_name(type_(result))}"
             raise ContractError(f"{where} must return {shape}, got {got}")
         return list_(tuple_iter(result))
 
@@ -337,7 +340,7 @@ def prepare():
                 raise ContractError(f"{where}: reward {int_.__repr__(reward)[:40]} does not fit in a float")
             return float_(reward)
         if kind is not float_:
-            raise ContractError(f"{where}: reward must be an int or a float, got {kind.__name__}")
+            raise ContractError(f"{where}: reward must be an int or a float, got {type_name(kind)}")
         if not math_isfinite(reward):
             raise ContractError(f"{where}: reward is {float_.__repr__(reward)}; rewards must be finite numbers")
         return reward
@@ -392,7 +395,7 @@ def prepare():
             names = ", ".join(sorted_(type_name(cls) for cls in leaves))
             raise ContractError(f"expected exactly one class ending in 'Env', found {len_(leaves)}: {names}")
         cls = leaves[0]
-        session["class_name"] = type_name(cls)
+        session["class_name"] = capped(type_name(cls), "className", "class name")
         random_seed(0)
         reseed(0)
         session["stage"] = "construct"
@@ -404,7 +407,7 @@ def prepare():
             session["stage"] = "get_tools"
             tools = env.get_tools()
             if type_(tools) is not list_ or not all(type_(tool) is dict_ for tool in list_iter(tools)):
-                raise ContractError(f"get_tools() must return a list of dicts, got {type_(tools).__name__}")
+                raise ContractError(f"get_tools() must return a list of dicts, got {type_name(type_(tools))}")
             tools = convert(tools, 0, "get_tools()")
         return {"className": session["class_name"], "kind": kind, "tools": tools, "hasHint": callable_(getattr_(cls, "hint", None))}
 
@@ -429,7 +432,7 @@ def prepare():
         observation = cap_observation(observation, where)
         for name, flag in (("terminated", terminated), ("truncated", truncated)):
             if type_(flag) is not bool_:
-                raise ContractError(f"{where}: {name} must be a bool, got {type_(flag).__name__}")
+                raise ContractError(f"{where}: {name} must be a bool, got {type_name(type_(flag))}")
         return {"observation": observation, "reward": checked_reward(reward, where), "terminated": terminated, "truncated": truncated, "info": checked_info(info, where)}
 
     def op_hint(request):
@@ -438,8 +441,8 @@ def prepare():
             return {"hint": None}
         hint = env.hint()
         if type_(hint) is not str:
-            raise ContractError(f"hint() must return a str, got {type_(hint).__name__}")
-        return {"hint": hint}
+            raise ContractError(f"hint() must return a str, got {type_name(type_(hint))}")
+        return {"hint": capped(hint, "hint", "hint")}
 
     def op_solution(request):
         env = session["env"]
@@ -447,8 +450,8 @@ def prepare():
             raise ContractError("the environment has no solution() method")
         solution = env.solution()
         if type_(solution) is not str:
-            raise ContractError(f"solution() must return a str, got {type_(solution).__name__}")
-        return {"solution": solution}
+            raise ContractError(f"solution() must return a str, got {type_name(type_(solution))}")
+        return {"solution": capped(solution, "solution", "solution")}
 
     def op_close(request):
         env = session.get("env")
@@ -457,7 +460,7 @@ def prepare():
             try:
                 env.close()
             except BaseException as exc:  # reported, but the session still ends
-                error = f"{type_(exc).__name__}"
+                error = f"{type_name(type_(exc))}"
         session.clear()
         env = None
         gc_collect(0)
@@ -475,7 +478,7 @@ def prepare():
         try:
             repaired, rounds, parses = repair_braces(code)
         except Exception as exc:
-            return {"code": None, "rounds": 0, "parses": False, "failure": type_(exc).__name__}
+            return {"code": None, "rounds": 0, "parses": False, "failure": type_name(type_(exc))}
         return {"code": None if repaired == code else repaired, "rounds": rounds, "parses": parses, "failure": None}
 
     operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close, "repair": op_repair}
@@ -484,6 +487,11 @@ def prepare():
         if str_len(text) <= limit:
             return text
         return str_slice(text, slice(0, limit)) + f"\n[{what} truncated: {str_len(text)} characters exceed the {limit} character limit]"
+
+    def capped(text, cap, what):
+        """`text` cut to the engine's cap of that name (none before the first open)."""
+        caps = session.get("text_caps")
+        return cut(text, caps[cap], what) if caps is not None else text
 
     def raw_frames(exc):
         """(file, line, function) of each traceback entry, read with the audit armed: only the C
@@ -505,12 +513,12 @@ def prepare():
         # The message comes from the exception's own __str__ (environment code, run with the
         # audit armed like all of it); everything else is read from raw data by the harness.
         exc_type = type_(exc)
-        summary = type_name(exc_type)
+        summary = capped(type_name(exc_type), "className", "class name")
         line = None
         if exc_type is SyntaxError or exc_type is IndentationError or exc_type is TabError:
             message, filename, lineno = (syntax_fields[name](exc) for name in ("msg", "filename", "lineno"))
             if type_(message) is str_:
-                summary = f"{summary}: {cut(str_copy(message), MAX_MESSAGE_CHARS, 'exception message')}"
+                summary = f"{summary}: {capped(str_copy(message), 'exception', 'exception message')}"
             if type_(filename) is str_ and filename == ENV_FILE and type_(lineno) is int_:
                 line = lineno
         else:
@@ -519,7 +527,7 @@ def prepare():
                 if type_(message) is not str_:
                     message = str_copy(message)
                 if message:
-                    summary = f"{summary}: {cut(message, MAX_MESSAGE_CHARS, 'exception message')}"
+                    summary = f"{summary}: {capped(message, 'exception', 'exception message')}"
             except BaseException:  # an exception whose str() itself fails
                 pass
         text = summary + "\n"
@@ -542,7 +550,7 @@ def prepare():
                 text = "Traceback (most recent call last):\n" + "".join(listed) + summary + "\n"
         except BaseException:
             pass
-        return {"kind": kind, "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": str_(summary), "traceback": str_(text), "line": line if type_(line) is int_ else None}
+        return {"kind": kind, "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": str_(summary), "traceback": capped(str_(text), "traceback", "traceback"), "line": line if type_(line) is int_ else None}
 
     # What handle() answers when environment code broke something the harness itself relies
     # on: a constant, so producing it needs nothing that could be patched.
@@ -566,6 +574,8 @@ def prepare():
             session.clear()
             session["max_print_chars"] = int_(request["maxPrintChars"])
             session["max_observation_chars"] = int_(request["maxObservationChars"])
+            caps = request.get("textCaps")  # absent only for the host's own warm-up game
+            session["text_caps"] = None if caps is None else {name: int_(caps[name]) for name in TEXT_CAP_NAMES}
         writer = string_io()
         saved_streams = (sys.stdout, sys.stderr)
         sys.stdout = sys.stderr = writer
@@ -577,7 +587,8 @@ def prepare():
                 raise ContractError(f"{op}() called before the environment was created")
             response = {"ok": True, "result": operation(request)}
         except ContractError as exc:
-            message = exc.args[0] if exc.args and type_(exc.args[0]) is str else "contract error"
+            # Contract messages quote names the environment chose (its classes' names).
+            message = capped(exc.args[0], "exception", "exception message") if exc.args and type_(exc.args[0]) is str else "contract error"
             response = {"ok": False, "error": {"kind": "contract", "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": message, "traceback": "", "line": None}}
         except MemoryError as exc:
             response = {"ok": False, "error": error_response("memory", exc, op)}

@@ -405,11 +405,11 @@ function takeBase() {
   base = { memory, fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
 }
 
-/** @param {{ code: string, maxObservationChars: number, maxPrintChars: number }} request */
+/** @param {{ code: string, maxObservationChars: number, maxPrintChars: number, textCaps: Record<string, number> }} request */
 function open(request) {
   if (typeof request.code !== "string") throw new Error("open needs the code");
   if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
-  const limits = JSON.stringify([request.maxObservationChars, request.maxPrintChars]);
+  const limits = JSON.stringify([request.maxObservationChars, request.maxPrintChars, request.textCaps]);
   if (openedBase && openedBase.limits !== limits) throw new Error("this sandbox was opened with other limits");
   if (dirty) restoreBase();
   const resetMs = opens > 0 ? lastRestoreMs : null;
@@ -421,7 +421,7 @@ function open(request) {
     return { json: openedBase.json, resetMs, fromBase: true };
   }
   reseedSources(0);
-  const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars }));
+  const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars, textCaps: request.textCaps }));
   // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
   if (opens >= 2 && JSON.parse(json)?.ok === true) {
     takeBase();
