@@ -518,7 +518,7 @@ def prepare():
         if exc_type is SyntaxError or exc_type is IndentationError or exc_type is TabError:
             message, filename, lineno = (syntax_fields[name](exc) for name in ("msg", "filename", "lineno"))
             if type_(message) is str_:
-                summary = f"{summary}: {capped(str_copy(message), 'exception', 'exception message')}"
+                summary = f"{summary}: {str_copy(message)}"
             if type_(filename) is str_ and filename == ENV_FILE and type_(lineno) is int_:
                 line = lineno
         else:
@@ -527,9 +527,11 @@ def prepare():
                 if type_(message) is not str_:
                     message = str_copy(message)
                 if message:
-                    summary = f"{summary}: {capped(message, 'exception', 'exception message')}"
+                    summary = f"{summary}: {message}"
             except BaseException:  # an exception whose str() itself fails
                 pass
+        # Cut as the engine cuts the whole exception text ("ValueError: ..."), which it then keeps as it is.
+        summary = capped(summary, "exception", "exception message")
         text = summary + "\n"
         try:
             frames = raw_frames(exc)

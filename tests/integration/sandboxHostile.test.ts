@@ -4,6 +4,7 @@ import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resourcePath } from "../../main/paths.js";
+import { capText, TEXT_CAPS } from "../../main/sandbox/capText.js";
 import { playEnvironment } from "../../main/sandbox/playEnvironment.js";
 import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
 import { validateEnvironment } from "../../main/validator/validateEnvironment.js";
@@ -335,4 +336,40 @@ describe("hostile environments against one shared pool", () => {
     expect((victimBefore.verdict as { valid: boolean }).valid).toBe(true);
     expect(pool.stats().live).toBeGreaterThan(0);
   });
+});
+
+describe("oversized texts against a pool with small frames", () => {
+  let pool: SandboxPool;
+  beforeAll(async () => {
+    // Frames of this pool are capped near 110 KB: a 2 MB text crossing the pipe would end the session.
+    pool = await createTestPool({ size: 1, maxObservationChars: 1000, maxPrintChars: 1000 });
+  });
+  afterAll(async () => {
+    await pool?.dispose();
+  });
+
+  it("cuts a 2 MB hint, a 1 MB solution and a huge class name in the sandbox, before they cross the pipe", async () => {
+    const name = `${"Long".repeat(100)}Env`;
+    const session = await pool.open(`
+class ${name}:
+    def reset(self, seed=None):
+        return "start", {}
+    def step(self, action):
+        raise ValueError("m" * 3_000_000)
+    def hint(self):
+        return "h" * 2_000_000
+    def solution(self):
+        return "s" * 1_000_000
+`);
+    try {
+      expect(session.className).toBe(capText(name, TEXT_CAPS.className, "class name"));
+      expect(await session.hint()).toBe(capText("h".repeat(2_000_000), TEXT_CAPS.hint, "hint"));
+      expect(await session.solution()).toBe(capText("s".repeat(1_000_000), TEXT_CAPS.solution, "solution"));
+      await session.reset(1);
+      const failure = await session.step("a").catch((error: Error) => error);
+      expect((failure as { exception?: string }).exception).toBe(capText(`ValueError: ${"m".repeat(3_000_000)}`, TEXT_CAPS.exception, "exception message"));
+    } finally {
+      await session.close();
+    }
+  }, 120_000);
 });
