@@ -221,8 +221,8 @@ describe("hostile environments against one shared pool", () => {
     return { verdict, play };
   }
 
-  async function firstObservation(code: string): Promise<string> {
-    const session = await pool.open(code);
+  async function firstObservation(code: string, callTimeoutMs?: number): Promise<string> {
+    const session = await pool.open(code, callTimeoutMs === undefined ? {} : { callTimeoutMs });
     try {
       return (await session.reset(1)).observation;
     } finally {
@@ -264,7 +264,7 @@ describe("hostile environments against one shared pool", () => {
   });
 
   it("reaches no JavaScript object, bridge module, bridge builtin or bridge globals from anything an environment can walk", async () => {
-    const { visited, found } = JSON.parse(await firstObservation(hostileFixture("reach_walk"))) as { visited: number; found: Record<string, string> };
+    const { visited, found } = JSON.parse(await firstObservation(hostileFixture("reach_walk"), 200_000)) as { visited: number; found: Record<string, string> };
     expect(visited).toBeGreaterThan(20_000);
     expect(found).toEqual({});
   }, 240_000);
