@@ -91,7 +91,7 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py"];
+const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"];
 let warnedUnconfined = false;
 /** Memory assumed per sandbox before one was measured, in MiB. */
 const ASSUMED_PROCESS_MB = 160;

@@ -7,7 +7,9 @@ copies the interpreter's memory right after ``connect()`` and puts that copy bac
 play after the first, so no state survives from one play to the next; this module does not check
 cleanliness, it only has to hold for the duration of one play.
 
-``connect`` removes this module and Pyodide's JavaScript bridges from ``sys.modules``. An audit
+``connect`` takes every road to JavaScript away from Python (spade_bridges.py), removes this
+module from ``sys.modules`` and arms the audit hook. The functions put in place of the entropy
+and clock sources and Pyodide's event loop live in spade_determinism.py. The audit
 hook (which Python code cannot remove) then refuses, while environment code may run: importing
 the bridges or ``ctypes``; getting hold of frames (``sys._getframe``, ``tb_frame``, ``gi_frame``
 ...), tracing and profiling; walking the object graph through ``gc``; writing files; starting or
@@ -47,18 +49,17 @@ for _name in PRELOADED:
 
 import spade_env  # noqa: E402
 import spade_repair  # noqa: E402
+import spade_determinism  # noqa: E402
+from spade_bridges import seal_bridges  # noqa: E402
 
 ENV_MODULE = "spade_environment"
 HARNESS_MODULE = __name__
 ENV_FILE = "environment.py"
 BLOCKED_IMPORTS = frozenset({
     "js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "ctypes", "_ctypes",
-    "spade_sandbox", "spade_repair", "_testcapi", "_testinternalcapi", "_xxsubinterpreters", "_interpreters",
+    "spade_sandbox", "spade_repair", "spade_bridges", "_testcapi", "_testinternalcapi", "_xxsubinterpreters", "_interpreters",
     "_interpqueues", "_interpchannels", "concurrent.interpreters",
 })
-# Pyodide's JavaScript bridges: what connect() takes out of Python's reach.
-BRIDGE_MODULES = frozenset({"js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip"})
-HEAP_TYPE, IMMUTABLE_TYPE = 1 << 9, 1 << 8  # Py_TPFLAGS_HEAPTYPE, Py_TPFLAGS_IMMUTABLETYPE
 REFUSED_EVENTS = frozenset({
     "sys._getframe", "sys._current_frames", "sys._current_exceptions", "sys.settrace",
     "sys.setprofile", "sys.monitoring.register_callback", "sys.remote_exec", "gc.get_objects",
@@ -78,92 +79,6 @@ MAX_INT_BITS = 1023  # integers beyond float range are refused as rewards, sent 
 TEXT_CAP_NAMES = ("hint", "solution", "exception", "traceback", "className")
 MAX_TRACEBACK_FRAMES = 64
 
-# Randomness and time made deterministic per episode: environment code that reads os.urandom,
-# random.SystemRandom, secrets or the clock gets the same values for the same seed. The functions
-# live in their own small namespace so that nothing of the harness is reachable from them.
-# The refusals put in place of os.system and the builtin-module loader live there too: a function
-# of this module would hand out this module's globals (and through them the handler) to anyone
-# holding it.
-_DETERMINISM = '''
-import random as _random
-_rng = _random.Random(0)
-_clock = [0.0]
-_EPOCH = 1_700_000_000.0
-
-def reseed(seed):
-    _rng.seed(seed)
-    _clock[0] = 0.0
-
-def urandom(size):
-    return _rng.randbytes(size)
-
-def _tick():
-    _clock[0] += 0.001
-    return _clock[0]
-
-def time():
-    return _EPOCH + _tick()
-
-def time_ns():
-    return int((_EPOCH + _tick()) * 1e9)
-
-def monotonic():
-    return _tick()
-
-def monotonic_ns():
-    return int(_tick() * 1e9)
-
-def refusal(name):
-    def refused(*args, **kwargs):
-        raise PermissionError(f"{name} is not available in the SPADE sandbox")
-    return refused
-
-def advance(seconds):
-    _clock[0] += seconds
-
-import asyncio.base_events as _base_events
-import asyncio.events as _events
-
-class _NoSelector:
-    """What the event loop waits on: no file descriptors exist for it, and waiting moves the
-    virtual clock instead of the host's."""
-    def select(self, timeout):
-        if timeout is None:
-            raise RuntimeError("the asyncio event loop would wait forever: nothing is scheduled and the SPADE sandbox has no I/O to wait for")
-        if timeout > 0:
-            advance(timeout)
-        return []
-    def close(self):
-        return None
-
-class SandboxEventLoop(_base_events.BaseEventLoop):
-    """asyncio inside the SPADE sandbox, in place of Pyodide's JavaScript-backed loop: pure Python,
-    no I/O, timers on the play's virtual clock. It runs only while environment code runs it
-    (asyncio.run, run_until_complete); nothing scheduled runs after a call returns."""
-    def __init__(self):
-        super().__init__()
-        self._selector = _NoSelector()
-    def _process_events(self, event_list):
-        return None
-    def _write_to_self(self):
-        return None
-
-# Python 3.14 renamed the base policy (policies are deprecated); the unit tests run an older CPython.
-class SandboxEventLoopPolicy(getattr(_events, "_BaseDefaultEventLoopPolicy", None) or _events.BaseDefaultEventLoopPolicy):
-    _loop_factory = SandboxEventLoop
-
-class SystemRandom(_random.Random):
-    """Inside the SPADE sandbox every instance draws from one generator seeded by the episode
-    seed, as the real one draws from the operating system (plays must be reproducible)."""
-    def random(self):
-        return _rng.random()
-    def getrandbits(self, k):
-        return _rng.getrandbits(k)
-    def randbytes(self, n):
-        return _rng.randbytes(n)
-    def seed(self, *args, **kwargs):
-        return None
-'''
 
 
 class ContractError(Exception):
@@ -174,8 +89,7 @@ def prepare():
     """Prepares this interpreter for environment code, before the memory snapshot: makes
     randomness and time deterministic, adds the audit hook and builds the request handler.
     Interpreters made from the snapshot then only need ``connect``."""
-    determinism = {"__name__": "spade_determinism"}
-    exec(compile(_DETERMINISM, "<spade determinism>", "exec"), determinism)
+    determinism = spade_determinism.__dict__
     # Emscripten runs os.system through the host's child_process, which the sandbox forbids; the
     # refusal would arrive as a JavaScript error that breaks the interpreter. Refuse it in Python.
     for module in (os, posix):
@@ -225,17 +139,7 @@ def prepare():
     traceback_type = types.TracebackType
     tool_base = spade_env.ToolUseBaseEnv
     reference_globals = getattr(spade_env, "reference_globals", None)
-    module_type, function_type, builtin_function_type = types.ModuleType, types.FunctionType, types.BuiltinFunctionType
-    type_flags, type_dict = type.__dict__["__flags__"].__get__, type.__dict__["__dict__"].__get__
-
-    def bridge_name(name):
-        return type_(name) is str_ and name.partition(".")[0] in BRIDGE_MODULES
-
-    def module_of(cls):
-        try:
-            return type_module(cls)
-        except AttributeError:
-            return None
+    module_type, function_type = types.ModuleType, types.FunctionType
     # The hook is armed once by connect() and never disarmed: there is no mode in which checks are
     # relaxed. The one exception is exact: the harness may read `tb_frame` of the single traceback
     # object it is walking at that moment (no environment code runs during the walk).
@@ -605,92 +509,13 @@ def prepare():
         response["printed"] = printed
         return encode(response)
 
-    sandbox_policy = determinism["SandboxEventLoopPolicy"]
-    sys_module, builtins_dict = sys, builtins.__dict__
-
-    def seal_bridges():
-        """Takes every road to JavaScript away from Python: Pyodide's event loop (whose functions
-        hold JavaScript objects) is replaced by a pure-Python one, every name bound to a bridge
-        object outside the bridge modules is put back to what it replaced (or None), the bridge
-        modules leave sys.modules with their namespaces emptied, and the FFI classes that outlive
-        them (the core keeps them) lose their constructors. Must run after the interpreter is
-        restored from a snapshot (Pyodide registers its bridges again then) and before any
-        environment code: connect() calls it."""
-        import asyncio
-        import asyncio.events as events
-        import asyncio.runners as runners
-        events._set_running_loop(None)
-        policy = sandbox_policy()
-        (getattr(events, "_set_event_loop_policy", None) or events.set_event_loop_policy)(policy)
-        policy.set_event_loop(policy.new_event_loop())
-        asyncio.run = runners.run
-
-        def is_bridge(value):
-            kind = type_(value)
-            if kind is module_type:
-                return bridge_name(value.__dict__.get("__name__")) or value.__dict__.get("__name__") == HARNESS_MODULE
-            if kind is function_type:
-                return bridge_name(value.__globals__.get("__name__")) or value.__globals__.get("__name__") == HARNESS_MODULE
-            if kind is builtin_function_type:
-                owner = value.__self__
-                return type_(owner) is module_type and bridge_name(owner.__dict__.get("__name__"))
-            if real_issubclass(type, kind):
-                return bridge_name(module_of(value))
-            return bridge_name(module_of(kind))
-
-        def unwrapped(value):
-            inner = value.__dict__.get("__wrapped__") if type_(value) is function_type else None
-            return inner if inner is not None and not is_bridge(inner) else None
-
-        modules = list_(modules_dict.items())
-        for name, module in modules:
-            if bridge_name(name) or type_(name) is not str_ or type_(module) is not module_type:
-                continue
-            namespace = module.__dict__
-            for key, value in list_(namespace.items()):
-                if is_bridge(value):
-                    # __main__ holds Pyodide's runPython globals (the boot imported the harness there).
-                    if name == "__main__":
-                        del namespace[key]
-                    else:
-                        namespace[key] = unwrapped(value)
-                elif type_(value) is list_:
-                    value[:] = [item for item in value if not is_bridge(item)]
-        for key, value in list_(builtins_dict.items()):
-            if is_bridge(value) or (type_(value) is list_ and any(is_bridge(item) for item in value)):
-                del builtins_dict[key]
-        for name, module in modules:
-            if bridge_name(name) or name == HARNESS_MODULE:
-                modules_dict.pop(name, None)
-                if type_(module) is module_type and name != HARNESS_MODULE:
-                    namespace = module.__dict__
-                    keep = namespace.get("__name__")
-                    namespace.clear()
-                    namespace["__name__"] = keep
-        modules = module = namespace = value = None
-        gc_collect()
-        # What survives is held by the core itself: its classes. None of them may make an object.
-        refuse_new = staticmethod(determinism["refusal"]("creating a JavaScript object"))
-        seen, pending = set_(), [object]
-        while pending:
-            for cls in type.__subclasses__(pending.pop()):
-                if id(cls) in seen:
-                    continue
-                seen.add(id(cls))
-                pending.append(cls)
-                if bridge_name(module_of(cls)) and type_flags(cls) & HEAP_TYPE and not type_flags(cls) & IMMUTABLE_TYPE:
-                    for key in list_(type_dict(cls)):
-                        if key in ("__new__", "__init__", "new", "_new_exc", "__call__", "to_weakref", "bind_class", "bind_sig"):
-                            type.__setattr__(cls, key, refuse_new if key == "__new__" else None)
-        gc_collect()
-
     def connect():
         """Run once in each interpreter (the snapshotted one and every one made from it): seals
         the bridges Pyodide re-registered, arms the audit hook and returns the request handler."""
         if state["connected"]:
             raise RuntimeError("connect() may run once per interpreter")
         state["connected"] = True
-        seal_bridges()
+        seal_bridges(determinism["SandboxEventLoopPolicy"], determinism["refusal"]("creating a JavaScript object"), frozenset({HARNESS_MODULE, seal_bridges.__module__}))
         state["armed"] = True
         return handle
 

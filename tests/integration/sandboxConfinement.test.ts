@@ -214,7 +214,7 @@ console.log(JSON.stringify({ plain, given }));
           if (text.includes("\n")) resolve(text);
         });
         child.on("exit", (code) => reject(new Error(`the child exited with ${code}`)));
-        const files = Object.fromEntries(["spade_sandbox.py", "spade_env.py", "spade_repair.py"].map((name) => [name, readFileSync(join("resources", "python", name), "utf8")]));
+        const files = Object.fromEntries(["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"].map((name) => [name, readFileSync(join("resources", "python", name), "utf8")]));
         (child.stdio[3] as NodeJS.WritableStream).write(`${JSON.stringify({ id: 1, op: "init", files, snapshotPath: snapshot, wantSnapshot: false })}\n`);
       });
       expect(JSON.parse(reply)).toMatchObject({ id: 1, ok: true });
