@@ -21,7 +21,6 @@ Every value returned to the host is checked by exact type here and converted by 
 by the environment's own ``__str__``, ``__len__``, ``__float__``...), and checked again by the host.
 """
 
-import builtins
 import collections
 import gc
 import io
