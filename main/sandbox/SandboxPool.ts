@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { freemem, tmpdir } from "node:os";
 import { join } from "node:path";
 import { resourcePath } from "../paths.js";
+import { TEXT_CAPS } from "./capText.js";
 import { SandboxUnconfinedError, unconfinedAllowedByEnvironment, type ConfinementMode } from "./confinement/chooseConfinement.js";
 import type { EnvSession } from "./EnvSession.js";
 import { checkedToolSchemas } from "./checkedToolSchemas.js";
@@ -90,7 +91,7 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py"];
+const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"];
 let warnedUnconfined = false;
 /** Memory assumed per sandbox before one was measured, in MiB. */
 const ASSUMED_PROCESS_MB = 160;
@@ -263,7 +264,7 @@ export class SandboxPool {
     process.boundCode = code;
     process.sessions++;
     const reply = await process
-      .request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars }, "open", callTimeout(limits.callTimeoutMs, limits.deadlineAt))
+      .request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars, textCaps: TEXT_CAPS }, "open", callTimeout(limits.callTimeoutMs, limits.deadlineAt))
       .catch((error: Error) => {
         this.release(process, false);
         throw error;

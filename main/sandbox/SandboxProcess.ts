@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
+import { sandboxChildStdio } from "./confinement/childStdio.js";
 import { SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
 import { processTree, readTreeUsage } from "./processMemory.js";
 import type { ChildReply, ChildRequest } from "./protocol.js";
@@ -95,7 +96,7 @@ export class SandboxProcess {
     const { launch } = options;
     const child = spawn(launch.command, launch.args, {
       env: launch.env,
-      stdio: ["ignore", "ignore", "pipe", "pipe", ...launch.extraInputs.map(() => "pipe" as const)],
+      stdio: sandboxChildStdio(1 + launch.extraInputs.length),
       detached: true,
     });
     launch.extraInputs.forEach((bytes, index) => {

@@ -3,10 +3,11 @@
 // treated as untrusted input and checked before use.
 
 import type { JsonObject, ToolSchema } from "../../shared/environment.js";
+import type { TextCaps } from "./capText.js";
 
 export type ChildRequest =
   | { op: "init"; files: Record<string, string>; snapshotPath: string | null; wantSnapshot: boolean }
-  | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number }
+  | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number; textCaps: TextCaps }
   | { op: "call"; json: string }
   | { op: "close" }
   | { op: "repair"; code: string };

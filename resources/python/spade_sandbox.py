@@ -7,7 +7,9 @@ copies the interpreter's memory right after ``connect()`` and puts that copy bac
 play after the first, so no state survives from one play to the next; this module does not check
 cleanliness, it only has to hold for the duration of one play.
 
-``connect`` removes this module and Pyodide's JavaScript bridges from ``sys.modules``. An audit
+``connect`` takes every road to JavaScript away from Python (spade_bridges.py), removes this
+module from ``sys.modules`` and arms the audit hook. The functions put in place of the entropy
+and clock sources and Pyodide's event loop live in spade_determinism.py. The audit
 hook (which Python code cannot remove) then refuses, while environment code may run: importing
 the bridges or ``ctypes``; getting hold of frames (``sys._getframe``, ``tb_frame``, ``gi_frame``
 ...), tracing and profiling; walking the object graph through ``gc``; writing files; starting or
@@ -19,7 +21,6 @@ Every value returned to the host is checked by exact type here and converted by 
 by the environment's own ``__str__``, ``__len__``, ``__float__``...), and checked again by the host.
 """
 
-import builtins
 import collections
 import gc
 import io
@@ -47,12 +48,15 @@ for _name in PRELOADED:
 
 import spade_env  # noqa: E402
 import spade_repair  # noqa: E402
+import spade_determinism  # noqa: E402
+from spade_bridges import seal_bridges  # noqa: E402
 
 ENV_MODULE = "spade_environment"
+HARNESS_MODULE = __name__
 ENV_FILE = "environment.py"
 BLOCKED_IMPORTS = frozenset({
     "js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "ctypes", "_ctypes",
-    "spade_sandbox", "spade_repair", "_testcapi", "_testinternalcapi", "_xxsubinterpreters", "_interpreters",
+    "spade_sandbox", "spade_repair", "spade_bridges", "_testcapi", "_testinternalcapi", "_xxsubinterpreters", "_interpreters",
     "_interpqueues", "_interpchannels", "concurrent.interpreters",
 })
 REFUSED_EVENTS = frozenset({
@@ -68,61 +72,12 @@ REFUSED_EVENTS = frozenset({
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_globals", "f_locals", "f_builtins"})
 WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
 MAX_INT_BITS = 1023  # integers beyond float range are refused as rewards, sent as text in info
-MAX_MESSAGE_CHARS = 2048  # an exception's message, cut (and said so) before it is encoded
+# The most characters of each text an environment returns (besides observations): the engine's
+# TEXT_CAPS (main/sandbox/capText.ts), sent with every open, applied here before a text is
+# encoded, so an oversized text never crosses the pipe.
+TEXT_CAP_NAMES = ("hint", "solution", "exception", "traceback", "className")
 MAX_TRACEBACK_FRAMES = 64
 
-# Randomness and time made deterministic per episode: environment code that reads os.urandom,
-# random.SystemRandom, secrets or the clock gets the same values for the same seed. The functions
-# live in their own small namespace so that nothing of the harness is reachable from them.
-# The refusals put in place of os.system and the builtin-module loader live there too: a function
-# of this module would hand out this module's globals (and through them the handler) to anyone
-# holding it.
-_DETERMINISM = '''
-import random as _random
-_rng = _random.Random(0)
-_clock = [0.0]
-_EPOCH = 1_700_000_000.0
-
-def reseed(seed):
-    _rng.seed(seed)
-    _clock[0] = 0.0
-
-def urandom(size):
-    return _rng.randbytes(size)
-
-def _tick():
-    _clock[0] += 0.001
-    return _clock[0]
-
-def time():
-    return _EPOCH + _tick()
-
-def time_ns():
-    return int((_EPOCH + _tick()) * 1e9)
-
-def monotonic():
-    return _tick()
-
-def monotonic_ns():
-    return int(_tick() * 1e9)
-
-def refusal(name):
-    def refused(*args, **kwargs):
-        raise PermissionError(f"{name} is not available in the SPADE sandbox")
-    return refused
-
-class SystemRandom(_random.Random):
-    """Inside the SPADE sandbox every instance draws from one generator seeded by the episode
-    seed, as the real one draws from the operating system (plays must be reproducible)."""
-    def random(self):
-        return _rng.random()
-    def getrandbits(self, k):
-        return _rng.getrandbits(k)
-    def randbytes(self, n):
-        return _rng.randbytes(n)
-    def seed(self, *args, **kwargs):
-        return None
-'''
 
 
 class ContractError(Exception):
@@ -133,8 +88,7 @@ def prepare():
     """Prepares this interpreter for environment code, before the memory snapshot: makes
     randomness and time deterministic, adds the audit hook and builds the request handler.
     Interpreters made from the snapshot then only need ``connect``."""
-    determinism = {"__name__": "spade_determinism"}
-    exec(compile(_DETERMINISM, "<spade determinism>", "exec"), determinism)
+    determinism = spade_determinism.__dict__
     # Emscripten runs os.system through the host's child_process, which the sandbox forbids; the
     # refusal would arrive as a JavaScript error that breaks the interpreter. Refuse it in Python.
     for module in (os, posix):
@@ -234,7 +188,7 @@ def prepare():
 
     def cap_observation(observation, where):
         if type_(observation) is not str:
-            raise ContractError(f"{where}: observation must be a str, got {type_(observation).__name__}")
+            raise ContractError(f"{where}: observation must be a str, got {type_name(type_(observation))}")
         limit = session["max_observation_chars"]
         if str_.__len__(observation) <= limit:
             return observation
@@ -256,7 +210,7 @@ def prepare():
             converted = {}
             for key, item in dict_items(value):
                 if type_(key) is not str:
-                    raise ContractError(f"{where}: info keys must be str, got {type_(key).__name__}")
+                    raise ContractError(f"{where}: info keys must be str, got {type_name(type_(key))}")
                 converted[key] = convert(item, depth + 1, where)
             return converted
         if kind is list_ or kind is tuple_:
@@ -264,11 +218,11 @@ def prepare():
         if kind is set_ or kind is frozenset_:
             items = [convert(item, depth + 1, where) for item in kind.__iter__(value)]
             return sorted_(items, key=encode)
-        return f"<{type_.__getattribute__(kind, '__name__')} object>"
+        return f"<{type_name(kind)} object>"
 
     def checked_info(info, where):
         if type_(info) is not dict_:
-            raise ContractError(f"{where}: info must be a dict, got {type_(info).__name__}")
+            raise ContractError(f"{where}: info must be a dict, got {type_name(type_(info))}")
         converted = convert(info, 0, where)
         size = len_(encode(converted))
         limit = session["max_observation_chars"]
@@ -278,7 +232,7 @@ def prepare():
 
     def unpack(result, length, where, shape):
         if type_(result) is not tuple_ or tuple_.__len__(result) != length:
-            got = f"a tuple of length {tuple_.__len__(result)}" if type_(result) is tuple_ else f"a {type_(result).__name__}"
+            got = f"a tuple of length {tuple_.__len__(result)}" if type_(result) is tuple_ else f"a {type_name(type_(result))}"
             raise ContractError(f"{where} must return {shape}, got {got}")
         return list_(tuple_iter(result))
 
@@ -289,7 +243,7 @@ def prepare():
                 raise ContractError(f"{where}: reward {int_.__repr__(reward)[:40]} does not fit in a float")
             return float_(reward)
         if kind is not float_:
-            raise ContractError(f"{where}: reward must be an int or a float, got {kind.__name__}")
+            raise ContractError(f"{where}: reward must be an int or a float, got {type_name(kind)}")
         if not math_isfinite(reward):
             raise ContractError(f"{where}: reward is {float_.__repr__(reward)}; rewards must be finite numbers")
         return reward
@@ -344,7 +298,7 @@ def prepare():
             names = ", ".join(sorted_(type_name(cls) for cls in leaves))
             raise ContractError(f"expected exactly one class ending in 'Env', found {len_(leaves)}: {names}")
         cls = leaves[0]
-        session["class_name"] = type_name(cls)
+        session["class_name"] = capped(type_name(cls), "className", "class name")
         random_seed(0)
         reseed(0)
         session["stage"] = "construct"
@@ -356,7 +310,7 @@ def prepare():
             session["stage"] = "get_tools"
             tools = env.get_tools()
             if type_(tools) is not list_ or not all(type_(tool) is dict_ for tool in list_iter(tools)):
-                raise ContractError(f"get_tools() must return a list of dicts, got {type_(tools).__name__}")
+                raise ContractError(f"get_tools() must return a list of dicts, got {type_name(type_(tools))}")
             tools = convert(tools, 0, "get_tools()")
         return {"className": session["class_name"], "kind": kind, "tools": tools, "hasHint": callable_(getattr_(cls, "hint", None))}
 
@@ -381,7 +335,7 @@ def prepare():
         observation = cap_observation(observation, where)
         for name, flag in (("terminated", terminated), ("truncated", truncated)):
             if type_(flag) is not bool_:
-                raise ContractError(f"{where}: {name} must be a bool, got {type_(flag).__name__}")
+                raise ContractError(f"{where}: {name} must be a bool, got {type_name(type_(flag))}")
         return {"observation": observation, "reward": checked_reward(reward, where), "terminated": terminated, "truncated": truncated, "info": checked_info(info, where)}
 
     def op_hint(request):
@@ -390,8 +344,8 @@ def prepare():
             return {"hint": None}
         hint = env.hint()
         if type_(hint) is not str:
-            raise ContractError(f"hint() must return a str, got {type_(hint).__name__}")
-        return {"hint": hint}
+            raise ContractError(f"hint() must return a str, got {type_name(type_(hint))}")
+        return {"hint": capped(hint, "hint", "hint")}
 
     def op_solution(request):
         env = session["env"]
@@ -399,8 +353,8 @@ def prepare():
             raise ContractError("the environment has no solution() method")
         solution = env.solution()
         if type_(solution) is not str:
-            raise ContractError(f"solution() must return a str, got {type_(solution).__name__}")
-        return {"solution": solution}
+            raise ContractError(f"solution() must return a str, got {type_name(type_(solution))}")
+        return {"solution": capped(solution, "solution", "solution")}
 
     def op_close(request):
         env = session.get("env")
@@ -409,7 +363,7 @@ def prepare():
             try:
                 env.close()
             except BaseException as exc:  # reported, but the session still ends
-                error = f"{type_(exc).__name__}"
+                error = f"{type_name(type_(exc))}"
         session.clear()
         env = None
         gc_collect(0)
@@ -427,7 +381,7 @@ def prepare():
         try:
             repaired, rounds, parses = repair_braces(code)
         except Exception as exc:
-            return {"code": None, "rounds": 0, "parses": False, "failure": type_(exc).__name__}
+            return {"code": None, "rounds": 0, "parses": False, "failure": type_name(type_(exc))}
         return {"code": None if repaired == code else repaired, "rounds": rounds, "parses": parses, "failure": None}
 
     operations = {"open": op_open, "reset": op_reset, "step": op_step, "hint": op_hint, "solution": op_solution, "close": op_close, "repair": op_repair}
@@ -436,6 +390,11 @@ def prepare():
         if str_len(text) <= limit:
             return text
         return str_slice(text, slice(0, limit)) + f"\n[{what} truncated: {str_len(text)} characters exceed the {limit} character limit]"
+
+    def capped(text, cap, what):
+        """`text` cut to the engine's cap of that name (none before the first open)."""
+        caps = session.get("text_caps")
+        return cut(text, caps[cap], what) if caps is not None else text
 
     def raw_frames(exc):
         """(file, line, function) of each traceback entry, read with the audit armed: only the C
@@ -457,12 +416,12 @@ def prepare():
         # The message comes from the exception's own __str__ (environment code, run with the
         # audit armed like all of it); everything else is read from raw data by the harness.
         exc_type = type_(exc)
-        summary = type_name(exc_type)
+        summary = capped(type_name(exc_type), "className", "class name")
         line = None
         if exc_type is SyntaxError or exc_type is IndentationError or exc_type is TabError:
             message, filename, lineno = (syntax_fields[name](exc) for name in ("msg", "filename", "lineno"))
             if type_(message) is str_:
-                summary = f"{summary}: {cut(str_copy(message), MAX_MESSAGE_CHARS, 'exception message')}"
+                summary = f"{summary}: {str_copy(message)}"
             if type_(filename) is str_ and filename == ENV_FILE and type_(lineno) is int_:
                 line = lineno
         else:
@@ -471,9 +430,11 @@ def prepare():
                 if type_(message) is not str_:
                     message = str_copy(message)
                 if message:
-                    summary = f"{summary}: {cut(message, MAX_MESSAGE_CHARS, 'exception message')}"
+                    summary = f"{summary}: {message}"
             except BaseException:  # an exception whose str() itself fails
                 pass
+        # Cut as the engine cuts the whole exception text ("ValueError: ..."), which it then keeps as it is.
+        summary = capped(summary, "exception", "exception message")
         text = summary + "\n"
         try:
             frames = raw_frames(exc)
@@ -494,7 +455,7 @@ def prepare():
                 text = "Traceback (most recent call last):\n" + "".join(listed) + summary + "\n"
         except BaseException:
             pass
-        return {"kind": kind, "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": str_(summary), "traceback": str_(text), "line": line if type_(line) is int_ else None}
+        return {"kind": kind, "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": str_(summary), "traceback": capped(str_(text), "traceback", "traceback"), "line": line if type_(line) is int_ else None}
 
     # What handle() answers when environment code broke something the harness itself relies
     # on: a constant, so producing it needs nothing that could be patched.
@@ -518,6 +479,8 @@ def prepare():
             session.clear()
             session["max_print_chars"] = int_(request["maxPrintChars"])
             session["max_observation_chars"] = int_(request["maxObservationChars"])
+            caps = request.get("textCaps")  # absent only for the host's own warm-up game
+            session["text_caps"] = None if caps is None else {name: int_(caps[name]) for name in TEXT_CAP_NAMES}
         writer = string_io()
         saved_streams = (sys.stdout, sys.stderr)
         sys.stdout = sys.stderr = writer
@@ -529,7 +492,8 @@ def prepare():
                 raise ContractError(f"{op}() called before the environment was created")
             response = {"ok": True, "result": operation(request)}
         except ContractError as exc:
-            message = exc.args[0] if exc.args and type_(exc.args[0]) is str else "contract error"
+            # Contract messages quote names the environment chose (its classes' names).
+            message = capped(exc.args[0], "exception", "exception message") if exc.args and type_(exc.args[0]) is str else "contract error"
             response = {"ok": False, "error": {"kind": "contract", "op": op, "stage": session.get("stage"), "className": session.get("class_name"), "exception": message, "traceback": "", "line": None}}
         except MemoryError as exc:
             response = {"ok": False, "error": error_response("memory", exc, op)}
@@ -545,24 +509,12 @@ def prepare():
         return encode(response)
 
     def connect():
-        """Run once in each interpreter (the snapshotted one and every one made from it):
-        removes the bridges Pyodide re-registered, hides this module, arms the audit hook and
-        returns the request handler."""
+        """Run once in each interpreter (the snapshotted one and every one made from it): seals
+        the bridges Pyodide re-registered, arms the audit hook and returns the request handler."""
         if state["connected"]:
             raise RuntimeError("connect() may run once per interpreter")
         state["connected"] = True
-        hidden = []
-        for name in list_(modules_dict):
-            if name.partition(".")[0] in BLOCKED_IMPORTS:
-                hidden.append(modules_dict.pop(name))
-        for finder in list_(sys.meta_path):
-            registry = getattr_(finder, "jsproxies", None)
-            if isinstance_(registry, dict):
-                registry.clear()
-                sys.meta_path.remove(finder)
-        # The hidden modules stay alive (Pyodide's own machinery uses them) but unreachable.
-        state["hidden"] = hidden
-        gc_collect()
+        seal_bridges(determinism["SandboxEventLoopPolicy"], determinism["refusal"]("creating a JavaScript object"), frozenset({HARNESS_MODULE, seal_bridges.__module__}))
         state["armed"] = True
         return handle
 

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BubblewrapConfinement } from "../../main/sandbox/confinement/bubblewrapConfinement.js";
 import { chooseConfinement } from "../../main/sandbox/confinement/chooseConfinement.js";
@@ -78,6 +78,20 @@ const u = net.connect(${JSON.stringify(socketPath)}, () => { u.write("hello"); f
 const t = net.connect(${port}, "127.0.0.1", () => { t.write("hello"); finish("tcp")(); }); t.on("error", finish("tcp"));
 `;
 
+/** Reads host data of /proc, other processes' command lines and its own descriptors, as plain JavaScript. */
+const PROC_ATTACK = `
+const fs = require("fs");
+const r = {};
+for (const name of ["version", "meminfo", "cpuinfo", "cmdline", "stat", "uptime", "loadavg", "modules", "sys/kernel/hostname", "sys/kernel/osrelease"]) {
+  try { const text = fs.readFileSync("/proc/" + name, "utf8"); r[name] = text.length ? "ok: " + text.slice(0, 60) : "empty"; } catch (e) { r[name] = "blocked: " + e.code; }
+}
+const pids = fs.readdirSync("/proc").filter((n) => /^\\d+$/.test(n));
+r.processes = pids.join(",");
+r.others = pids.filter((pid) => Number(pid) !== process.pid).map((pid) => { try { return fs.readFileSync("/proc/" + pid + "/cmdline", "utf8"); } catch (e) { return e.code; } }).join("|");
+r.fds = fs.readdirSync("/proc/self/fd").filter((fd) => { try { fs.fstatSync(Number(fd)); return !fs.readlinkSync("/proc/self/fd/" + fd).startsWith("anon_inode:") && !fs.readlinkSync("/proc/self/fd/" + fd).startsWith("pipe:") || Number(fd) <= 2; } catch { return false; } }).join(",");
+console.log(JSON.stringify(r));
+`;
+
 describe.skipIf(!bwrap)("bubblewrap confinement with the seccomp filter", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "spade-confine-"));
@@ -127,13 +141,61 @@ describe.skipIf(!bwrap)("bubblewrap confinement with the seccomp filter", () => 
     expect(results.kill_pid1).toMatch(/^blocked/);
     expect(results.read_host_marker).toMatch(/^blocked/);
     expect(results.host_tmp).toMatch(/^blocked/);
-    // Its own PID namespace: bubblewrap's init and the child itself, nothing of the host.
-    expect(results.processes).toMatch(/^ok: [12](,[12])?$/);
+    // Its own PID namespace, where the child is PID 1: nothing of the host, no bubblewrap process.
+    expect(results.processes).toBe("ok: 1");
     expect((await import("node:os")).getPriority(process.pid)).toBe(before);
     expect(contacts).toBe(0);
     // The descriptor reached the child here (bubblewrap passes it on): the sandbox host closes such descriptors itself (see sandboxHostile).
     expect(readFileSync(victim, "utf8")).toBe(results.write_inherited?.startsWith("ok") ? "pwned" : "");
   });
+
+  it("hides the host's /proc data from code that got out of Python and out of Node's permission model", async () => {
+    const results = await runConfined(PROC_ATTACK);
+    for (const name of ["version", "meminfo", "cpuinfo", "cmdline", "stat", "uptime", "loadavg", "modules", "sys/kernel/hostname", "sys/kernel/osrelease"]) {
+      expect(results[name], name).toMatch(/^(blocked|empty)/);
+    }
+    // The only process it sees is itself: no command line of bubblewrap (naming the host's folders) or of anything else.
+    expect(results.processes).toBe("1");
+    expect(results.others).toBe("");
+    expect(results.fds).toBe("0,1,2");
+  });
+
+  it("starts the child with only the descriptors it is given, whatever the engine inherited without close-on-exec", async () => {
+    const victim = join(dir, "inherited-before-start.txt");
+    const fd = openSync(victim, "w");
+    const engine = resolve("out/engine/main/sandbox/confinement");
+    const script = `
+import { spawn } from "node:child_process";
+import { sandboxChildStdio } from ${JSON.stringify(join(engine, "childStdio.js"))};
+import { BubblewrapConfinement } from ${JSON.stringify(join(engine, "bubblewrapConfinement.js"))};
+const list = 'const fs = require("fs"); fs.writeSync(3, fs.readdirSync("/proc/self/fd").map((fd) => { try { return fd + "=" + fs.readlinkSync("/proc/self/fd/" + fd); } catch { return fd + "=gone"; } }).join(" ") + "\\\\n");';
+const wrapped = new BubblewrapConfinement(${JSON.stringify(bwrap)}).wrap({ executable: process.execPath, args: ["-e", list], readOnlyPaths: [], env: {} });
+const run = (stdio) => new Promise((done) => {
+  const child = spawn(wrapped.command, wrapped.args, { stdio, env: {} });
+  child.stdio[4].end(wrapped.extraInputs[0]);
+  let text = "";
+  child.stdio[3].on("data", (chunk) => (text += chunk));
+  child.on("close", () => done(text.trim()));
+});
+const plain = await run(["ignore", "ignore", "pipe", "pipe", "pipe"]);
+const given = await run(sandboxChildStdio(2));
+console.log(JSON.stringify({ plain, given }));
+`;
+    const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "pipe", "pipe", ...Array.from({ length: 97 }, () => "ignore" as const), fd];
+    let out = "";
+    try {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio });
+      child.stdout?.on("data", (chunk) => (out += chunk));
+      await new Promise((done) => child.on("close", done));
+    } finally {
+      closeSync(fd);
+    }
+    const { plain, given } = JSON.parse(out.trim()) as { plain: string; given: string };
+    // Without the engine's stdio the inherited descriptor reaches the runtime; with it, only /dev/null stands there.
+    expect(plain).toContain(`100=${victim}`);
+    expect(given).not.toContain(victim);
+    expect(given).toMatch(/(^| )100=\/dev\/null( |$)/);
+  }, 60_000);
 
   it("closes a descriptor the engine inherited before any environment code can use it", async () => {
     const snapshots = existsSync(TEST_SNAPSHOT_DIR) ? readdirSync(TEST_SNAPSHOT_DIR).filter((name) => name.endsWith(".bin")).map((name) => join(TEST_SNAPSHOT_DIR, name)) : [];
@@ -152,7 +214,7 @@ describe.skipIf(!bwrap)("bubblewrap confinement with the seccomp filter", () => 
           if (text.includes("\n")) resolve(text);
         });
         child.on("exit", (code) => reject(new Error(`the child exited with ${code}`)));
-        const files = Object.fromEntries(["spade_sandbox.py", "spade_env.py", "spade_repair.py"].map((name) => [name, readFileSync(join("resources", "python", name), "utf8")]));
+        const files = Object.fromEntries(["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"].map((name) => [name, readFileSync(join("resources", "python", name), "utf8")]));
         (child.stdio[3] as NodeJS.WritableStream).write(`${JSON.stringify({ id: 1, op: "init", files, snapshotPath: snapshot, wantSnapshot: false })}\n`);
       });
       expect(JSON.parse(reply)).toMatchObject({ id: 1, ok: true });

@@ -4,6 +4,7 @@ import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resourcePath } from "../../main/paths.js";
+import { capText, TEXT_CAPS } from "../../main/sandbox/capText.js";
 import { playEnvironment } from "../../main/sandbox/playEnvironment.js";
 import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
 import { validateEnvironment } from "../../main/validator/validateEnvironment.js";
@@ -151,6 +152,40 @@ class LaterEnv:
         return "x"
 `;
 
+/** asyncio as environments use it: asyncio.run, sleeps, timers, tasks, and a wait for nothing. */
+const ASYNCIO_GAME = `
+import asyncio, json, time
+class AsyncEnv:
+    def reset(self, seed=None):
+        order = []
+        async def main():
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            loop.call_soon(order.append, "soon")
+            loop.call_later(10, order.append, "later")
+            async def task():
+                await asyncio.sleep(15)
+                order.append("task")
+            running = asyncio.ensure_future(task())
+            await asyncio.sleep(30)
+            await running
+            order.append("slept")
+            return loop.time() - start
+        began = time.perf_counter()
+        elapsed = asyncio.run(main())
+        try:
+            loop = asyncio.new_event_loop()
+            loop.run_until_complete(loop.create_future())
+            forever = "returned"
+        except RuntimeError as error:
+            forever = "RuntimeError: " + str(error)
+        return json.dumps({"order": order, "virtualSeconds": elapsed, "wallSecondsUnder": time.perf_counter() - began < 60, "forever": forever}), {}
+    def step(self, action):
+        return "x", 0.0, True, False, {}
+    def solution(self):
+        return "x"
+`;
+
 /** The harness's own limits and encoder, from inside. */
 const TAMPER_HARNESS = `
 import json.encoder
@@ -165,6 +200,8 @@ class TamperEnv:
     def solution(self):
         return "x"
 `;
+
+const hostileFixture = (name: string) => readFileSync(new URL(`../fixtures/environments/hostile/${name}.py`, import.meta.url), "utf8");
 
 describe("hostile environments against one shared pool", () => {
   let pool: SandboxPool;
@@ -184,8 +221,8 @@ describe("hostile environments against one shared pool", () => {
     return { verdict, play };
   }
 
-  async function firstObservation(code: string): Promise<string> {
-    const session = await pool.open(code);
+  async function firstObservation(code: string, callTimeoutMs?: number): Promise<string> {
+    const session = await pool.open(code, callTimeoutMs === undefined ? {} : { callTimeoutMs });
     try {
       return (await session.reset(1)).observation;
     } finally {
@@ -225,6 +262,32 @@ describe("hostile environments against one shared pool", () => {
     for (const [name, outcome] of Object.entries(results)) if (name.startsWith("escalate_")) expect(outcome, name).toMatch(/^blocked/);
     expect(existsSync(host.jsMarker)).toBe(false);
   });
+
+  it("reaches no JavaScript object, bridge module, bridge builtin or bridge globals from anything an environment can walk", async () => {
+    const { visited, found } = JSON.parse(await firstObservation(hostileFixture("reach_walk"), 200_000)) as { visited: number; found: Record<string, string> };
+    expect(visited).toBeGreaterThan(20_000);
+    expect(found).toEqual({});
+  }, 240_000);
+
+  it("closes the roads to JavaScript that need no gc or frames: event loop, __main__, patched names, re-imports, FFI classes", async () => {
+    const results = JSON.parse(await firstObservation(hostileFixture("reach_javascript"))) as Record<string, string | number>;
+    expect(results.event_loop).toBe("nothing: <class 'spade_determinism.SandboxEventLoop'>");
+    expect(results.bridge_classes).toBeGreaterThan(0);
+    for (const [name, outcome] of Object.entries(results)) {
+      if (name !== "bridge_classes") expect(outcome, name).toMatch(/^(blocked|nothing): /);
+    }
+  }, 120_000);
+
+  it("runs asyncio on a pure-Python loop: timers on the play's virtual clock, the same result every play, no silent hang", async () => {
+    const plays = [];
+    for (let play = 0; play < 2; play++) plays.push(await firstObservation(ASYNCIO_GAME));
+    expect(plays[0]).toBe(plays[1]);
+    const result = JSON.parse(plays[0] ?? "{}") as Record<string, unknown>;
+    expect(result.order).toEqual(["soon", "later", "task", "slept"]);
+    expect(result.virtualSeconds).toBeGreaterThanOrEqual(30);
+    expect(result.wallSecondsUnder).toBe(true);
+    expect(result.forever).toMatch(/^RuntimeError: the asyncio event loop would wait forever/);
+  }, 120_000);
 
   it("leaves host files, processes, sockets and this process's priority alone", async () => {
     const priority = getPriority(process.pid);
@@ -273,4 +336,40 @@ describe("hostile environments against one shared pool", () => {
     expect((victimBefore.verdict as { valid: boolean }).valid).toBe(true);
     expect(pool.stats().live).toBeGreaterThan(0);
   });
+});
+
+describe("oversized texts against a pool with small frames", () => {
+  let pool: SandboxPool;
+  beforeAll(async () => {
+    // Frames of this pool are capped near 110 KB: a 2 MB text crossing the pipe would end the session.
+    pool = await createTestPool({ size: 1, maxObservationChars: 1000, maxPrintChars: 1000 });
+  });
+  afterAll(async () => {
+    await pool?.dispose();
+  });
+
+  it("cuts a 2 MB hint, a 1 MB solution and a huge class name in the sandbox, before they cross the pipe", async () => {
+    const name = `${"Long".repeat(100)}Env`;
+    const session = await pool.open(`
+class ${name}:
+    def reset(self, seed=None):
+        return "start", {}
+    def step(self, action):
+        raise ValueError("m" * 3_000_000)
+    def hint(self):
+        return "h" * 2_000_000
+    def solution(self):
+        return "s" * 1_000_000
+`);
+    try {
+      expect(session.className).toBe(capText(name, TEXT_CAPS.className, "class name"));
+      expect(await session.hint()).toBe(capText("h".repeat(2_000_000), TEXT_CAPS.hint, "hint"));
+      expect(await session.solution()).toBe(capText("s".repeat(1_000_000), TEXT_CAPS.solution, "solution"));
+      await session.reset(1);
+      const failure = await session.step("a").catch((error: Error) => error);
+      expect((failure as { exception?: string }).exception).toBe(capText(`ValueError: ${"m".repeat(3_000_000)}`, TEXT_CAPS.exception, "exception message"));
+    } finally {
+      await session.close();
+    }
+  }, 120_000);
 });

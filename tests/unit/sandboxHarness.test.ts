@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { resourcePath } from "../../main/paths.js";
+import { capText, TEXT_CAPS } from "../../main/sandbox/capText.js";
 
 // The harness's own checks, run in the machine's CPython (fast): exact types for everything an
 // environment returns, refusals of introspection, deterministic entropy. The same harness runs in
@@ -18,9 +19,14 @@ interface Answer {
 }
 
 function session(code: string): Answer[] {
-  const result = spawnSync("python3", [driver, resourcePath("python")], { input: code, encoding: "utf8", timeout: 30_000 });
+  return lines(code).map((line) => JSON.parse(line) as Answer);
+}
+
+/** The harness's answers as encoded, one line each (what would cross the pipe). */
+function lines(code: string): string[] {
+  const result = spawnSync("python3", [driver, resourcePath("python"), JSON.stringify(TEXT_CAPS)], { input: code, encoding: "utf8", timeout: 30_000, maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`the harness driver failed: ${result.stderr}`);
-  return result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Answer);
+  return result.stdout.trim().split("\n");
 }
 
 const env = (step: string, reset = 'return "start", {}') => `
@@ -81,9 +87,37 @@ describe("the sandbox harness", () => {
   it("formats an environment's traceback from raw data: its own lines, the harness's frames left out, long messages cut and said so", () => {
     const answers = session(env("raise ValueError('x' * 5000)"));
     const error = answers[2]?.error as { exception: string; traceback: string } | undefined;
-    expect(error?.exception).toMatch(/^ValueError: x{2048}\n\[exception message truncated: 5000 characters exceed the 2048 character limit\]$/);
+    expect(error?.exception).toMatch(/^ValueError: x{2036}\n\[exception message truncated: 5012 characters exceed the 2048 character limit\]$/);
     expect(error?.traceback).toMatch(/^Traceback \(most recent call last\):\n {2}File "environment.py", line \d+, in step\n {4}raise ValueError/);
     expect(error?.traceback).not.toContain("spade_sandbox");
+  });
+
+  it("cuts hint, solution, class name, exception message and traceback to the engine's caps before encoding them, saying so as the engine does", () => {
+    const name = `${"N".repeat(300)}Env`;
+    const code = `class ${name}:
+    def reset(self, seed=None):
+        return "start", {}
+    def step(self, action):
+        raise ValueError("m" * 100_000)
+    def hint(self):
+        return "h" * 2_000_000
+    def solution(self):
+        return "s" * 1_000_000
+`;
+    const encoded = lines(code);
+    // Nothing oversized crossed the pipe: every answer is far below the 2 MB hint.
+    for (const line of encoded) expect(line.length).toBeLessThan(64_000);
+    const answers = encoded.map((line) => JSON.parse(line) as Answer);
+    expect(answers[0]?.result?.className).toBe(capText(name, TEXT_CAPS.className, "class name"));
+    expect(answers[0]?.result?.className).toMatch(/\n\[class name truncated: 303 characters exceed the 128 character limit\]$/);
+    expect(answers[5]?.result?.hint).toBe(capText("h".repeat(2_000_000), TEXT_CAPS.hint, "hint"));
+    expect(answers[6]?.result?.solution).toBe(capText("s".repeat(1_000_000), TEXT_CAPS.solution, "solution"));
+    const error = answers[2]?.error as { exception: string; traceback: string; className: string } | undefined;
+    expect(error?.exception).toBe(capText(`ValueError: ${"m".repeat(100_000)}`, TEXT_CAPS.exception, "exception message"));
+    expect(error?.className).toBe(answers[0]?.result?.className);
+    expect(error?.traceback.length).toBeLessThanOrEqual(TEXT_CAPS.traceback + 100);
+    // The engine keeps what the harness cut as it is (its own cap does not cut the note off).
+    expect(capText(answers[5]?.result?.hint as string, TEXT_CAPS.hint, "hint")).toBe(answers[5]?.result?.hint);
   });
 
   it("names a module the sandbox cannot provide", () => {

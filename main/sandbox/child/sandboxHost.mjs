@@ -250,14 +250,20 @@ function currentUmask() {
   return mask;
 }
 
-/** The Emscripten exports that evaluate JavaScript, and any require the loader left: made inert. */
+/**
+ * The Emscripten exports that evaluate JavaScript, any require the loader left, and every way to
+ * mount the host's file system (NODEFS, mountNodeFS) or its sockets: made inert. The API's own
+ * methods are static class members, hence all own names, not only the enumerable ones.
+ */
 function neuterModule(/** @type {Record<string, unknown>} */ module, /** @type {Record<string, unknown>} */ api) {
   const inert = () => {
     throw new Error("not available in the SPADE sandbox");
   };
+  const filesystems = /** @type {{ FS?: { filesystems?: Record<string, unknown> } }} */ (module).FS?.filesystems;
+  for (const name of Object.keys(filesystems ?? {})) if (name !== "MEMFS") Reflect.deleteProperty(/** @type {object} */ (filesystems), name);
   for (const target of [module, api]) {
-    for (const key of Object.keys(target)) {
-      if (/run_script|^require$|^nodeRequire$|^eval$/i.test(key)) {
+    for (const key of Object.getOwnPropertyNames(target)) {
+      if (/run_script|^require$|^nodeRequire$|^eval$|^runJs$|NODEFS|NODERAWFS|^mountNodeFS$|^mountNativeFS$|^useNodeSockFS$/i.test(key)) {
         try {
           Object.defineProperty(target, key, { value: inert, writable: false, configurable: false });
         } catch {
@@ -399,11 +405,11 @@ function takeBase() {
   base = { memory, fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
 }
 
-/** @param {{ code: string, maxObservationChars: number, maxPrintChars: number }} request */
+/** @param {{ code: string, maxObservationChars: number, maxPrintChars: number, textCaps: Record<string, number> }} request */
 function open(request) {
   if (typeof request.code !== "string") throw new Error("open needs the code");
   if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
-  const limits = JSON.stringify([request.maxObservationChars, request.maxPrintChars]);
+  const limits = JSON.stringify([request.maxObservationChars, request.maxPrintChars, request.textCaps]);
   if (openedBase && openedBase.limits !== limits) throw new Error("this sandbox was opened with other limits");
   if (dirty) restoreBase();
   const resetMs = opens > 0 ? lastRestoreMs : null;
@@ -415,7 +421,7 @@ function open(request) {
     return { json: openedBase.json, resetMs, fromBase: true };
   }
   reseedSources(0);
-  const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars }));
+  const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars, textCaps: request.textCaps }));
   // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
   if (opens >= 2 && JSON.parse(json)?.ok === true) {
     takeBase();
