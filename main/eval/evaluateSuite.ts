@@ -19,8 +19,11 @@ import { deriveSeed } from "../util/seededRandom.js";
 import { evaluateToolUse } from "./evaluateToolUse.js";
 import { isToolUseSuiteLine, readToolUseSuite } from "./readToolUseSuite.js";
 import type { ToolUseEvalReport } from "./ToolUseEvalReport.js";
+import type { AceBenchEvalReport } from "./AceBenchEvalReport.js";
+import { evaluateAceBench } from "./evaluateAceBench.js";
+import { isAceBenchSuiteLine, readAceBenchSuite } from "./readAceBenchSuite.js";
 
-export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport | ToolUseEvalReport;
+export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport | ToolUseEvalReport | AceBenchEvalReport;
 
 export interface EvaluateSuiteOptions {
   /** A JSONL question file (questions, LiveCodeBench-style code problems, or BFCL-style multi-turn items), a folder of `.py` environments, or a `.json` library suite (GEM games, reasoning-gym tasks). */
@@ -43,8 +46,10 @@ export interface EvaluateSuiteOptions {
   playsPerEnvironment?: number;
   /** Environment suites: defaults to 25. */
   maxTurns?: number;
-  /** Tool-use suites: the interpreter that runs the benchmark's API classes. Defaults to the trainer's. */
+  /** Tool-use and ACEBench-Agent suites: the interpreter that runs the benchmark's API classes. Defaults to the trainer's. */
   python?: string;
+  /** ACEBench-Agent suites: the model that plays the user in multi_turn items (the reference uses gpt-4o). Defaults to the evaluated backend. */
+  userBackend?: LlmBackend;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -65,7 +70,12 @@ function isCodeSuite(path: string): boolean {
 
 /** Whether a suite file's first line is a BFCL-style multi-turn item (BFCL's files are JSON lines named `.json`). */
 function isToolUseSuite(path: string): boolean {
-  return !isEnvironmentSuite(path) && firstLineIs(path, isToolUseSuiteLine);
+  return !isEnvironmentSuite(path) && firstLineIs(path, (fields) => isToolUseSuiteLine(fields) && !isAceBenchSuiteLine(fields));
+}
+
+/** Whether a suite file's first line is an ACEBench-Agent item. */
+function isAceBenchSuite(path: string): boolean {
+  return !isEnvironmentSuite(path) && firstLineIs(path, isAceBenchSuiteLine);
 }
 
 function firstLineIs(path: string, test: (fields: Record<string, unknown>) => boolean): boolean {
@@ -87,6 +97,18 @@ export function suiteNeedsSandbox(path: string): boolean {
 /** Evaluates a backend on a held-out suite of any kind. */
 export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteOptions): Promise<SuiteEvalReport> {
   const suite = options.suiteName ?? options.suitePath;
+  if (isAceBenchSuite(options.suitePath)) {
+    return evaluateAceBench(backend, readAceBenchSuite(options.suitePath, options.limit), {
+      suite,
+      python: options.python ?? resolveTrainerPython(),
+      ...(options.userBackend ? { userBackend: options.userBackend } : {}),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      seed: options.seed,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
   if (isToolUseSuite(options.suitePath)) {
     return evaluateToolUse(backend, readToolUseSuite(options.suitePath, options.limit), {
       suite,
@@ -161,8 +183,8 @@ async function evaluateLibrarySuite(backend: LlmBackend, suite: string, options:
   }
 }
 
-/** The number a suite is judged by: accuracy for questions and tool use, mean return for environments, pass@1 for code. */
+/** The number a suite is judged by: accuracy for questions and tool use (ACEBench: end-to-end), mean return for environments, pass@1 for code. */
 export function suiteScore(report: SuiteEvalReport): number {
-  if (!("kind" in report) || report.kind === "tool-use") return report.accuracy;
+  if (!("kind" in report) || report.kind === "tool-use" || report.kind === "acebench") return report.accuracy;
   return report.kind === "code" ? report.passAt1 : report.meanReturn;
 }

@@ -8,7 +8,7 @@ export function storeEvalReport(db: WritableDb, adapterId: number | null, suiteK
   if ("kind" in report && report.kind === "code") {
     return insertEvalResult(db, { adapterId, suite: suiteKey, n: report.n, correct: report.items.filter((item) => item.passed > 0).length, accuracy: report.passAt1, items: report.items });
   }
-  if ("kind" in report && report.kind === "tool-use") {
+  if ("kind" in report && (report.kind === "tool-use" || report.kind === "acebench")) {
     return insertEvalResult(db, { adapterId, suite: suiteKey, n: report.n, correct: report.correct, accuracy: report.accuracy, items: report.items });
   }
   if ("kind" in report) {
