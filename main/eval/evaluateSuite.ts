@@ -50,6 +50,8 @@ export interface EvaluateSuiteOptions {
   python?: string;
   /** ACEBench-Agent suites: the model that plays the user in multi_turn items (the reference uses gpt-4o). Defaults to the evaluated backend. */
   userBackend?: LlmBackend;
+  /** ACEBench-Agent suites: the user simulator's name in the report. Defaults to "the evaluated model", or the user backend's name. */
+  userSimulator?: string;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -102,6 +104,7 @@ export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteO
       suite,
       python: options.python ?? resolveTrainerPython(),
       ...(options.userBackend ? { userBackend: options.userBackend } : {}),
+      ...(options.userSimulator ? { userSimulator: options.userSimulator } : {}),
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
       ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
       seed: options.seed,

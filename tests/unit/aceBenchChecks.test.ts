@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { aceBenchProcessAccuracy, aceBenchStateErrors, pythonEquals } from "../../main/eval/aceBenchChecks.js";
 
 describe("ACEBench's end-state check", () => {
-  const truth = [{ BaseApi: { wifi: true, logged_in: true } }, { MessageApi: { inbox: { "1": { text: "hi" }, "2": { text: "yo" } } } }];
+  const truth: Record<string, Record<string, unknown>>[] = [{ BaseApi: { wifi: true, logged_in: true } }, { MessageApi: { inbox: { "1": { text: "hi" }, "2": { text: "yo" } } } }];
 
   it("passes a state equal to the possible answer, with Python's == on numbers and booleans", () => {
     expect(aceBenchStateErrors(truth, [{ MessageApi: { inbox: { "1": { text: "hi" }, "2": { text: "yo" } } } }, { BaseApi: { wifi: 1, logged_in: true } }])).toEqual([]);

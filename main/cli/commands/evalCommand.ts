@@ -91,7 +91,7 @@ export const evalCommand: Command = {
           onProgress: (done, total) => {
             if (!values.json || process.stderr.isTTY) process.stderr.write(`\r${done}/${total}${done === total ? "\n" : ""}`);
           },
-        });
+        }, config.userBackend);
       } finally {
         await sandbox?.dispose();
       }
