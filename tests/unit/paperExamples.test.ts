@@ -26,6 +26,8 @@ describe("the paper's reproduction configs", () => {
     expect(new Set(configs.map((c) => JSON.stringify(c.backend))).size).toBe(1);
     expect(new Set(configs.map((c) => c.iterations))).toEqual(new Set([40]));
     expect(new Set(configs.map((c) => c.training?.eval?.suite))).toEqual(new Set(["suites/gpqa-diamond.jsonl"]));
+    // 25 questions a round: at 100 the in-run check alone would outlast the night (README, "What each run costs").
+    expect(new Set(configs.map((c) => c.training?.eval?.limit))).toEqual(new Set([25]));
   });
 
   it("include a held-out games suite of GEM's reasoning-gym tasks", () => {
