@@ -22,8 +22,11 @@ import type { ToolUseEvalReport } from "./ToolUseEvalReport.js";
 import type { AceBenchEvalReport } from "./AceBenchEvalReport.js";
 import { evaluateAceBench } from "./evaluateAceBench.js";
 import { isAceBenchSuiteLine, readAceBenchSuite } from "./readAceBenchSuite.js";
+import { evaluateTau2 } from "./evaluateTau2.js";
+import { isTau2SuitePath, readTau2Suite } from "./readTau2Suite.js";
+import type { Tau2EvalReport } from "./Tau2EvalReport.js";
 
-export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport | ToolUseEvalReport | AceBenchEvalReport;
+export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport | ToolUseEvalReport | AceBenchEvalReport | Tau2EvalReport;
 
 export interface EvaluateSuiteOptions {
   /** A JSONL question file (questions, LiveCodeBench-style code problems, or BFCL-style multi-turn items), a folder of `.py` environments, or a `.json` library suite (GEM games, reasoning-gym tasks). */
@@ -48,9 +51,9 @@ export interface EvaluateSuiteOptions {
   maxTurns?: number;
   /** Tool-use and ACEBench-Agent suites: the interpreter that runs the benchmark's API classes. Defaults to the trainer's. */
   python?: string;
-  /** ACEBench-Agent suites: the model that plays the user in multi_turn items (the reference uses gpt-4o). Defaults to the evaluated backend. */
+  /** ACEBench-Agent and tau2 suites: the model that plays the user (the reference: gpt-4o for ACEBench, gpt-4.1 for tau2, which also judges tau2's natural-language assertions). Defaults to the evaluated backend. */
   userBackend?: LlmBackend;
-  /** ACEBench-Agent suites: the user simulator's name in the report. Defaults to "the evaluated model", or the user backend's name. */
+  /** ACEBench-Agent and tau2 suites: the user simulator's name in the report. Defaults to "the evaluated model", or the user backend's name. */
   userSimulator?: string;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
@@ -93,12 +96,22 @@ function firstLineIs(path: string, test: (fields: Record<string, unknown>) => bo
 
 /** Whether evaluating a suite runs code in the sandbox: a folder of environments, or code problems. */
 export function suiteNeedsSandbox(path: string): boolean {
-  return isEnvironmentSuite(path) || (!isLibrarySuitePath(path) && isCodeSuite(path));
+  return isEnvironmentSuite(path) || (!isLibrarySuitePath(path) && !isTau2SuitePath(path) && isCodeSuite(path));
 }
 
 /** Evaluates a backend on a held-out suite of any kind. */
 export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteOptions): Promise<SuiteEvalReport> {
   const suite = options.suiteName ?? options.suitePath;
+  if (!isEnvironmentSuite(options.suitePath) && isTau2SuitePath(options.suitePath)) {
+    return evaluateTau2(backend, readTau2Suite(options.suitePath), {
+      suite,
+      python: options.python ?? resolveTrainerPython(),
+      ...(options.userBackend ? { userBackend: options.userBackend } : {}),
+      ...(options.userSimulator ? { userSimulator: options.userSimulator } : {}),
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
   if (isAceBenchSuite(options.suitePath)) {
     return evaluateAceBench(backend, readAceBenchSuite(options.suitePath, options.limit), {
       suite,
@@ -186,8 +199,8 @@ async function evaluateLibrarySuite(backend: LlmBackend, suite: string, options:
   }
 }
 
-/** The number a suite is judged by: accuracy for questions and tool use (ACEBench: end-to-end), mean return for environments, pass@1 for code. */
+/** The number a suite is judged by: accuracy for questions and tool use (ACEBench: end-to-end; tau2: pass@1), mean return for environments, pass@1 for code. */
 export function suiteScore(report: SuiteEvalReport): number {
-  if (!("kind" in report) || report.kind === "tool-use" || report.kind === "acebench") return report.accuracy;
+  if (!("kind" in report) || report.kind === "tool-use" || report.kind === "acebench" || report.kind === "tau2") return report.accuracy;
   return report.kind === "code" ? report.passAt1 : report.meanReturn;
 }
