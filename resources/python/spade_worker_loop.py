@@ -26,7 +26,7 @@ def take_protocol():
 
 def cap(text):
     """A text cut to ``MAX_TEXT`` characters, saying how much was cut."""
-    text = str(text)
+    text = "" if text is None else str(text)
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"\n[cut: {len(text) - MAX_TEXT} more characters]"
 
 
