@@ -26,9 +26,9 @@ export interface EvaluateAceBenchOptions {
   userSimulator?: string;
   /** Dialogue turns before an item stops. Defaults to 40 (`aceBenchDialogTurns`). */
   maxDialogTurns?: number;
-  /** Defaults to 0.001 (`aceBenchTemperature`). */
+  /** The agent's temperature. Defaults to 0.001 (`aceBenchTemperature`, which the user simulator always keeps). */
   temperature?: number;
-  /** Token budget of each agent reply. Defaults to 1000 (`aceBenchMaxTokens`). */
+  /** Token budget of each agent reply. Defaults to 1000 (`aceBenchMaxTokens`, which the user simulator always keeps). */
   maxTokens?: number;
   /** Deadline of each call into the worker, in ms. Defaults to 30000. */
   callTimeoutMs?: number;
@@ -113,8 +113,13 @@ async function playItem(backend: LlmBackend, suite: AceBenchSuite, item: AceBenc
       },
       60_000,
     );
-    const sampling = (role: string, turn: number) => ({ temperature: options.temperature ?? aceBenchTemperature, maxTokens: options.maxTokens ?? aceBenchMaxTokens, seed: deriveSeed(options.seed ?? 0, "acebench", role, item.index, turn) });
-    const ask = async (model: LlmBackend, messages: ChatMessage[], role: string, turn: number) => {
+    // The user simulator keeps ACEBench's own sampling; the options set the evaluated agent's.
+    const sampling = (role: "agent" | "user", turn: number) => ({
+      temperature: role === "agent" ? (options.temperature ?? aceBenchTemperature) : aceBenchTemperature,
+      maxTokens: role === "agent" ? (options.maxTokens ?? aceBenchMaxTokens) : aceBenchMaxTokens,
+      seed: deriveSeed(options.seed ?? 0, "acebench", role, item.index, turn),
+    });
+    const ask = async (model: LlmBackend, messages: ChatMessage[], role: "agent" | "user", turn: number) => {
       const reply = await model.chat({ messages, sampling: sampling(role, turn), signal: options.signal });
       if (reply.finishReason === "abort") throw options.signal?.reason ?? new Error("evaluation aborted");
       return reply.text.trim();

@@ -91,7 +91,10 @@ describe("an ACEBench-Agent suite", () => {
       const told = request.messages.filter((m) => m.role === "user").length;
       return ["Please add a banana to my pantry.", "One.", "finish conversation"][told - 1]!;
     }, 1);
-    const report = (await evaluateSuite(agent, { suitePath: turnPath, python, userBackend: user })) as AceBenchEvalReport;
+    const report = (await evaluateSuite(agent, { suitePath: turnPath, python, userBackend: user, maxTokens: 300 })) as AceBenchEvalReport;
+    // A token budget given to the evaluation is the agent's; the simulator keeps ACEBench's.
+    expect(agent.calls[0]!.sampling).toMatchObject({ temperature: 0.001, maxTokens: 300 });
+    expect(user.calls[0]!.sampling).toMatchObject({ temperature: 0.001, maxTokens: 1000 });
     expect(report.items.map((item) => [item.correct, item.process, item.why, item.calls])).toEqual([[true, 1, null, ["[add_item(name='banana', count=1)]"]]]);
     expect(report.userSimulator).toBe("scripted");
     // The simulator: its prompt with the instruction, the checkout's opening line, then the agent's words as user turns.
