@@ -103,7 +103,10 @@ export function suiteNeedsSandbox(path: string): boolean {
 export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteOptions): Promise<SuiteEvalReport> {
   const suite = options.suiteName ?? options.suitePath;
   if (!isEnvironmentSuite(options.suitePath) && isTau2SuitePath(options.suitePath)) {
-    return evaluateTau2(backend, readTau2Suite(options.suitePath), {
+    const tau2 = readTau2Suite(options.suitePath);
+    // A limit given to the evaluation caps every domain's tasks.
+    if (options.limit !== undefined) tau2.tasks = tau2.tasks.map((spec) => ({ ...spec, limit: Math.min(spec.limit ?? Infinity, options.limit!) }));
+    return evaluateTau2(backend, tau2, {
       suite,
       python: options.python ?? resolveTrainerPython(),
       ...(options.userBackend ? { userBackend: options.userBackend } : {}),

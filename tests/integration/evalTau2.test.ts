@@ -49,6 +49,13 @@ describe("a tau2 suite", () => {
     expect(user.calls).toHaveLength(6);
   }, 120_000);
 
+  it("caps every domain's tasks at the evaluation's limit", async () => {
+    const agent = new ScriptedBackend(() => ({ text: "", toolCalls: [{ id: "c", name: "refund", arguments: JSON.stringify({ order_id: "A1" }) }] }), 1);
+    const report = (await evaluateSuite(agent, { suitePath, python, limit: 1 })) as Tau2EvalReport;
+    expect(report.items).toEqual([{ id: "shop/0", passed: 2, samples: 2, errors: 0 }]);
+    expect(report.userSimulator).toBe("the evaluated model");
+  }, 120_000);
+
   it("counts a simulation that never came back as an error, and a reward off 1 by more than 1e-6 as a failure", () => {
     const spec = { domain: "d", split: "base", limit: null };
     const { domain, items } = passAt1(spec, 2, ["a", "b"], [
