@@ -50,6 +50,7 @@ export class ChatCompletionsBridge {
     const backend = models[name];
     if (!backend) return send(404, { error: { message: `no model named ${JSON.stringify(name)} (served: ${Object.keys(models).join(", ")})` } });
     if (!Array.isArray(body.messages)) return send(400, { error: { message: "messages: expected a list of chat messages" } });
+    if (body.stream === true) return send(400, { error: { message: "stream: only whole (non-streamed) completions are served" } });
     const call = this.calls++;
     try {
       const tools = Array.isArray(body.tools) ? (body.tools as Record<string, unknown>[]).map(toolSpec) : undefined;
