@@ -19,8 +19,14 @@ import { deriveSeed } from "../util/seededRandom.js";
 import { evaluateToolUse } from "./evaluateToolUse.js";
 import { isToolUseSuiteLine, readToolUseSuite } from "./readToolUseSuite.js";
 import type { ToolUseEvalReport } from "./ToolUseEvalReport.js";
+import type { AceBenchEvalReport } from "./AceBenchEvalReport.js";
+import { evaluateAceBench } from "./evaluateAceBench.js";
+import { isAceBenchSuiteLine, readAceBenchSuite } from "./readAceBenchSuite.js";
+import { evaluateTau2 } from "./evaluateTau2.js";
+import { isTau2SuitePath, readTau2Suite } from "./readTau2Suite.js";
+import type { Tau2EvalReport } from "./Tau2EvalReport.js";
 
-export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport | ToolUseEvalReport;
+export type SuiteEvalReport = QuestionEvalReport | EnvironmentEvalReport | CodeEvalReport | ToolUseEvalReport | AceBenchEvalReport | Tau2EvalReport;
 
 export interface EvaluateSuiteOptions {
   /** A JSONL question file (questions, LiveCodeBench-style code problems, or BFCL-style multi-turn items), a folder of `.py` environments, or a `.json` library suite (GEM games, reasoning-gym tasks). */
@@ -43,8 +49,12 @@ export interface EvaluateSuiteOptions {
   playsPerEnvironment?: number;
   /** Environment suites: defaults to 25. */
   maxTurns?: number;
-  /** Tool-use suites: the interpreter that runs the benchmark's API classes. Defaults to the trainer's. */
+  /** Tool-use and ACEBench-Agent suites: the interpreter that runs the benchmark's API classes. Defaults to the trainer's. */
   python?: string;
+  /** ACEBench-Agent and tau2 suites: the model that plays the user (the reference: gpt-4o for ACEBench, gpt-4.1 for tau2, which also judges tau2's natural-language assertions). Defaults to the evaluated backend. */
+  userBackend?: LlmBackend;
+  /** ACEBench-Agent and tau2 suites: the user simulator's name in the report. Defaults to "the evaluated model", or the user backend's name. */
+  userSimulator?: string;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -65,7 +75,12 @@ function isCodeSuite(path: string): boolean {
 
 /** Whether a suite file's first line is a BFCL-style multi-turn item (BFCL's files are JSON lines named `.json`). */
 function isToolUseSuite(path: string): boolean {
-  return !isEnvironmentSuite(path) && firstLineIs(path, isToolUseSuiteLine);
+  return !isEnvironmentSuite(path) && firstLineIs(path, (fields) => isToolUseSuiteLine(fields) && !isAceBenchSuiteLine(fields));
+}
+
+/** Whether a suite file's first line is an ACEBench-Agent item. */
+function isAceBenchSuite(path: string): boolean {
+  return !isEnvironmentSuite(path) && firstLineIs(path, isAceBenchSuiteLine);
 }
 
 function firstLineIs(path: string, test: (fields: Record<string, unknown>) => boolean): boolean {
@@ -81,12 +96,38 @@ function firstLineIs(path: string, test: (fields: Record<string, unknown>) => bo
 
 /** Whether evaluating a suite runs code in the sandbox: a folder of environments, or code problems. */
 export function suiteNeedsSandbox(path: string): boolean {
-  return isEnvironmentSuite(path) || (!isLibrarySuitePath(path) && isCodeSuite(path));
+  return isEnvironmentSuite(path) || (!isLibrarySuitePath(path) && !isTau2SuitePath(path) && isCodeSuite(path));
 }
 
 /** Evaluates a backend on a held-out suite of any kind. */
 export async function evaluateSuite(backend: LlmBackend, options: EvaluateSuiteOptions): Promise<SuiteEvalReport> {
   const suite = options.suiteName ?? options.suitePath;
+  if (!isEnvironmentSuite(options.suitePath) && isTau2SuitePath(options.suitePath)) {
+    const tau2 = readTau2Suite(options.suitePath);
+    // A limit given to the evaluation caps every domain's tasks.
+    if (options.limit !== undefined) tau2.tasks = tau2.tasks.map((spec) => ({ ...spec, limit: Math.min(spec.limit ?? Infinity, options.limit!) }));
+    return evaluateTau2(backend, tau2, {
+      suite,
+      python: options.python ?? resolveTrainerPython(),
+      ...(options.userBackend ? { userBackend: options.userBackend } : {}),
+      ...(options.userSimulator ? { userSimulator: options.userSimulator } : {}),
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
+  if (isAceBenchSuite(options.suitePath)) {
+    return evaluateAceBench(backend, readAceBenchSuite(options.suitePath, options.limit), {
+      suite,
+      python: options.python ?? resolveTrainerPython(),
+      ...(options.userBackend ? { userBackend: options.userBackend } : {}),
+      ...(options.userSimulator ? { userSimulator: options.userSimulator } : {}),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      seed: options.seed,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
   if (isToolUseSuite(options.suitePath)) {
     return evaluateToolUse(backend, readToolUseSuite(options.suitePath, options.limit), {
       suite,
@@ -161,8 +202,8 @@ async function evaluateLibrarySuite(backend: LlmBackend, suite: string, options:
   }
 }
 
-/** The number a suite is judged by: accuracy for questions and tool use, mean return for environments, pass@1 for code. */
+/** The number a suite is judged by: accuracy for questions and tool use (ACEBench: end-to-end; tau2: pass@1), mean return for environments, pass@1 for code. */
 export function suiteScore(report: SuiteEvalReport): number {
-  if (!("kind" in report) || report.kind === "tool-use") return report.accuracy;
+  if (!("kind" in report) || report.kind === "tool-use" || report.kind === "acebench" || report.kind === "tau2") return report.accuracy;
   return report.kind === "code" ? report.passAt1 : report.meanReturn;
 }

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { readJsonLines as jsonLines } from "./readJsonLines.js";
 import { SuiteFormatError } from "./SuiteFormatError.js";
 import type { ToolUseItem, ToolUseSuite } from "./ToolUseItem.js";
 
@@ -32,7 +33,7 @@ export function readToolUseSuite(path: string, limit = Infinity): ToolUseSuite {
     if (items.length >= limit) break;
     if (!isToolUseSuiteLine(fields)) throw new SuiteFormatError(`${where}: expected a BFCL multi-turn item {id, question, initial_config, involved_classes} like the suite's first line`);
     if (typeof fields.id !== "string") throw new SuiteFormatError(`${where}: id: expected the item's id as a string`);
-    if (typeof fields.question === "string") throw new SuiteFormatError(`${where}: question: a single string is an ACEBench-Agent item, which is not supported yet (only BFCL-v4 multi-turn suites: question as a list of turns)`);
+    if (typeof fields.question === "string") throw new SuiteFormatError(`${where}: question: a single string is an ACEBench-Agent item; an ACEBench-Agent file must start with one (id agent_multi_step_N or agent_multi_turn_N), not be mixed into a BFCL suite`);
     const turns = turnList(fields.question, `${where}: question`, (message, at) => {
       const m = message as Record<string, unknown>;
       if (!m || (m.role !== "user" && m.role !== "system") || typeof m.content !== "string") throw new SuiteFormatError(`${at}: expected a message {role: "user", content: string}`);
@@ -62,27 +63,6 @@ export function readToolUseSuite(path: string, limit = Infinity): ToolUseSuite {
   }
   if (items.length === 0) throw new SuiteFormatError(`${path}: the suite holds no items`);
   return { items, classesDir: join(dirname(path), "func_source_code"), docsDir: join(dirname(path), "multi_turn_func_doc") };
-}
-
-function jsonLines(path: string): { fields: Record<string, unknown>; where: string }[] {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new SuiteFormatError(`${path}: cannot read the suite: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  return text.split("\n").flatMap((line, i) => {
-    if (line.trim() === "") return [];
-    const where = `${path}:${i + 1}`;
-    let fields: unknown;
-    try {
-      fields = JSON.parse(line);
-    } catch (error) {
-      throw new SuiteFormatError(`${where}: not valid JSON: ${(error as Error).message}`);
-    }
-    if (typeof fields !== "object" || fields === null || Array.isArray(fields)) throw new SuiteFormatError(`${where}: expected a JSON object`);
-    return [{ fields: fields as Record<string, unknown>, where }];
-  });
 }
 
 function turnList<T>(value: unknown, where: string, read: (entry: unknown, at: string) => T): T[][] {

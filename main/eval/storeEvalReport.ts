@@ -5,10 +5,13 @@ import type { SuiteEvalReport } from "./evaluateSuite.js";
 
 /** Stores an evaluation of the base model (adapterId null) or an adapter; returns the result id. */
 export function storeEvalReport(db: WritableDb, adapterId: number | null, suiteKey: string, report: SuiteEvalReport): number {
+  if ("kind" in report && report.kind === "tau2") {
+    return insertEvalResult(db, { adapterId, suite: suiteKey, n: report.n, correct: report.items.filter((item) => item.passed > 0).length, accuracy: report.accuracy, items: report.items });
+  }
   if ("kind" in report && report.kind === "code") {
     return insertEvalResult(db, { adapterId, suite: suiteKey, n: report.n, correct: report.items.filter((item) => item.passed > 0).length, accuracy: report.passAt1, items: report.items });
   }
-  if ("kind" in report && report.kind === "tool-use") {
+  if ("kind" in report && (report.kind === "tool-use" || report.kind === "acebench")) {
     return insertEvalResult(db, { adapterId, suite: suiteKey, n: report.n, correct: report.correct, accuracy: report.accuracy, items: report.items });
   }
   if ("kind" in report) {

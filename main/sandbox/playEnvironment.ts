@@ -16,7 +16,7 @@ export interface PlayOptions {
  * of the environment (exceptions, timeouts, memory) end the episode and land in `error`; the
  * report keeps what ran before. Same code, seed and actions give the same report.
  */
-export async function playEnvironment(pool: SandboxPool, code: string, options: PlayOptions): Promise<PlayReport> {
+export async function playEnvironment(pool: Pick<SandboxPool, "open">, code: string, options: PlayOptions): Promise<PlayReport> {
   const report: PlayReport = { className: "", seed: options.seed, reset: { observation: "", info: {} }, steps: [], return: 0, error: null };
   let session: EnvSession | null = null;
   try {

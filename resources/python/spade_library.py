@@ -30,14 +30,11 @@ import os
 import random
 import re
 import sys
-import traceback
 
-# The protocol stream: a private copy of fd 1, then fd 1 points at stderr for everything else.
-_PROTOCOL = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+from spade_worker_loop import cap as _cap, serve, take_protocol
 
-MAX_TEXT = 100_000
+_PROTOCOL = take_protocol()
+
 RLVE_OFFICIAL16 = [
     "Division", "EuclidGame", "GCDOne_Counting", "HamiltonianPath", "LampChanging", "LargestConvexPolygon",
     "Multiplication", "PCPPermutation", "Path_NoGoingBack_Counting", "SAT", "ShortestPath", "Sorting",
@@ -49,13 +46,6 @@ RLVE_GENERATOR_TRIES = 10
 
 class LibraryError(Exception):
     """A request the library cannot answer; the message says what and where."""
-
-
-def _cap(text):
-    text = "" if text is None else str(text)
-    if len(text) > MAX_TEXT:
-        return text[:MAX_TEXT] + f"\n[cut: {len(text) - MAX_TEXT} more characters]"
-    return text
 
 
 def _plain(value, depth=0):
@@ -326,36 +316,9 @@ class Worker:
         raise LibraryError(f"unknown op {op!r}")
 
 
-def _describe(error):
-    if isinstance(error, LibraryError):
-        return str(error)
-    if isinstance(error, ModuleNotFoundError):
-        return f"missing dependency: No module named {error.name!r} (install it into this interpreter: {sys.executable})"
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
-    return f"{type(error).__name__}: {_cap(error)[:2000]}{where}"
-
-
 def main():
-    limit_mb = int(os.environ.get("SPADE_LIBRARY_MEMORY_MB", "0") or 0)
-    if limit_mb > 0:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (limit_mb * 2**20, limit_mb * 2**20))
     worker = Worker()
-    _PROTOCOL.write(json.dumps({"ready": True, "python": sys.version.split()[0]}) + "\n")
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        request = json.loads(line)
-        try:
-            answer = {"id": request.get("id"), "ok": True, **worker.handle(request)}
-        except MemoryError:
-            answer = {"id": request.get("id"), "ok": False, "where": request.get("op"), "error": "out of memory (the worker's memory limit)"}
-        except Exception as error:  # a library's own error is that call's answer, never the worker's end
-            answer = {"id": request.get("id"), "ok": False, "where": request.get("op"), "error": _describe(error)}
-        _PROTOCOL.write(json.dumps(answer) + "\n")
+    serve(_PROTOCOL, worker.handle, (LibraryError,))
 
 
 if __name__ == "__main__":

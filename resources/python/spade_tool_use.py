@@ -29,22 +29,15 @@ import importlib.util
 import json
 import os
 import sys
-import traceback
 
-_PROTOCOL = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+from spade_worker_loop import cap as _cap, serve, take_protocol
 
-MAX_TEXT = 100_000
+_PROTOCOL = take_protocol()
 BFCL_SOURCE_PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 
 
 class ToolUseError(Exception):
     """A request the worker cannot answer; the message says what."""
-
-
-def _cap(text):
-    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"\n[cut: {len(text) - MAX_TEXT} more characters]"
 
 
 def _module_files(folder):
@@ -194,35 +187,9 @@ def handle(state, request):
     raise ToolUseError(f"unknown op {op!r}")
 
 
-def _describe(error):
-    if isinstance(error, ToolUseError):
-        return str(error)
-    if isinstance(error, ModuleNotFoundError):
-        return f"missing dependency: No module named {error.name!r} (install it into this interpreter: {sys.executable})"
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
-    return f"{type(error).__name__}: {str(error)[:2000]}{where}"
-
-
 def main():
-    limit_mb = int(os.environ.get("SPADE_LIBRARY_MEMORY_MB", "0") or 0)
-    if limit_mb > 0:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (limit_mb * 2**20, limit_mb * 2**20))
     state = {}
-    _PROTOCOL.write(json.dumps({"ready": True, "python": sys.version.split()[0]}) + "\n")
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        try:
-            answer = {"id": request.get("id"), "ok": True, **handle(state, request)}
-        except MemoryError:
-            answer = {"id": request.get("id"), "ok": False, "where": request.get("op"), "error": "out of memory (the worker's memory limit)"}
-        except Exception as error:
-            answer = {"id": request.get("id"), "ok": False, "where": request.get("op"), "error": _describe(error)}
-        _PROTOCOL.write(json.dumps(answer) + "\n")
+    serve(_PROTOCOL, lambda request: handle(state, request), (ToolUseError,))
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ describe("a BFCL multi-turn suite", () => {
     writeFileSync(path, `${JSON.stringify({ id: "multi_turn_base_9", question: [[{ role: "user", content: "x" }]], initial_config: {}, involved_classes: ["TinyBankAPI"] })}\n`);
     expect(() => readToolUseSuite(path)).toThrow(/:1: id multi_turn_base_9: no ground truth with this id in .*possible_answer/);
     writeFileSync(path, `${JSON.stringify({ id: "agent_multi_step_0", question: "user: send a message", initial_config: {}, involved_classes: ["MessageApi"] })}\n`);
-    expect(() => readToolUseSuite(path)).toThrow(`${path}:1: question: a single string is an ACEBench-Agent item, which is not supported yet`);
+    expect(() => readToolUseSuite(path)).toThrow(`${path}:1: question: a single string is an ACEBench-Agent item; an ACEBench-Agent file must start with one`);
     rmSync(join(dir, "possible_answer"), { recursive: true });
     expect(() => readToolUseSuite(path)).toThrow(/needs its ground truth in .*possible_answer/);
   });

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../shared/runConfig.js";
 import { describeAblations } from "../../main/selfplay/describeAblations.js";
 import { readLibrarySuite } from "../../main/eval/readLibrarySuite.js";
+import { readTau2Suite } from "../../main/eval/readTau2Suite.js";
 
 const examples = resolve(import.meta.dirname, "../../resources/examples");
 const read = (name: string) => parseRunConfig(JSON.parse(readFileSync(join(examples, name), "utf8")), name);
@@ -26,10 +27,18 @@ describe("the paper's reproduction configs", () => {
     expect(new Set(configs.map((c) => JSON.stringify(c.backend))).size).toBe(1);
     expect(new Set(configs.map((c) => c.iterations))).toEqual(new Set([40]));
     expect(new Set(configs.map((c) => c.training?.eval?.suite))).toEqual(new Set(["suites/gpqa-diamond.jsonl"]));
+    // 25 questions a round: at 100 the in-run check alone would outlast the night (README, "What each run costs").
+    expect(new Set(configs.map((c) => c.training?.eval?.limit))).toEqual(new Set([25]));
   });
 
   it("include a held-out games suite of GEM's reasoning-gym tasks", () => {
     const suite = readLibrarySuite(join(examples, "suites", "games-gem.json"));
     expect(suite).toMatchObject({ library: { kind: "gem", set: ["rg:basic_arithmetic-hard", "rg:chain_sum-hard", "rg:gcd-hard", "rg:lcm-hard"] }, episodes: 8, maxTurns: 2 });
+  });
+
+  it("include the reference's tau2 run: retail, telecom and airline, base split, 4 trials, 200 steps", () => {
+    const suite = readTau2Suite(join(examples, "suites", "tau2.json"));
+    expect(suite.tasks.map((t) => `${t.domain}/${t.split}`)).toEqual(["retail/base", "telecom/base", "airline/base"]);
+    expect(suite).toMatchObject({ numTrials: 4, maxSteps: 200, agent: { temperature: 0, topP: 0.8, topK: 20, maxTokens: 16384 }, user: { temperature: 0, maxTokens: 2048 } });
   });
 });

@@ -91,7 +91,7 @@ export const evalCommand: Command = {
           onProgress: (done, total) => {
             if (!values.json || process.stderr.isTTY) process.stderr.write(`\r${done}/${total}${done === total ? "\n" : ""}`);
           },
-        });
+        }, config.userBackend);
       } finally {
         await sandbox?.dispose();
       }
@@ -110,6 +110,8 @@ export const evalCommand: Command = {
         const model = adapter ? ` with adapter ${adapter.name}` : adapterPath ? ` with ${adapterPath}` : "";
         if (!("kind" in report)) process.stdout.write(`${values.suite}: ${report.correct}/${report.n} correct (${(report.accuracy * 100).toFixed(1)}%${ci(report.interval, 100, 1)}${report.samples ? `, ${report.samples} samples each` : ""})${model}\n`);
         else if (report.kind === "tool-use") process.stdout.write(`${values.suite}: ${report.correct}/${report.n} items pass the state and response checks (${(report.accuracy * 100).toFixed(1)}%${ci(report.interval, 100, 1)})${model}\n`);
+        else if (report.kind === "acebench") process.stdout.write(`${values.suite}: ${report.correct}/${report.n} items end in the possible answer's state (end-to-end ${(report.accuracy * 100).toFixed(1)}%${ci(report.interval, 100, 1)}; process ${(report.processAccuracy * 100).toFixed(1)}%${ci(report.processInterval, 100, 1)}; user simulator: ${report.userSimulator})${model}\n`);
+        else if (report.kind === "tau2") process.stdout.write(`${values.suite}: ${report.n} tasks x ${report.trials} trials, pass@1 ${(report.accuracy * 100).toFixed(1)}%${ci(report.interval, 100, 1)} (${report.passed}/${report.simulations} passed, ${report.errors} errors; ${report.domains.map((d) => `${d.label} ${(d.passAt1 * 100).toFixed(1)}%`).join(", ")}; user simulator: ${report.userSimulator})${model}\n`);
         else if (report.kind === "code") process.stdout.write(`${values.suite}: ${report.n} problems x ${report.samples} samples, pass@1 ${(report.passAt1 * 100).toFixed(1)}%${ci(report.interval, 100, 1)}${model}\n`);
         else process.stdout.write(`${values.suite}: ${report.n} environments, ${report.plays} plays, mean return ${report.meanReturn.toFixed(3)}${ci(report.interval, 1, 3)}, win rate ${(report.winRate * 100).toFixed(1)}%${model}\n`);
       }
