@@ -4,6 +4,7 @@ import type { EnvironmentFilter, EnvironmentListItem } from "../../../shared/api
 import { usePagedRows } from "../hooks/usePagedRows.js";
 import { useApi } from "../lib/api/ApiContext.js";
 import { attemptLabel, failureReason } from "../lib/environments/attemptLabels.js";
+import { memoryLabel } from "../lib/environments/memoryLabel.js";
 import { formatNumber, formatPercent } from "../lib/format/formatNumber.js";
 import { routes } from "../lib/router/parseRoute.js";
 import { ErrorBox } from "./ErrorBox.js";
@@ -16,9 +17,13 @@ function Row({ item, above }: { item: EnvironmentListItem; above: EnvironmentLis
   return (
     <a className={label.groupStart ? "env-row group-start" : "env-row"} href={routes.env(item.id)} data-env-id={item.id}>
       <span className="c-id">#{item.id}</span>
+      <span className="c-run">{item.runId === null ? "–" : `#${item.runId}`}</span>
       <span className="c-it">{item.iteration ?? "–"}</span>
       <span className="c-slot">{label.slot}</span>
       <span className="c-name">{item.className ?? <em>no class</em>}</span>
+      <span className="c-skill" title={item.skill ?? undefined}>
+        {item.skill ?? "–"}
+      </span>
       <span className={item.valid ? "c-valid ok" : "c-valid bad"} title={item.validationError ?? undefined}>
         {item.valid ? "valid" : "invalid"}
       </span>
@@ -26,8 +31,17 @@ function Row({ item, above }: { item: EnvironmentListItem; above: EnvironmentLis
         {reason}
       </span>
       <span className="c-nov">{item.novelty ?? "–"}</span>
+      <span className="c-mem" data-testid="memory-state">
+        {memoryLabel(item)}
+      </span>
       <span className="c-num">{formatPercent(item.winRate)}</span>
-      <span className="c-num">{formatPercent(item.hintWinRate)}</span>
+      {item.hintSkipped ? (
+        <span className="c-num bad" title={`hinted plays skipped: ${item.hintSkipped}`} data-testid="hint-skipped">
+          skipped
+        </span>
+      ) : (
+        <span className="c-num">{formatPercent(item.hintWinRate)}</span>
+      )}
       <span className="c-num">{formatNumber(item.regret, 3)}</span>
       <span className="c-num">{formatNumber(item.designerReward, 3)}</span>
     </a>
@@ -51,12 +65,15 @@ export function EnvironmentTable({ filter, height = 480 }: { filter: Environment
     <div className="env-table">
       <div className="env-row env-head">
         <span className="c-id">id</span>
+        <span className="c-run">run</span>
         <span className="c-it">iter</span>
         <span className="c-slot">slot</span>
         <span className="c-name">class</span>
+        <span className="c-skill">skill</span>
         <span className="c-valid">valid</span>
         <span className="c-reason">failure reason</span>
         <span className="c-nov">novelty</span>
+        <span className="c-mem">memory</span>
         <span className="c-num">win</span>
         <span className="c-num">hint win</span>
         <span className="c-num">regret</span>
