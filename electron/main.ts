@@ -75,6 +75,8 @@ async function main(): Promise<void> {
       width: 1400,
       height: 900,
       title: "SPADE Workbench",
+      // The window's icon (taskbar, window switcher on Linux and Windows); the page has its own favicon.
+      icon: join(root, "resources", "icons", "icon.png"),
       backgroundColor: "#0d1117",
       webPreferences: {
         preload: join(import.meta.dirname, "..", "preload", "index.cjs"),

@@ -228,7 +228,8 @@ export class Workbench {
         const run = store.getRun(db, runId);
         if (!run) throw new NotFoundError(`no run ${runId}`);
         const summary = this.#runSummary(run);
-        return { ...views.toRunDetail(summary, run), diagnosis: summary.validEnvironments === 0 ? diagnoseRun(db, run) : null };
+        const hintsSkipped = [...hintSkipReasons(db, runId)].map(([environmentId, reason]) => ({ environmentId, reason }));
+        return { ...views.toRunDetail(summary, run), diagnosis: summary.validEnvironments === 0 ? diagnoseRun(db, run) : null, hintsSkipped };
       },
       getRunMetrics: async ({ runId }) => {
         if (!store.getRun(db, runId)) throw new NotFoundError(`no run ${runId}`);

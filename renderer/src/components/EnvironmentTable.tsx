@@ -8,6 +8,8 @@ import { memoryLabel } from "../lib/environments/memoryLabel.js";
 import { formatNumber, formatPercent } from "../lib/format/formatNumber.js";
 import { routes } from "../lib/router/parseRoute.js";
 import { ErrorBox } from "./ErrorBox.js";
+import { plainText } from "../lib/format/splitInlineCode.js";
+import { TextWithCode } from "./TextWithCode.js";
 
 const ROW_HEIGHT = 30;
 
@@ -24,11 +26,11 @@ function Row({ item, above }: { item: EnvironmentListItem; above: EnvironmentLis
       <span className="c-skill" title={item.skill ?? undefined}>
         {item.skill ?? "–"}
       </span>
-      <span className={item.valid ? "c-valid ok" : "c-valid bad"} title={item.validationError ?? undefined}>
+      <span className={item.valid ? "c-valid ok" : "c-valid bad"} title={item.validationError ? plainText(item.validationError) : undefined}>
         {item.valid ? "valid" : "invalid"}
       </span>
-      <span className="c-reason" title={item.validationError ?? undefined} data-testid={reason ? "failure-reason" : undefined}>
-        {reason}
+      <span className="c-reason" title={item.validationError ? plainText(item.validationError) : undefined} data-testid={reason ? "failure-reason" : undefined}>
+        <TextWithCode text={reason} />
       </span>
       <span className="c-nov">{item.novelty ?? "–"}</span>
       <span className="c-mem" data-testid="memory-state">
@@ -36,7 +38,7 @@ function Row({ item, above }: { item: EnvironmentListItem; above: EnvironmentLis
       </span>
       <span className="c-num">{formatPercent(item.winRate)}</span>
       {item.hintSkipped ? (
-        <span className="c-num bad" title={`hinted plays skipped: ${item.hintSkipped}`} data-testid="hint-skipped">
+        <span className="c-num bad" title={`hinted plays skipped: ${plainText(item.hintSkipped)}`} data-testid="hint-skipped">
           skipped
         </span>
       ) : (

@@ -9,8 +9,8 @@ export const metricLabels: Record<string, string> = {
   vendiScore: "Diversity (Vendi score)",
   vendiPerN: "Diversity (Vendi / n)",
   tokensPerEnv: "Tokens per environment",
-  timePerEnvMs: "Time per environment (ms)",
-  wallTimeMs: "Iteration wall time (ms)",
+  timePerEnvMs: "Time per environment",
+  wallTimeMs: "Iteration wall time",
 };
 
 export const preferredMetrics = Object.keys(metricLabels);
