@@ -1,5 +1,5 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatMetricValue, type PreparedMetricChart } from "../lib/charts/prepareMetricChart.js";
+import { formatAxisValue, formatMetricValue, type PreparedMetricChart } from "../lib/charts/prepareMetricChart.js";
 import { seriesColor } from "../lib/charts/metricLabels.js";
 
 export interface ChartSeries {
@@ -14,7 +14,7 @@ const percent = (value: number) => `${Math.round(value * 100)}%`;
 /** A thin line chart of a prepared metric (prepareMetricChart): one iteration shows its values; gaps stay gaps. */
 export function MetricChart({ chart, series }: { chart: PreparedMetricChart; series: ChartSeries[] }) {
   const { title, rows, domain, single, kind, axisWidth, empty } = chart;
-  const tick = (value: number) => (kind === "rate" ? percent(value) : formatMetricValue(value, kind));
+  const tick = (value: number) => (kind === "rate" ? percent(value) : formatAxisValue(value, kind));
   const tooltipValue = (value: unknown) => (typeof value === "number" ? formatMetricValue(value, kind) : String(value));
   return (
     <figure className="chart" data-testid={`chart-${title}`} data-points={rows.length} data-domain={domain ? domain.join("-") : "auto"}>

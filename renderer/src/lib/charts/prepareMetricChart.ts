@@ -53,6 +53,20 @@ export function formatMetricValue(value: number | null, kind: MetricValueKind): 
   return Math.abs(value) >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(3);
 }
 
+/**
+ * A value as an axis tick shows it: as `formatMetricValue`, but a duration in one unit ("25 min",
+ * "1.3 h", "850 ms"), short enough that the axis never wraps or clips it.
+ */
+export function formatAxisValue(value: number, kind: MetricValueKind): string {
+  if (kind !== "durationMs" && kind !== "durationSeconds") return formatMetricValue(value, kind);
+  const ms = kind === "durationSeconds" ? value * 1000 : value;
+  const one = (amount: number, unit: string) => `${Number(amount.toFixed(Math.abs(amount) < 10 && !Number.isInteger(amount) ? 1 : 0))} ${unit}`;
+  if (Math.abs(ms) < 1000) return one(Math.round(ms), "ms");
+  if (Math.abs(ms) < 60_000) return one(ms / 1000, "s");
+  if (Math.abs(ms) < 3_600_000) return one(ms / 60_000, "min");
+  return one(ms / 3_600_000, "h");
+}
+
 /** One value of a named metric as a table cell shows it: rates as percentages, durations in words. */
 export function formatMetric(name: string, value: number | null | undefined): string {
   const number = value ?? null;
@@ -69,6 +83,8 @@ const emptyReasons: Record<string, string> = {
   noveltyRate: "novelty is judged on valid games only",
   vendiScore: "diversity needs at least one valid game",
   vendiPerN: "diversity needs at least one valid game",
+  loss: "no training round has reported its loss yet",
+  ratio: "no training round has reported importance ratios yet",
 };
 
 function emptyReason(metric: string): string {
@@ -89,7 +105,8 @@ export function prepareMetricChart(metric: string, rows: ChartRow[], series: rea
   // A rate outside [0, 1] means the name lied: fit the data rather than cut it off.
   const rate = isRateMetric(metric) && values.every((v) => v >= 0 && v <= 1);
   const kind: MetricValueKind = rate ? "rate" : (durationKind(metric) ?? "number");
-  const labels = rate ? ["100.0%"] : values.map((v) => formatMetricValue(v, kind));
+  // Ticks fall between the extremes; their labels are no longer than the extremes' plus a digit.
+  const labels = rate ? ["100%"] : values.map((v) => `${formatAxisValue(v, kind)}0`);
   const axisWidth = Math.max(40, AXIS_PADDING_PX + AXIS_CHAR_PX * Math.max(0, ...labels.map((label) => label.length)));
   const single =
     rows.length === 1
