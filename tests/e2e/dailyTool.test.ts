@@ -1,12 +1,14 @@
 // The researcher's daily views in Chromium against the real `spade serve`: playing a tool-use
 // environment by hand, the Environments list's run / skill / memory columns, a set's statistics
 // across runs, and a run page that formats durations, explains empty charts and skipped hints.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, type LaunchedBrowser } from "../../main/bench/launchChromium.js";
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fakeOpenAiServer.js";
+import { startCli, type CliProcess } from "../support/startCli.js";
 import * as store from "../../main/store/index.js";
 import { putRunNote } from "../../main/store/queries/schedule.js";
 import { buildUiFixture, fixtureCode, type UiFixture } from "./support/fixture.js";
@@ -23,6 +25,8 @@ let toolEnvId: number;
 let pinnedEnvId: number;
 let skippedEnvId: number;
 let diagnosedRunId: number;
+let storyteller: FakeOpenAiServer | null = null;
+let cli: CliProcess | null = null;
 const errors: string[] = [];
 
 /** Adds to the UI fixture: a tool-use environment, memory flags, the set member played in a second run, and a run whose attempts all failed. */
@@ -67,6 +71,8 @@ describe.skipIf(!rendererBuilt())("the daily views in Chromium against spade ser
   });
 
   afterAll(async () => {
+    cli?.child.kill("SIGKILL");
+    await storyteller?.close();
     await chromium?.close();
     await serve?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -155,4 +161,31 @@ describe.skipIf(!rendererBuilt())("the daily views in Chromium against spade ser
     await page.screenshot({ path: join(shots, "run-formatting.png"), fullPage: true });
     expect(errors).toEqual([]);
   });
+
+  it("shows the diagnosis of a run that cannot work on its page while the run (from the CLI) still goes on", async () => {
+    // A model that writes stories, never code: every designer attempt fails for the same reason.
+    storyteller = await startFakeOpenAiServer(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return { json: { choices: [{ index: 0, message: { role: "assistant", content: "Once upon a time a little dog found a red ball." }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 5 } } };
+    });
+    writeFileSync(join(dir, "stories.json"), JSON.stringify({
+      db: "workspace.sqlite", name: "stories only", seed: 5, iterations: 200, envsPerIteration: 2, plays: 2, hintPlays: 1, maxTurns: 2, training: null, corpus: { path: "corpus.jsonl" },
+      backend: { kind: "openai", baseUrl: storyteller.baseUrl, model: "storyteller", stream: false, logprobs: false, maxConcurrency: 2 },
+    }));
+    writeFileSync(join(dir, "corpus.jsonl"), ["DOC:magic doors", "DOC:riddle numbers"].map((text) => JSON.stringify({ text })).join("\n") + "\n");
+    cli = startCli(["run", "--config", join(dir, "stories.json")]);
+    void cli.done.then((exit) => exit.code !== 130 && console.error(`spade run exited ${exit.code}: ${exit.stderr}`));
+    await page.goto(`${serve.url}#/runs`);
+    await page.getByRole("link", { name: /stories only/ }).click({ timeout: 30_000 });
+    const view = page.getByTestId("run-view");
+    const banner = view.getByTestId("diagnosis-banner");
+    await banner.waitFor({ timeout: 90_000 });
+    expect(await banner.getAttribute("data-kind")).toBe("noCode");
+    expect(await banner.innerText()).toMatch(/\d+ of \d+ replies contained no Python code/);
+    // Live: the run is still going, and the banner came without a reload.
+    expect(await view.locator(".badge-running").count()).toBe(1);
+    cli.child.kill("SIGINT");
+    expect((await cli.done).code).toBe(130);
+    cli = null;
+  }, 180_000);
 });
