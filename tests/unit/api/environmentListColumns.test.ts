@@ -40,7 +40,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const names = async (filter: Parameters<Workbench["api"]["listEnvironments"]>[0]) => (await workbench.api.listEnvironments(checkCall("listEnvironments", filter).input)).items.map((item) => item.className);
+type ListFilter = Parameters<Workbench["api"]["listEnvironments"]>[0];
+/** The class names the list shows for a filter, checked against the API's input contract first. */
+const names = async (filter: ListFilter) => (await workbench.api.listEnvironments(checkCall("listEnvironments", filter).input as ListFilter)).items.map((item) => item.className);
 
 describe("the Environments list's run, skill and memory columns", () => {
   it("carries each row's run, skill, memory flags and skipped-hint reason", async () => {
