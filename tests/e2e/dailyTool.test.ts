@@ -115,7 +115,11 @@ describe.skipIf(!rendererBuilt())("the daily views in Chromium against spade ser
     expect(await row.innerText()).toContain("Spatial Reasoning");
     expect(await page.locator(".env-head").innerText()).toMatch(/run[\s\S]*skill[\s\S]*memory/);
 
-    await page.goto(`${serve.url}#/envs?order=memory`);
+    // Sorting from the column head: pinned first.
+    await page.goto(`${serve.url}#/envs`);
+    await page.locator(".env-head").getByRole("link", { name: "memory" }).click();
+    await page.waitForURL(/order=memory/);
+    await page.locator(".env-head a.sort.active", { hasText: "memory" }).waitFor();
     await page.locator(".env-slot").first().waitFor();
     const first = await page.locator(".env-slot").first().locator(".c-mem").innerText();
     expect(first).toBe("pinned · in memory");

@@ -1,6 +1,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef } from "react";
-import type { EnvironmentFilter, EnvironmentListItem } from "../../../shared/api/environmentTypes.js";
+import type { ReactNode } from "react";
+import type { EnvironmentFilter, EnvironmentListItem, EnvironmentOrder } from "../../../shared/api/environmentTypes.js";
 import { usePagedRows } from "../hooks/usePagedRows.js";
 import { useApi } from "../lib/api/ApiContext.js";
 import { attemptLabel, failureReason } from "../lib/environments/attemptLabels.js";
@@ -50,8 +51,27 @@ function Row({ item, above }: { item: EnvironmentListItem; above: EnvironmentLis
   );
 }
 
-/** A virtualised, page-on-demand table of environments matching `filter`. */
-export function EnvironmentTable({ filter, height = 480 }: { filter: EnvironmentFilter; height?: number }) {
+/** The orders that sort ascending (the engine's order map); the others put the largest first. */
+const ascendingOrders = new Set<EnvironmentOrder>(["oldest", "slot", "skill"]);
+
+/** A column head; a link that sorts by the column when `sortHref` is given. */
+function Head({ className, order, filter, sortHref, children }: { className: string; order?: EnvironmentOrder; filter: EnvironmentFilter; sortHref?: (order: EnvironmentOrder) => string; children: ReactNode }) {
+  if (!order || !sortHref) return <span className={className}>{children}</span>;
+  const active = (filter.order ?? "oldest") === order;
+  const ascending = ascendingOrders.has(order);
+  return (
+    <a className={active ? `${className} sort active` : `${className} sort`} href={sortHref(order)} title={`sort by ${String(children)}`} aria-sort={active ? (ascending ? "ascending" : "descending") : undefined}>
+      {children}
+      {active ? (ascending ? " ▴" : " ▾") : ""}
+    </a>
+  );
+}
+
+/**
+ * A virtualised, page-on-demand table of environments matching `filter`. `sortHref` makes the
+ * sortable column heads links to the same list in that order.
+ */
+export function EnvironmentTable({ filter, height = 480, sortHref }: { filter: EnvironmentFilter; height?: number; sortHref?: (order: EnvironmentOrder) => string }) {
   const api = useApi();
   const key = JSON.stringify(filter);
   const rows = usePagedRows(key, (offset, limit) => api.listEnvironments({ ...filter, offset, limit }));
@@ -66,20 +86,36 @@ export function EnvironmentTable({ filter, height = 480 }: { filter: Environment
   return (
     <div className="env-table">
       <div className="env-row env-head">
-        <span className="c-id">id</span>
-        <span className="c-run">run</span>
+        <Head className="c-id" order="oldest" filter={filter} sortHref={sortHref}>
+          id
+        </Head>
+        <Head className="c-run" order="run" filter={filter} sortHref={sortHref}>
+          run
+        </Head>
         <span className="c-it">iter</span>
-        <span className="c-slot">slot</span>
+        <Head className="c-slot" order="slot" filter={filter} sortHref={sortHref}>
+          slot
+        </Head>
         <span className="c-name">class</span>
-        <span className="c-skill">skill</span>
+        <Head className="c-skill" order="skill" filter={filter} sortHref={sortHref}>
+          skill
+        </Head>
         <span className="c-valid">valid</span>
         <span className="c-reason">failure reason</span>
         <span className="c-nov">novelty</span>
-        <span className="c-mem">memory</span>
-        <span className="c-num">win</span>
+        <Head className="c-mem" order="memory" filter={filter} sortHref={sortHref}>
+          memory
+        </Head>
+        <Head className="c-num" order="winRate" filter={filter} sortHref={sortHref}>
+          win
+        </Head>
         <span className="c-num">hint win</span>
-        <span className="c-num">regret</span>
-        <span className="c-num">reward</span>
+        <Head className="c-num" order="regret" filter={filter} sortHref={sortHref}>
+          regret
+        </Head>
+        <Head className="c-num" order="designerReward" filter={filter} sortHref={sortHref}>
+          reward
+        </Head>
       </div>
       <div className="env-scroll" ref={scroller} style={{ height }} data-testid="env-scroll" data-total={rows.total ?? ""}>
         {rows.total === 0 && <div className="empty">No environments match.</div>}

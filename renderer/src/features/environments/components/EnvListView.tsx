@@ -93,7 +93,7 @@ function FilteredEnvironments({ query }: { query: URLSearchParams }) {
         </label>
         <button type="submit">Apply</button>
       </form>
-      <EnvironmentTable filter={filter} height={Math.max(300, window.innerHeight - 240)} />
+      <EnvironmentTable filter={filter} height={Math.max(300, window.innerHeight - 240)} sortHref={(order) => routes.envs({ ...queryFromFilter(filter), order })} />
     </section>
   );
 }
