@@ -1,7 +1,7 @@
 // One metric's chart, decided here (the component only draws): its title in words, a 0-1 axis
 // for rates, durations in words (never raw milliseconds), an axis wide enough for its labels, why
 // a chart has nothing to draw, and for a single iteration the values themselves instead of lone dots.
-import { formatDuration } from "../format/formatNumber.js";
+import { formatDuration, formatDurationCompact } from "../format/formatNumber.js";
 import type { ChartRow } from "./prepareMetricSeries.js";
 import { metricLabel } from "./metricLabels.js";
 
@@ -53,18 +53,11 @@ export function formatMetricValue(value: number | null, kind: MetricValueKind): 
   return Math.abs(value) >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(3);
 }
 
-/**
- * A value as an axis tick shows it: as `formatMetricValue`, but a duration in one unit ("25 min",
- * "1.3 h", "850 ms"), short enough that the axis never wraps or clips it.
- */
+/** A value as an axis tick shows it: as `formatMetricValue`, but a duration in one unit (short enough never to wrap). */
 export function formatAxisValue(value: number, kind: MetricValueKind): string {
-  if (kind !== "durationMs" && kind !== "durationSeconds") return formatMetricValue(value, kind);
-  const ms = kind === "durationSeconds" ? value * 1000 : value;
-  const one = (amount: number, unit: string) => `${Number(amount.toFixed(Math.abs(amount) < 10 && !Number.isInteger(amount) ? 1 : 0))} ${unit}`;
-  if (Math.abs(ms) < 1000) return one(Math.round(ms), "ms");
-  if (Math.abs(ms) < 60_000) return one(ms / 1000, "s");
-  if (Math.abs(ms) < 3_600_000) return one(ms / 60_000, "min");
-  return one(ms / 3_600_000, "h");
+  if (kind === "durationMs") return formatDurationCompact(value);
+  if (kind === "durationSeconds") return formatDurationCompact(value * 1000);
+  return formatMetricValue(value, kind);
 }
 
 /** One value of a named metric as a table cell shows it: rates as percentages, durations in words. */
