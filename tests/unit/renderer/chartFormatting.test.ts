@@ -37,7 +37,7 @@ describe("chart formatting", () => {
 
   it("shows the core curves from the first iteration, so a metric missing everywhere gets a tile that says why", () => {
     const metrics = { runId: 1, iterations: [{ iteration: 0, values: { validityRate: 0 }, series: {} }] };
-    expect(metricNames([metrics], preferredMetrics, coreMetrics)).toEqual(["validityRate", "meanRegret", "meanWinRate", "designerReward"]);
+    expect(metricNames([metrics], preferredMetrics, coreMetrics)).toEqual(["validityRate", "meanRegret", "meanWinRate"]);
     expect(metricNames([{ runId: 1, iterations: [] }], preferredMetrics, coreMetrics)).toEqual([]);
     expect(metricNames([metrics], preferredMetrics)).toEqual(["validityRate"]);
     expect(prepareMetricChart("meanRegret", prepareMetricSeries([metrics], "meanRegret"), series).empty).toMatch(/^No values yet: /);

@@ -15,8 +15,8 @@ export const metricLabels: Record<string, string> = {
 
 export const preferredMetrics = Object.keys(metricLabels);
 
-/** The method's core curves: a run page shows their tiles from the first iteration, empty ones saying why. */
-export const coreMetrics = ["validityRate", "meanRegret", "meanWinRate", "designerReward"];
+/** The method's core curves (every kind of run measures them): a run page shows their tiles from the first iteration, empty ones saying why. */
+export const coreMetrics = ["validityRate", "meanRegret", "meanWinRate"];
 
 /** A metric's title in words: the known label, else its camelCase or snake_case name spelled out ("meanTurns" -> "Mean turns"). */
 export function metricLabel(name: string): string {
