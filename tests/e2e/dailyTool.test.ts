@@ -121,6 +121,7 @@ describe.skipIf(!rendererBuilt())("the daily views in Chromium against spade ser
     await page.waitForURL(/order=memory/);
     await page.locator(".env-head a.sort.active", { hasText: "memory" }).waitFor();
     await page.locator(".env-slot").first().waitFor();
+    await page.screenshot({ path: join(shots, "envs-by-memory.png") });
     const first = await page.locator(".env-slot").first().locator(".c-mem").innerText();
     expect(first).toBe("pinned · in memory");
     await page.goto(`${serve.url}#/envs?skill=Multi-step%20lookup`);

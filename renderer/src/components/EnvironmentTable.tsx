@@ -34,7 +34,7 @@ function Row({ item, above }: { item: EnvironmentListItem; above: EnvironmentLis
         <TextWithCode text={reason} />
       </span>
       <span className="c-nov">{item.novelty ?? "–"}</span>
-      <span className="c-mem" data-testid="memory-state">
+      <span className="c-mem" data-testid="memory-state" title={memoryLabel(item)}>
         {memoryLabel(item)}
       </span>
       <span className="c-num">{formatPercent(item.winRate)}</span>
