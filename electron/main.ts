@@ -11,6 +11,7 @@ import type { WorkbenchEvent } from "../shared/api/events.js";
 import { CALL_CHANNEL, EVENT_CHANNEL } from "../shared/api/wire.js";
 import { hardenApp, isAppUrl } from "./hardenWebContents.js";
 import { APP_ORIGIN, registerAppScheme, serveAppProtocol } from "./serveAppProtocol.js";
+import { windowIconPath } from "./windowIcon.js";
 
 type EngineModule = { Workbench: typeof Workbench };
 type DispatchModule = { dispatchCall: typeof dispatchCall };
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
       width: 1400,
       height: 900,
       title: "SPADE Workbench",
+      icon: windowIconPath(root),
       backgroundColor: "#0d1117",
       webPreferences: {
         preload: join(import.meta.dirname, "..", "preload", "index.cjs"),

@@ -41,7 +41,7 @@ export class PlaySessions {
     const sessionId = randomUUID();
     this.#sessions.set(sessionId, { session, lastUsed: Date.now(), ended: false });
     await this.#closeOverflow();
-    return { sessionId, className: session.className, observation: reset.observation, info: reset.info };
+    return { sessionId, className: session.className, observation: reset.observation, info: reset.info, kind: session.kind, tools: session.tools };
   }
 
   async step(sessionId: string, action: string): Promise<PlayStepResult> {

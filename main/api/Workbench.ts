@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ApiInputError } from "../../shared/api/ApiInputError.js";
-import type { EnvironmentFilter } from "../../shared/api/environmentTypes.js";
+import type { EnvironmentFilter, MemoryStateFilter } from "../../shared/api/environmentTypes.js";
 import type { WorkbenchEvent } from "../../shared/api/events.js";
 import type { GpuChoice } from "../../shared/backendConfig.js";
 import { parseRunConfig } from "../../shared/runConfig.js";
@@ -66,6 +66,16 @@ const orderMap: Record<NonNullable<EnvironmentFilter["order"]>, { orderBy: store
   regret: { orderBy: "regret", descending: true },
   winRate: { orderBy: "winRate", descending: true },
   designerReward: { orderBy: "designerReward", descending: true },
+  run: { orderBy: "run", descending: true },
+  skill: { orderBy: "skill", descending: false },
+  memory: { orderBy: "memory", descending: true },
+};
+
+const memoryFilters: Record<MemoryStateFilter, Pick<store.EnvironmentFilter, "pinned" | "banned" | "inMemory">> = {
+  pinned: { pinned: true },
+  banned: { banned: true },
+  inMemory: { inMemory: true },
+  none: { pinned: false, banned: false, inMemory: false },
 };
 
 function storeFilter(filter: EnvironmentFilter): store.EnvironmentFilter {
@@ -79,8 +89,16 @@ function storeFilter(filter: EnvironmentFilter): store.EnvironmentFilter {
     winRateMin: filter.winRateMin,
     winRateMax: filter.winRateMax,
     search: filter.text,
+    skill: filter.skill,
+    ...(filter.memory ? memoryFilters[filter.memory] : {}),
     ...order,
   };
+}
+
+/** A set's members with the statistics of their plays across runs. */
+function listSetMembers(db: store.ReadonlyDb, name: string) {
+  const plays = store.envSetMemberPlays(db, name);
+  return store.listEnvSetMembers(db, name).map((member) => views.toEnvSetMemberView(member, plays.get(member.codeSha256) ?? null));
 }
 
 function readVersion(): string {
@@ -210,7 +228,8 @@ export class Workbench {
         const run = store.getRun(db, runId);
         if (!run) throw new NotFoundError(`no run ${runId}`);
         const summary = this.#runSummary(run);
-        return { ...views.toRunDetail(summary, run), diagnosis: summary.validEnvironments === 0 ? diagnoseRun(db, run) : null };
+        const hintsSkipped = [...hintSkipReasons(db, runId)].map(([environmentId, reason]) => ({ environmentId, reason }));
+        return { ...views.toRunDetail(summary, run), diagnosis: summary.validEnvironments === 0 ? diagnoseRun(db, run) : null, hintsSkipped };
       },
       getRunMetrics: async ({ runId }) => {
         if (!store.getRun(db, runId)) throw new NotFoundError(`no run ${runId}`);
@@ -224,7 +243,13 @@ export class Workbench {
         const base = storeFilter(filter);
         const offset = filter.offset ?? 0;
         const rows = store.listEnvironments(db, { ...base, offset, limit: filter.limit ?? 100 });
-        return { total: store.countEnvironments(db, base), offset, items: rows.map((row) => views.toEnvironmentListItem(row, row)) };
+        const skipped = new Map<number, Map<number, string>>();
+        const skipReason = (runId: number | null, envId: number) => {
+          if (runId === null) return null;
+          if (!skipped.has(runId)) skipped.set(runId, hintSkipReasons(db, runId));
+          return skipped.get(runId)!.get(envId) ?? null;
+        };
+        return { total: store.countEnvironments(db, base), offset, items: rows.map((row) => views.toEnvironmentRow(row, skipReason(row.runId, row.id))) };
       },
       getEnvironment: async ({ envId }) => {
         const env = this.#environment(envId);
@@ -340,7 +365,7 @@ export class Workbench {
       getEnvSet: async ({ name }) => {
         const set = store.getEnvSet(db, name);
         if (!set) throw new NotFoundError(`no environment set ${JSON.stringify(name)}`);
-        return { name: set.name, members: set.members, createdAt: set.createdAt, items: store.listEnvSetMembers(db, name).map(views.toEnvSetMemberView) };
+        return { name: set.name, members: set.members, createdAt: set.createdAt, items: listSetMembers(db, name) };
       },
       openEnvSetMember: async ({ set, codeSha256 }) => ({ envId: openEnvSetMember(db, set, codeSha256) }),
       exportEnvironments: async (request) => {

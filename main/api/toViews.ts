@@ -4,7 +4,7 @@ import type { EpisodeSummary, TurnView } from "../../shared/api/episodeTypes.js"
 import type { EnvSetMemberView } from "../../shared/api/envSetTypes.js";
 import type { AdapterDetail, AdapterView, EvalResultView } from "../../shared/api/modelTypes.js";
 import type { IterationMetrics as IterationMetricsView, RunDetail, RunProgressSnapshot, RunSummary } from "../../shared/api/runTypes.js";
-import type { Adapter, EnvSetMember, EnvStats, Environment, EnvironmentSummary, Episode, EvalResult, IterationMetrics, MemoryEntry, Run, Turn } from "../store/index.js";
+import type { Adapter, EnvSetMember, EnvSetMemberPlays, EnvStats, Environment, EnvironmentSummary, Episode, EvalResult, IterationMetrics, MemoryEntry, Run, Turn } from "../store/index.js";
 
 export function asObject(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -49,7 +49,7 @@ export function toIterationMetrics(row: IterationMetrics): IterationMetricsView 
   return { iteration: row.iteration, values, series };
 }
 
-type ListSource = Pick<Environment, "id" | "runId" | "iteration" | "slot" | "attempt" | "source" | "className" | "valid" | "validationError" | "novelty" | "createdAt">;
+type ListSource = Pick<Environment, "id" | "runId" | "iteration" | "slot" | "attempt" | "source" | "className" | "valid" | "validationError" | "novelty" | "createdAt" | "skill">;
 
 export function toEnvironmentListItem(env: ListSource, stats: Pick<EnvironmentSummary, "winRate" | "hintWinRate" | "regret" | "designerReward"> | null): EnvironmentListItem {
   return {
@@ -68,7 +68,13 @@ export function toEnvironmentListItem(env: ListSource, stats: Pick<EnvironmentSu
     regret: stats?.regret ?? null,
     designerReward: stats?.designerReward ?? null,
     createdAt: env.createdAt,
+    skill: env.skill,
   };
+}
+
+/** A list row: the item plus its memory flags (from the list query's join). */
+export function toEnvironmentRow(row: EnvironmentSummary, hintSkipped: string | null): EnvironmentListItem {
+  return { ...toEnvironmentListItem(row, row), pinned: row.pinned, banned: row.banned, inMemory: row.inMemory, hintSkipped };
 }
 
 export function toEnvironmentStats(stats: EnvStats): EnvironmentStats {
@@ -155,7 +161,7 @@ export function toAdapterDetail(adapter: Adapter, ancestors: Adapter[], childIds
   };
 }
 
-export function toEnvSetMemberView(member: EnvSetMember): EnvSetMemberView {
+export function toEnvSetMemberView(member: EnvSetMember, plays: EnvSetMemberPlays | null = null): EnvSetMemberView {
   return {
     codeSha256: member.codeSha256,
     environmentId: member.environmentId,
@@ -166,6 +172,10 @@ export function toEnvSetMemberView(member: EnvSetMember): EnvSetMemberView {
     hintWinRate: member.hintWinRate,
     regret: member.regret,
     source: member.source,
+    played: plays && {
+      ...plays,
+      regret: plays.meanReturn === null || plays.hintMeanReturn === null ? null : Math.max(0, plays.hintMeanReturn - plays.meanReturn),
+    },
   };
 }
 

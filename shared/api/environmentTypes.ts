@@ -6,7 +6,10 @@ import type { EpisodeSummary } from "./episodeTypes.js";
 
 export type EnvironmentSource = "designer" | "repair" | "edit" | "import" | "fixed";
 /** "slot": by iteration, slot and attempt, so a slot's repairs follow its first attempt. */
-export type EnvironmentOrder = "newest" | "oldest" | "slot" | "regret" | "winRate" | "designerReward";
+export type EnvironmentOrder = "newest" | "oldest" | "slot" | "regret" | "winRate" | "designerReward" | "run" | "skill" | "memory";
+
+/** An environment's place in the memory, as the list filters it: "none" is never in memory, pinned nor banned. */
+export type MemoryStateFilter = "pinned" | "banned" | "inMemory" | "none";
 
 /** Filters and paging for the environment list. */
 export interface EnvironmentFilter {
@@ -19,6 +22,10 @@ export interface EnvironmentFilter {
   winRateMax?: number;
   /** Matched against class name and code. */
   text?: string;
+  /** Only environments of this skill (exact name). */
+  skill?: string;
+  /** Only environments in this memory state. */
+  memory?: MemoryStateFilter;
   /** Defaults to "oldest". */
   order?: EnvironmentOrder;
   /** Defaults to 0. */
@@ -49,6 +56,13 @@ export interface EnvironmentListItem {
   regret: number | null;
   designerReward: number | null;
   createdAt: number;
+  skill: string | null;
+  /** The memory flags (all false when the environment never entered memory). */
+  pinned?: boolean;
+  banned?: boolean;
+  inMemory?: boolean;
+  /** Why the game's hinted plays were skipped, when they were. */
+  hintSkipped?: string | null;
 }
 
 export interface EnvironmentPage {

@@ -60,6 +60,8 @@ export interface RunDetail extends RunSummary {
   config: Record<string, unknown>;
   /** Set when at least one iteration is done (or the run ended) and no attempt is valid. */
   diagnosis?: RunDiagnosis | null;
+  /** The games whose hinted plays were skipped, each with why (e.g. the hint prompt did not fit the context). */
+  hintsSkipped?: { environmentId: number; reason: string }[];
 }
 
 /** One iteration's metrics: scalar values by name, and JSON-valued series (histograms) by name. */

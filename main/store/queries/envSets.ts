@@ -125,3 +125,42 @@ export function listEnvSetMembers(db: ReadonlyDb, setName: string): EnvSetMember
 export function deleteEnvSet(db: WritableDb, name: string): void {
   statement(db, `DELETE FROM env_sets WHERE name = ?`).run(name);
 }
+
+/** What every play of one set member's code says, over all runs (the canary left out). */
+export interface EnvSetMemberPlays {
+  runs: number;
+  plays: number;
+  hintPlays: number;
+  winRate: number | null;
+  hintWinRate: number | null;
+  meanReturn: number | null;
+  hintMeanReturn: number | null;
+}
+
+/**
+ * The plays of a set's members across runs, by code hash: a member is played as a new stored
+ * environment in each fixed-pool run, so its plays are those of every environment with its code.
+ * Members never played are absent. A win is a return above 0 (as in the environment statistics).
+ */
+export function envSetMemberPlays(db: ReadonlyDb, setName: string): Map<string, EnvSetMemberPlays> {
+  const rows = statement(
+    db,
+    `SELECT e.code_sha256 AS sha, count(DISTINCT ep.run_id) AS runs,
+       sum(ep.hinted = 0) AS plays, sum(ep.hinted = 1) AS hint_plays,
+       avg(CASE WHEN ep.hinted = 0 THEN ep."return" > 0 END) AS win_rate,
+       avg(CASE WHEN ep.hinted = 1 THEN ep."return" > 0 END) AS hint_win_rate,
+       avg(CASE WHEN ep.hinted = 0 THEN ep."return" END) AS mean_return,
+       avg(CASE WHEN ep.hinted = 1 THEN ep."return" END) AS hint_mean_return
+     FROM env_set_members m
+     JOIN environments e ON e.code_sha256 = m.code_sha256
+     JOIN episodes ep ON ep.environment_id = e.id AND ep.canary = 0
+     WHERE m.set_name = ?
+     GROUP BY e.code_sha256`,
+  ).all(setName) as { sha: string; runs: number; plays: number; hint_plays: number; win_rate: number | null; hint_win_rate: number | null; mean_return: number | null; hint_mean_return: number | null }[];
+  return new Map(
+    rows.map((row) => [
+      row.sha,
+      { runs: row.runs, plays: row.plays, hintPlays: row.hint_plays, winRate: row.win_rate, hintWinRate: row.hint_win_rate, meanReturn: row.mean_return, hintMeanReturn: row.hint_mean_return },
+    ]),
+  );
+}

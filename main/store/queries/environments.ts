@@ -67,7 +67,8 @@ export interface EnvironmentSummary extends Omit<Environment, "prompt" | "rawRep
 }
 
 /** "slot": by iteration, slot and attempt (a slot's repairs right after its first attempt). */
-export type EnvironmentOrder = "id" | "iteration" | "slot" | "regret" | "winRate" | "designerReward" | "createdAt";
+/** "memory": pinned first, then in memory, then banned, then the rest (descending). */
+export type EnvironmentOrder = "id" | "iteration" | "slot" | "regret" | "winRate" | "designerReward" | "createdAt" | "run" | "skill" | "memory";
 
 /** Filters for `listEnvironments` / `countEnvironments`. Unset fields do not filter. */
 export interface EnvironmentFilter {
@@ -77,6 +78,8 @@ export interface EnvironmentFilter {
   valid?: boolean;
   source?: EnvironmentSource | EnvironmentSource[];
   documentId?: string;
+  /** Exact skill name. */
+  skill?: string;
   novelty?: Novelty;
   /** Inclusive bounds on the regret (environments without statistics are left out when set). */
   regretMin?: number;
@@ -249,6 +252,9 @@ const orderColumns: Record<EnvironmentOrder, string> = {
   winRate: "s.win_rate",
   designerReward: "s.designer_reward",
   createdAt: "e.created_at",
+  run: "e.run_id",
+  skill: "e.skill",
+  memory: "(coalesce(m.pinned, 0) * 4 + coalesce(m.in_memory, 0) * 2 + coalesce(m.banned, 0))",
 };
 
 /** A page of environments matching the filter, with their statistics (the UI's list). */
@@ -314,6 +320,7 @@ function filterClauses(filter: EnvironmentFilter): { where: string[]; params: un
     add(`e.source IN (${sources.map(() => "?").join(", ") || "NULL"})`, ...sources);
   }
   if (filter.documentId !== undefined) add("e.document_id = ?", filter.documentId);
+  if (filter.skill !== undefined) add("e.skill = ?", filter.skill);
   if (filter.novelty !== undefined) add("e.novelty = ?", filter.novelty);
   if (filter.regretMin !== undefined) add("s.regret >= ?", filter.regretMin);
   if (filter.regretMax !== undefined) add("s.regret <= ?", filter.regretMax);

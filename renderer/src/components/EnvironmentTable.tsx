@@ -1,12 +1,16 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef } from "react";
-import type { EnvironmentFilter, EnvironmentListItem } from "../../../shared/api/environmentTypes.js";
+import type { ReactNode } from "react";
+import type { EnvironmentFilter, EnvironmentListItem, EnvironmentOrder } from "../../../shared/api/environmentTypes.js";
 import { usePagedRows } from "../hooks/usePagedRows.js";
 import { useApi } from "../lib/api/ApiContext.js";
 import { attemptLabel, failureReason } from "../lib/environments/attemptLabels.js";
+import { memoryLabel } from "../lib/environments/memoryLabel.js";
 import { formatNumber, formatPercent } from "../lib/format/formatNumber.js";
 import { routes } from "../lib/router/parseRoute.js";
 import { ErrorBox } from "./ErrorBox.js";
+import { plainText } from "../lib/format/splitInlineCode.js";
+import { TextWithCode } from "./TextWithCode.js";
 
 const ROW_HEIGHT = 30;
 
@@ -16,26 +20,58 @@ function Row({ item, above }: { item: EnvironmentListItem; above: EnvironmentLis
   return (
     <a className={label.groupStart ? "env-row group-start" : "env-row"} href={routes.env(item.id)} data-env-id={item.id}>
       <span className="c-id">#{item.id}</span>
+      <span className="c-run">{item.runId === null ? "–" : `#${item.runId}`}</span>
       <span className="c-it">{item.iteration ?? "–"}</span>
       <span className="c-slot">{label.slot}</span>
       <span className="c-name">{item.className ?? <em>no class</em>}</span>
-      <span className={item.valid ? "c-valid ok" : "c-valid bad"} title={item.validationError ?? undefined}>
+      <span className="c-skill" title={item.skill ?? undefined}>
+        {item.skill ?? "–"}
+      </span>
+      <span className={item.valid ? "c-valid ok" : "c-valid bad"} title={item.validationError ? plainText(item.validationError) : undefined}>
         {item.valid ? "valid" : "invalid"}
       </span>
-      <span className="c-reason" title={item.validationError ?? undefined} data-testid={reason ? "failure-reason" : undefined}>
-        {reason}
+      <span className="c-reason" title={item.validationError ? plainText(item.validationError) : undefined} data-testid={reason ? "failure-reason" : undefined}>
+        <TextWithCode text={reason} />
       </span>
       <span className="c-nov">{item.novelty ?? "–"}</span>
+      <span className="c-mem" data-testid="memory-state" title={memoryLabel(item)}>
+        {memoryLabel(item)}
+      </span>
       <span className="c-num">{formatPercent(item.winRate)}</span>
-      <span className="c-num">{formatPercent(item.hintWinRate)}</span>
+      {item.hintSkipped ? (
+        <span className="c-num bad" title={`hinted plays skipped: ${plainText(item.hintSkipped)}`} data-testid="hint-skipped">
+          skipped
+        </span>
+      ) : (
+        <span className="c-num">{formatPercent(item.hintWinRate)}</span>
+      )}
       <span className="c-num">{formatNumber(item.regret, 3)}</span>
       <span className="c-num">{formatNumber(item.designerReward, 3)}</span>
     </a>
   );
 }
 
-/** A virtualised, page-on-demand table of environments matching `filter`. */
-export function EnvironmentTable({ filter, height = 480 }: { filter: EnvironmentFilter; height?: number }) {
+/** The orders that sort ascending (the engine's order map); the others put the largest first. */
+const ascendingOrders = new Set<EnvironmentOrder>(["oldest", "slot", "skill"]);
+
+/** A column head; a link that sorts by the column when `sortHref` is given. */
+function Head({ className, order, filter, sortHref, children }: { className: string; order?: EnvironmentOrder; filter: EnvironmentFilter; sortHref?: (order: EnvironmentOrder) => string; children: ReactNode }) {
+  if (!order || !sortHref) return <span className={className}>{children}</span>;
+  const active = (filter.order ?? "oldest") === order;
+  const ascending = ascendingOrders.has(order);
+  return (
+    <a className={active ? `${className} sort active` : `${className} sort`} href={sortHref(order)} title={`sort by ${String(children)}`} aria-sort={active ? (ascending ? "ascending" : "descending") : undefined}>
+      {children}
+      {active ? (ascending ? " ▴" : " ▾") : ""}
+    </a>
+  );
+}
+
+/**
+ * A virtualised, page-on-demand table of environments matching `filter`. `sortHref` makes the
+ * sortable column heads links to the same list in that order.
+ */
+export function EnvironmentTable({ filter, height = 480, sortHref }: { filter: EnvironmentFilter; height?: number; sortHref?: (order: EnvironmentOrder) => string }) {
   const api = useApi();
   const key = JSON.stringify(filter);
   const rows = usePagedRows(key, (offset, limit) => api.listEnvironments({ ...filter, offset, limit }));
@@ -50,17 +86,36 @@ export function EnvironmentTable({ filter, height = 480 }: { filter: Environment
   return (
     <div className="env-table">
       <div className="env-row env-head">
-        <span className="c-id">id</span>
+        <Head className="c-id" order="oldest" filter={filter} sortHref={sortHref}>
+          id
+        </Head>
+        <Head className="c-run" order="run" filter={filter} sortHref={sortHref}>
+          run
+        </Head>
         <span className="c-it">iter</span>
-        <span className="c-slot">slot</span>
+        <Head className="c-slot" order="slot" filter={filter} sortHref={sortHref}>
+          slot
+        </Head>
         <span className="c-name">class</span>
+        <Head className="c-skill" order="skill" filter={filter} sortHref={sortHref}>
+          skill
+        </Head>
         <span className="c-valid">valid</span>
         <span className="c-reason">failure reason</span>
         <span className="c-nov">novelty</span>
-        <span className="c-num">win</span>
+        <Head className="c-mem" order="memory" filter={filter} sortHref={sortHref}>
+          memory
+        </Head>
+        <Head className="c-num" order="winRate" filter={filter} sortHref={sortHref}>
+          win
+        </Head>
         <span className="c-num">hint win</span>
-        <span className="c-num">regret</span>
-        <span className="c-num">reward</span>
+        <Head className="c-num" order="regret" filter={filter} sortHref={sortHref}>
+          regret
+        </Head>
+        <Head className="c-num" order="designerReward" filter={filter} sortHref={sortHref}>
+          reward
+        </Head>
       </div>
       <div className="env-scroll" ref={scroller} style={{ height }} data-testid="env-scroll" data-total={rows.total ?? ""}>
         {rows.total === 0 && <div className="empty">No environments match.</div>}

@@ -1,5 +1,6 @@
 import { ApiCallError } from "../../../shared/api/wire.js";
 import { errorTitle } from "../lib/format/errorTitle.js";
+import { TextWithCode } from "./TextWithCode.js";
 
 /** A failed call, said plainly where the data would have been. */
 export function ErrorBox({ error, onRetry }: { error: Error; onRetry?: () => void }) {
@@ -7,7 +8,7 @@ export function ErrorBox({ error, onRetry }: { error: Error; onRetry?: () => voi
   return (
     <div className="error-box" role="alert">
       <span>
-        <strong>{title}</strong>: {error.message}
+        <strong>{title}</strong>: <TextWithCode text={error.message} />
       </span>
       {onRetry && (
         <button type="button" onClick={onRetry}>

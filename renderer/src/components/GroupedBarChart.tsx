@@ -8,7 +8,7 @@ export function GroupedBarChart({ title, rows, xKey, series }: { title: string; 
     <figure className="chart" data-testid={`chart-${title}`} data-points={rows.length}>
       <figcaption>{title}</figcaption>
       <ResponsiveContainer width="100%" height={220}>
-        <BarChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: -12 }}>
+        <BarChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#2c3440" />
           <XAxis dataKey={xKey} stroke="#8b96a5" fontSize={11} />
           <YAxis stroke="#8b96a5" fontSize={11} />

@@ -1,5 +1,5 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { PreparedMetricChart } from "../lib/charts/prepareMetricChart.js";
+import { formatAxisValue, formatMetricValue, type PreparedMetricChart } from "../lib/charts/prepareMetricChart.js";
 import { seriesColor } from "../lib/charts/metricLabels.js";
 
 export interface ChartSeries {
@@ -13,14 +13,20 @@ const percent = (value: number) => `${Math.round(value * 100)}%`;
 
 /** A thin line chart of a prepared metric (prepareMetricChart): one iteration shows its values; gaps stay gaps. */
 export function MetricChart({ chart, series }: { chart: PreparedMetricChart; series: ChartSeries[] }) {
-  const { title, rows, domain, single } = chart;
+  const { title, rows, domain, single, kind, axisWidth, empty } = chart;
+  const tick = (value: number) => (kind === "rate" ? percent(value) : formatAxisValue(value, kind));
+  const tooltipValue = (value: unknown) => (typeof value === "number" ? formatMetricValue(value, kind) : String(value));
   return (
     <figure className="chart" data-testid={`chart-${title}`} data-points={rows.length} data-domain={domain ? domain.join("-") : "auto"}>
       <figcaption>
         {title}
         {single && rows[0] && <span className="muted"> · iteration {rows[0].iteration}</span>}
       </figcaption>
-      {single ? (
+      {empty ? (
+        <p className="chart-empty" data-testid="chart-empty">
+          {empty}
+        </p>
+      ) : single ? (
         <div className="single-values" data-testid="single-values">
           {single.map((value, i) => (
             <span key={value.key} className="single-value">
@@ -31,11 +37,11 @@ export function MetricChart({ chart, series }: { chart: PreparedMetricChart; ser
         </div>
       ) : (
         <ResponsiveContainer width="100%" height={180}>
-          <LineChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: -12 }}>
+          <LineChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="#2c3440" />
             <XAxis dataKey="iteration" stroke="#8b96a5" fontSize={11} />
-            <YAxis stroke="#8b96a5" fontSize={11} domain={domain ?? ["auto", "auto"]} tickFormatter={chart.rate ? percent : undefined} />
-            <Tooltip contentStyle={{ background: "#161b22", border: "1px solid #30363d" }} />
+            <YAxis stroke="#8b96a5" fontSize={11} width={axisWidth} domain={domain ?? ["auto", "auto"]} tickFormatter={tick} />
+            <Tooltip contentStyle={{ background: "#161b22", border: "1px solid #30363d" }} formatter={tooltipValue} />
             {series.length > 1 && <Legend />}
             {series.map((s, i) => (
               <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color ?? seriesColor(i)} dot={{ r: 3 }} connectNulls={false} isAnimationActive={false} />

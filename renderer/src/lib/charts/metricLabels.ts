@@ -9,11 +9,14 @@ export const metricLabels: Record<string, string> = {
   vendiScore: "Diversity (Vendi score)",
   vendiPerN: "Diversity (Vendi / n)",
   tokensPerEnv: "Tokens per environment",
-  timePerEnvMs: "Time per environment (ms)",
-  wallTimeMs: "Iteration wall time (ms)",
+  timePerEnvMs: "Time per environment",
+  wallTimeMs: "Iteration wall time",
 };
 
 export const preferredMetrics = Object.keys(metricLabels);
+
+/** The method's core curves (every kind of run measures them): a run page shows their tiles from the first iteration, empty ones saying why. */
+export const coreMetrics = ["validityRate", "meanRegret", "meanWinRate"];
 
 /** A metric's title in words: the known label, else its camelCase or snake_case name spelled out ("meanTurns" -> "Mean turns"). */
 export function metricLabel(name: string): string {

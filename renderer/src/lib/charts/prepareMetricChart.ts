@@ -1,7 +1,12 @@
 // One metric's chart, decided here (the component only draws): its title in words, a 0-1 axis
-// for rates, and for a single iteration the values themselves instead of lone dots.
+// for rates, durations in words (never raw milliseconds), an axis wide enough for its labels, why
+// a chart has nothing to draw, and for a single iteration the values themselves instead of lone dots.
+import { formatDuration, formatDurationCompact } from "../format/formatNumber.js";
 import type { ChartRow } from "./prepareMetricSeries.js";
 import { metricLabel } from "./metricLabels.js";
+
+/** How a metric's values read: a percentage, a duration (stored in ms or in seconds), or a number. */
+export type MetricValueKind = "rate" | "durationMs" | "durationSeconds" | "number";
 
 export interface ChartSeriesRef {
   key: string;
@@ -24,17 +29,67 @@ export interface PreparedMetricChart {
   rows: ChartRow[];
   /** Set when there is one iteration: show these values, not a line of one point. */
   single: SingleValue[] | null;
+  kind: MetricValueKind;
+  /** Pixels the value axis needs so its longest label is not clipped. */
+  axisWidth: number;
+  /** Why there is nothing to draw (no iteration measured the metric), else null. */
+  empty: string | null;
 }
+
+/** Metrics that are durations: named `...Ms` / `..._ms` (milliseconds) or `...Seconds` / `..._seconds`. */
+export function durationKind(name: string): "durationMs" | "durationSeconds" | null {
+  if (/(Ms|_ms)$/.test(name)) return "durationMs";
+  if (/(Seconds|_seconds|Secs)$|^seconds$/.test(name)) return "durationSeconds";
+  return null;
+}
+
+/** A value as an axis tick or a single value shows it. */
+export function formatMetricValue(value: number | null, kind: MetricValueKind): string {
+  if (value === null || !Number.isFinite(value)) return "–";
+  if (kind === "rate") return `${(value * 100).toFixed(1)}%`;
+  if (kind === "durationMs") return formatDuration(value);
+  if (kind === "durationSeconds") return formatDuration(value * 1000);
+  if (Math.abs(value) >= 100_000) return `${(value / 1000).toFixed(0)}k`;
+  return Math.abs(value) >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(3);
+}
+
+/** A value as an axis tick shows it: as `formatMetricValue`, but a duration in one unit (short enough never to wrap). */
+export function formatAxisValue(value: number, kind: MetricValueKind): string {
+  if (kind === "durationMs") return formatDurationCompact(value);
+  if (kind === "durationSeconds") return formatDurationCompact(value * 1000);
+  return formatMetricValue(value, kind);
+}
+
+/** One value of a named metric as a table cell shows it: rates as percentages, durations in words. */
+export function formatMetric(name: string, value: number | null | undefined): string {
+  const number = value ?? null;
+  const kind: MetricValueKind = isRateMetric(name) && (number === null || (number >= 0 && number <= 1)) ? "rate" : (durationKind(name) ?? "number");
+  return formatMetricValue(number, kind);
+}
+
+/** Why a metric can be missing in every iteration so far (gaps, not zeros). */
+const emptyReasons: Record<string, string> = {
+  meanRegret: "regret needs plays with and without a hint of the same valid game",
+  meanHintWinRate: "no valid game has had hinted plays yet",
+  meanWinRate: "no valid game has been played yet",
+  designerReward: "the designer's reward is scored once a game's reward window has been played",
+  noveltyRate: "novelty is judged on valid games only",
+  vendiScore: "diversity needs at least one valid game",
+  vendiPerN: "diversity needs at least one valid game",
+  loss: "no training round has reported its loss yet",
+  ratio: "no training round has reported importance ratios yet",
+};
+
+function emptyReason(metric: string): string {
+  return `No values yet: ${emptyReasons[metric] ?? "no iteration has measured this metric (a missing value is a gap, not a zero)"}.`;
+}
+
+const AXIS_CHAR_PX = 7;
+const AXIS_PADDING_PX = 12;
 
 /** Metrics that are fractions in [0, 1]: named `...Rate`, `...Fraction` or `...Share`. */
 export function isRateMetric(name: string): boolean {
   return /(Rate|Fraction|Share)$|^(rate|fraction|share)$/.test(name);
-}
-
-function formatValue(value: number | null, rate: boolean): string {
-  if (value === null) return "–";
-  if (rate) return `${(value * 100).toFixed(1)}%`;
-  return Math.abs(value) >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(3);
 }
 
 /** `title` replaces the metric's own label (a chart of several related series). */
@@ -42,13 +97,17 @@ export function prepareMetricChart(metric: string, rows: ChartRow[], series: rea
   const values = rows.flatMap((row) => series.map((s) => row[s.key])).filter((v): v is number => typeof v === "number");
   // A rate outside [0, 1] means the name lied: fit the data rather than cut it off.
   const rate = isRateMetric(metric) && values.every((v) => v >= 0 && v <= 1);
+  const kind: MetricValueKind = rate ? "rate" : (durationKind(metric) ?? "number");
+  // Ticks fall between the extremes; their labels are no longer than the extremes' plus a digit.
+  const labels = rate ? ["100%"] : values.map((v) => `${formatAxisValue(v, kind)}0`);
+  const axisWidth = Math.max(40, AXIS_PADDING_PX + AXIS_CHAR_PX * Math.max(0, ...labels.map((label) => label.length)));
   const single =
     rows.length === 1
       ? series.map((s) => {
           const value = rows[0]![s.key];
           const number = typeof value === "number" ? value : null;
-          return { key: s.key, label: s.label, value: number, text: formatValue(number, rate) };
+          return { key: s.key, label: s.label, value: number, text: formatMetricValue(number, kind) };
         })
       : null;
-  return { title: title ?? metricLabel(metric), domain: rate ? [0, 1] : null, rate, rows, single };
+  return { title: title ?? metricLabel(metric), domain: rate ? [0, 1] : null, rate, rows, single, kind, axisWidth, empty: values.length === 0 ? emptyReason(metric) : null };
 }

@@ -27,9 +27,13 @@ export function prepareMetricSeries(runs: RunMetrics[], metric: string): ChartRo
   return rows;
 }
 
-/** The scalar metric names present in any run, known ones first in a fixed order. */
-export function metricNames(runs: RunMetrics[], preferred: readonly string[]): string[] {
+/**
+ * The scalar metric names present in any run, known ones first in a fixed order. `always` names
+ * are included once any run has an iteration, measured or not (their tile says why it is empty).
+ */
+export function metricNames(runs: RunMetrics[], preferred: readonly string[], always: readonly string[] = []): string[] {
   const seen = new Set<string>();
+  if (runs.some((run) => run.iterations.length > 0)) for (const name of always) seen.add(name);
   for (const run of runs) for (const it of run.iterations) for (const name of Object.keys(it.values)) seen.add(name);
   const known = preferred.filter((name) => seen.has(name));
   const others = [...seen].filter((name) => !preferred.includes(name)).sort();

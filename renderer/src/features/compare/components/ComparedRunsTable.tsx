@@ -1,6 +1,7 @@
 import type { RunComparisonView } from "../../../../../shared/api/compareTypes.js";
 import { StatusBadge } from "../../../components/StatusBadge.js";
 import { metricLabel, seriesColor } from "../../../lib/charts/metricLabels.js";
+import { formatMetric } from "../../../lib/charts/prepareMetricChart.js";
 import { formatNumber } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { comparedMetricNames } from "../lib/prepareComparison.js";
@@ -31,7 +32,7 @@ export function ComparedRunsTable({ view }: { view: RunComparisonView }) {
             <td>{run.ablations.length > 0 ? run.ablations.join(", ") : <span className="muted">none (SPADE recipe)</span>}</td>
             <td>{run.iterations.length}</td>
             {metrics.map((name) => (
-              <td key={name}>{formatNumber(run.summary[name], 3)}</td>
+              <td key={name}>{formatMetric(name, run.summary[name])}</td>
             ))}
             <td className="small">{run.heldOut.length === 0 ? "–" : run.heldOut.map((score) => `${score.adapter ?? "base"} ${score.suite}: ${formatNumber(score.accuracy ?? score.winRate, 3)}`).join("; ")}</td>
           </tr>

@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../../../../../shared/llm.js";
 import { ReplyText } from "./ReplyText.js";
+import { TextWithCode } from "../../../components/TextWithCode.js";
 
 /**
  * What the designer was asked and what it answered, beside the code extracted from it: the first
@@ -13,7 +14,10 @@ export function DesignerExchange({ prompt, rawReply, valid, error }: { prompt: C
       {rawReply !== null && (
         <details open={!valid} data-testid="designer-reply">
           <summary>Designer reply ({rawReply.length.toLocaleString()} characters)</summary>
-          {rawReply.trim() === "" ? <p className="muted">No reply{error ? `: ${error}` : ""}.</p> : <ReplyText text={rawReply} />}
+          {rawReply.trim() === "" ? <p className="muted">
+              No reply{error ? ": " : ""}
+              {error && <TextWithCode text={error} />}.
+            </p> : <ReplyText text={rawReply} />}
         </details>
       )}
       {prompt !== null && (

@@ -9,6 +9,7 @@ import { EpisodeList } from "./EpisodeList.js";
 import { MemoryFlagsPanel } from "./MemoryFlagsPanel.js";
 import { PlayPanel } from "./PlayPanel.js";
 import { StatsPanel } from "./StatsPanel.js";
+import { TextWithCode } from "../../../components/TextWithCode.js";
 
 export function EnvDetailView({ envId }: { envId: number }) {
   const api = useApi();
@@ -64,7 +65,7 @@ export function EnvDetailView({ envId }: { envId: number }) {
             </p>
           ) : e.hintSkipped ? (
             <p className="bad" data-testid="hint-skipped">
-              Hinted plays skipped: {e.hintSkipped}
+              Hinted plays skipped: <TextWithCode text={e.hintSkipped} />
             </p>
           ) : (
             <p className="muted">No hint.</p>

@@ -7,11 +7,12 @@ import { EnvSetPanel } from "./EnvSetPanel.js";
 import { EnvSetsBar } from "./EnvSetsBar.js";
 import { ExportPanel } from "./ExportPanel.js";
 
-type Fields = Record<"run" | "iteration" | "valid" | "regretMin" | "regretMax" | "winRateMin" | "winRateMax" | "q" | "order", string>;
+const fieldNames = ["run", "iteration", "valid", "regretMin", "regretMax", "winRateMin", "winRateMax", "q", "skill", "memory", "order"] as const;
+type Fields = Record<(typeof fieldNames)[number], string>;
 
 function fieldsOf(filter: EnvironmentFilter): Fields {
   const q = queryFromFilter(filter);
-  return { run: q.run ?? "", iteration: q.iteration ?? "", valid: q.valid ?? "", regretMin: q.regretMin ?? "", regretMax: q.regretMax ?? "", winRateMin: q.winRateMin ?? "", winRateMax: q.winRateMax ?? "", q: q.q ?? "", order: q.order ?? "" };
+  return Object.fromEntries(fieldNames.map((name) => [name, q[name] ?? ""])) as Fields;
 }
 
 /** `#/envs?...`: every environment, filtered by the URL's query; `#/envs?set=<name>`: one environment set. */
@@ -65,6 +66,17 @@ function FilteredEnvironments({ query }: { query: URLSearchParams }) {
         {input("regretMax", "Regret ≤")}
         {input("winRateMin", "Win ≥")}
         {input("winRateMax", "Win ≤")}
+        {input("skill", "Skill", "")}
+        <label>
+          Memory
+          <select value={fields.memory} onChange={(e) => setFields((f) => ({ ...f, memory: e.target.value }))}>
+            <option value="">any</option>
+            <option value="pinned">pinned</option>
+            <option value="banned">banned</option>
+            <option value="inMemory">in memory</option>
+            <option value="none">not in memory</option>
+          </select>
+        </label>
         <label>
           Order
           <select value={fields.order} onChange={(e) => setFields((f) => ({ ...f, order: e.target.value }))}>
@@ -74,11 +86,14 @@ function FilteredEnvironments({ query }: { query: URLSearchParams }) {
             <option value="regret">regret</option>
             <option value="winRate">win rate</option>
             <option value="designerReward">designer reward</option>
+            <option value="run">run (newest first)</option>
+            <option value="skill">skill</option>
+            <option value="memory">memory state (pinned first)</option>
           </select>
         </label>
         <button type="submit">Apply</button>
       </form>
-      <EnvironmentTable filter={filter} height={Math.max(300, window.innerHeight - 240)} />
+      <EnvironmentTable filter={filter} height={Math.max(300, window.innerHeight - 240)} sortHref={(order) => routes.envs({ ...queryFromFilter(filter), order })} />
     </section>
   );
 }

@@ -2,8 +2,8 @@ import { ErrorBox } from "../../../components/ErrorBox.js";
 import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
-import { formatNumber, formatPercent } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
+import { prepareSetMemberStats } from "../lib/prepareSetMemberStats.js";
 import { ExportPanel } from "./ExportPanel.js";
 import { OpenMemberButton } from "./OpenMemberButton.js";
 
@@ -25,7 +25,9 @@ export function EnvSetPanel({ name }: { name: string }) {
         <a className="button-link" href={routes.fixedPoolRun(set.data.name)} data-testid="fixed-pool-run">
           Start a fixed-pool run on this set
         </a>{" "}
-        <span className="muted small">Open a member to read its code, validate it and play it by hand.</span>
+        <span className="muted small">
+          Open a member to read its code, validate it and play it by hand. Statistics count every play of a member in any run; a member not played yet shows the values it was added with (in italics).
+        </span>
       </p>
       <ExportPanel scope={{ set: set.data.name }} />
       <table className="table compact">
@@ -33,6 +35,8 @@ export function EnvSetPanel({ name }: { name: string }) {
           <tr>
             <th>Class</th>
             <th>Skill</th>
+            <th>Runs</th>
+            <th>Plays (no hint / hint)</th>
             <th>Win</th>
             <th>Hint win</th>
             <th>Regret</th>
@@ -40,22 +44,27 @@ export function EnvSetPanel({ name }: { name: string }) {
           </tr>
         </thead>
         <tbody>
-          {set.data.items.map((item) => (
-            <tr key={item.codeSha256}>
-              <td>
-                {item.environmentId !== null ? (
-                  <a href={routes.env(item.environmentId)}>{item.className ?? `#${item.environmentId}`}</a>
-                ) : (
-                  <OpenMemberButton set={name} codeSha256={item.codeSha256} label={item.className ?? item.codeSha256.slice(0, 12)} />
-                )}
-              </td>
-              <td>{item.skill ?? "–"}</td>
-              <td>{formatPercent(item.winRate)}</td>
-              <td>{formatPercent(item.hintWinRate)}</td>
-              <td>{formatNumber(item.regret, 3)}</td>
-              <td className="muted small">{item.source}</td>
-            </tr>
-          ))}
+          {set.data.items.map((item) => {
+            const stats = prepareSetMemberStats(item);
+            return (
+              <tr key={item.codeSha256} data-testid="set-member" className={stats.basis === "added" ? "stats-added" : undefined}>
+                <td>
+                  {item.environmentId !== null ? (
+                    <a href={routes.env(item.environmentId)}>{item.className ?? `#${item.environmentId}`}</a>
+                  ) : (
+                    <OpenMemberButton set={name} codeSha256={item.codeSha256} label={item.className ?? item.codeSha256.slice(0, 12)} />
+                  )}
+                </td>
+                <td>{item.skill ?? "–"}</td>
+                <td>{stats.runs}</td>
+                <td>{stats.plays}</td>
+                <td>{stats.winRate}</td>
+                <td>{stats.hintWinRate}</td>
+                <td>{stats.regret}</td>
+                <td className="muted small">{item.source}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

@@ -2,6 +2,8 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { ErrorBox } from "../../../components/ErrorBox.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
 import { formatNumber } from "../../../lib/format/formatNumber.js";
+import { preparePlayInput, type PlayInputHelp } from "../lib/preparePlayInput.js";
+import { ToolList } from "./ToolList.js";
 
 interface Line {
   kind: "observation" | "action";
@@ -20,8 +22,17 @@ export function PlayPanel({ envId, hint }: { envId: number; hint: string | null 
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   const [withHint, setWithHint] = useState(false);
+  const [help, setHelp] = useState<PlayInputHelp | null>(null);
   const sessionRef = useRef<string | null>(null);
   sessionRef.current = sessionId;
+  const logRef = useRef<HTMLDivElement>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+
+  // The newest turn stays in view as the log grows.
+  useEffect(() => {
+    const log = logRef.current;
+    if (log) log.scrollTop = log.scrollHeight;
+  }, [lines]);
 
   useEffect(
     () => () => {
@@ -48,6 +59,7 @@ export function PlayPanel({ envId, hint }: { envId: number; hint: string | null 
     const started = await run(() => api.startPlay({ envId, seed: Number(seed) || 0 }));
     if (!started) return;
     setSessionId(started.sessionId);
+    setHelp(preparePlayInput(started));
     const first = withHint && hint ? `${started.observation}\n\nHINT: ${hint}` : started.observation;
     setLines([{ kind: "observation", text: first }]);
   }
@@ -82,7 +94,16 @@ export function PlayPanel({ envId, hint }: { envId: number; hint: string | null 
           {sessionId ? "Restart" : "Start playing"}
         </button>
       </div>
-      <div className="play-log" data-testid="play-log">
+      {sessionId && help && (
+        <ToolList
+          help={help}
+          onPick={(template) => {
+            setAction(template);
+            inputRef.current?.focus();
+          }}
+        />
+      )}
+      <div className="play-log" data-testid="play-log" ref={logRef}>
         {lines.map((line, i) => (
           <div key={i} className={`play-${line.kind}`}>
             {line.kind === "action" ? "> " : ""}
@@ -94,7 +115,7 @@ export function PlayPanel({ envId, hint }: { envId: number; hint: string | null 
       </div>
       {sessionId && (
         <form onSubmit={step} className="play-input">
-          <input value={action} onChange={(e) => setAction(e.target.value)} placeholder="\boxed{...}" aria-label="action" autoFocus />
+          <input value={action} onChange={(e) => setAction(e.target.value)} ref={inputRef} placeholder={help?.placeholder ?? ""} aria-label="action" autoFocus />
           <button type="submit" disabled={busy}>
             Send
           </button>

@@ -1,5 +1,7 @@
 import type { ValidationReport } from "../../../../../shared/environment.js";
+import { formatDuration } from "../../../lib/format/formatNumber.js";
 import { prepareValidationChecks } from "../lib/prepareValidationChecks.js";
+import { TextWithCode } from "../../../components/TextWithCode.js";
 
 const statusClass = { pass: "ok", fail: "bad", warning: "warn" } as const;
 
@@ -10,7 +12,7 @@ export function ValidationPanel({ report, title }: { report: ValidationReport | 
     <div className="validation" data-testid="validation-panel">
       <h4>
         {title}: <span className={prepared.valid ? (prepared.warnings > 0 ? "warn" : "ok") : "bad"}>{prepared.verdict}</span>
-        <span className="muted small"> · {Math.round(report.durationMs)} ms</span>
+        <span className="muted small"> · {formatDuration(report.durationMs)}</span>
       </h4>
       <ul className="checks">
         {prepared.rows.map((row) => (
@@ -18,7 +20,7 @@ export function ValidationPanel({ report, title }: { report: ValidationReport | 
             {row.symbol} <strong>{row.name}</strong>
             {row.status === "warning" && <span className="muted"> (warning: this project's check, not the reference's rule)</span>}
             {row.line !== null && <span className="muted"> (line {row.line})</span>}
-            {row.detail && <span className="detail"> — {row.detail}</span>}
+            {row.detail && <span className="detail"> — <TextWithCode text={row.detail} /></span>}
           </li>
         ))}
       </ul>

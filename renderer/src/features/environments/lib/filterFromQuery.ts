@@ -1,7 +1,8 @@
 // The environment list's filters live in the URL (`#/envs?run=1&valid=true&regretMin=0.1`).
-import type { EnvironmentFilter, EnvironmentOrder } from "../../../../../shared/api/environmentTypes.js";
+import type { EnvironmentFilter, EnvironmentOrder, MemoryStateFilter } from "../../../../../shared/api/environmentTypes.js";
 
-const orders: EnvironmentOrder[] = ["newest", "oldest", "slot", "regret", "winRate", "designerReward"];
+const orders: EnvironmentOrder[] = ["newest", "oldest", "slot", "regret", "winRate", "designerReward", "run", "skill", "memory"];
+const memoryStates: MemoryStateFilter[] = ["pinned", "banned", "inMemory", "none"];
 
 function number(query: URLSearchParams, key: string): number | undefined {
   const text = query.get(key);
@@ -30,6 +31,10 @@ export function filterFromQuery(query: URLSearchParams): EnvironmentFilter {
   }
   const text = query.get("q")?.trim();
   if (text) filter.text = text;
+  const skill = query.get("skill")?.trim();
+  if (skill) filter.skill = skill;
+  const memory = query.get("memory");
+  if (memory && (memoryStates as string[]).includes(memory)) filter.memory = memory as MemoryStateFilter;
   const order = query.get("order");
   if (order && (orders as string[]).includes(order)) filter.order = order as EnvironmentOrder;
   return filter;
@@ -46,6 +51,8 @@ export function queryFromFilter(filter: EnvironmentFilter): Record<string, strin
     winRateMin: filter.winRateMin?.toString(),
     winRateMax: filter.winRateMax?.toString(),
     q: filter.text,
+    skill: filter.skill,
+    memory: filter.memory,
     order: filter.order,
   };
 }

@@ -4,6 +4,7 @@ import { routes } from "../../../lib/router/parseRoute.js";
 import type { ReplayStep, TimelinePoint } from "../lib/prepareReplay.js";
 import { RewardTimeline } from "./RewardTimeline.js";
 import { StepCard } from "./StepCard.js";
+import { TextWithCode } from "../../../components/TextWithCode.js";
 
 export function EpisodeColumn({ episode, steps, timeline, current, color, onSelect }: { episode: EpisodeDetail; steps: ReplayStep[]; timeline: TimelinePoint[]; current: number; color: string; onSelect: (index: number) => void }) {
   return (
@@ -16,7 +17,11 @@ export function EpisodeColumn({ episode, steps, timeline, current, color, onSele
           {episode.adapter ? ` · ${episode.adapter}` : ""}
         </span>
       </h3>
-      {episode.error && <div className="error-box">{episode.error}</div>}
+      {episode.error && (
+        <div className="error-box">
+          <TextWithCode text={episode.error} />
+        </div>
+      )}
       <RewardTimeline points={timeline} current={current} color={color} onSelect={onSelect} />
       <StepCard step={steps[current]} />
     </div>

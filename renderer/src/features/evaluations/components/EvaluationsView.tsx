@@ -20,7 +20,7 @@ export function EvaluationsView() {
       <h2>Evaluations</h2>
       {data.error && <ErrorBox error={data.error} onRetry={data.reload} />}
       {!data.data && !data.error && <Loading what="evaluations" />}
-      {data.data && data.data.results.length === 0 && <p className="empty">No evaluations yet: `spade eval --suite &lt;file.jsonl&gt; --config &lt;file.json&gt; [--adapter &lt;id&gt;]` stores them here.</p>}
+      {data.data && data.data.results.length === 0 && <p className="empty">No evaluations yet: <code>spade eval --suite &lt;file.jsonl&gt; --config &lt;file.json&gt; [--adapter &lt;id&gt;]</code> stores them here.</p>}
       {data.data && data.data.results.length > 0 && (
         <>
           <h3>Base model vs adapters (latest result per suite)</h3>

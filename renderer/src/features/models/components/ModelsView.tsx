@@ -39,7 +39,7 @@ export function ModelsView({ adapterId }: { adapterId: number | null }) {
       <RecommendedModels onPick={setPicked} memoryBytes={trainer.data?.device.totalBytes ?? null} checking={trainer.loading} />
       <h2>Adapters</h2>
       {adapters.error && <ErrorBox error={adapters.error} onRetry={adapters.reload} />}
-      {adapters.data && adapters.data.list.length === 0 && <p className="empty">No adapters trained yet (`spade train`).</p>}
+      {adapters.data && adapters.data.list.length === 0 && <p className="empty">No adapters trained yet (<code>spade train</code>).</p>}
       {adapters.data && adapters.data.list.length > 0 && <AdapterTable adapters={adapters.data.list} comparison={adapters.data.comparison} selected={adapterId} />}
       {adapterId !== null && <AdapterDetailPanel key={adapterId} adapterId={adapterId} />}
     </section>

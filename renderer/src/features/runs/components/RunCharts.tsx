@@ -1,14 +1,14 @@
 import { HistogramChart } from "../../../components/HistogramChart.js";
 import { MetricChart } from "../../../components/MetricChart.js";
 import type { RunMetrics } from "../../../../../shared/api/runTypes.js";
-import { preferredMetrics } from "../../../lib/charts/metricLabels.js";
+import { coreMetrics, preferredMetrics } from "../../../lib/charts/metricLabels.js";
 import { prepareMetricChart } from "../../../lib/charts/prepareMetricChart.js";
 import { prepareHistogram } from "../../../lib/charts/prepareHistogram.js";
 import { metricNames, prepareMetricSeries, runSeriesKey } from "../../../lib/charts/prepareMetricSeries.js";
 
 /** One chart per scalar metric, plus the latest iteration's win-rate histogram. */
 export function RunCharts({ metrics }: { metrics: RunMetrics }) {
-  const names = metricNames([metrics], preferredMetrics);
+  const names = metricNames([metrics], preferredMetrics, coreMetrics);
   const latest = metrics.iterations[metrics.iterations.length - 1];
   const histogram = prepareHistogram(latest?.series.winRateHistogram);
   if (names.length === 0 && histogram.length === 0) return <p className="empty">No metrics yet: they appear after the first completed iteration.</p>;

@@ -12,10 +12,12 @@ import { prepareRunProgress } from "../lib/prepareRunProgress.js";
 import { AblationBadges } from "./AblationBadges.js";
 import { DiagnosisBanner } from "./DiagnosisBanner.js";
 import { HeldOutScores } from "./HeldOutScores.js";
+import { HintsSkippedNote } from "./HintsSkippedNote.js";
 import { RunCharts } from "./RunCharts.js";
 import { useState } from "react";
 import { RunControls } from "./RunControls.js";
 import { TrainingRounds } from "./TrainingRounds.js";
+import { TextWithCode } from "../../../components/TextWithCode.js";
 
 export function RunDetailView({ runId }: { runId: number }) {
   const api = useApi();
@@ -47,10 +49,16 @@ export function RunDetailView({ runId }: { runId: number }) {
       </header>
       {actionError && <ErrorBox error={actionError} />}
       {r.diagnosis && <DiagnosisBanner runId={r.id} diagnosis={r.diagnosis} />}
+      <HintsSkippedNote skipped={r.hintsSkipped} />
       <p className="muted">
         seed {r.seed} · {r.iterationsCompleted}
         {r.iterations !== null ? ` / ${r.iterations}` : ""} iterations · {r.validEnvironments} valid of {r.environments} environments · started {formatTime(r.createdAt)}
-        {r.error && <span className="bad"> · {r.error}</span>}
+        {r.error && (
+          <span className="bad">
+            {" "}
+            · <TextWithCode text={r.error} />
+          </span>
+        )}
       </p>
       {live.model && <ProgressBar label={`${live.model.phase === "download" ? "Downloading" : "Loading"} ${live.model.model}`} fraction={live.model.fraction} />}
       {progress && (

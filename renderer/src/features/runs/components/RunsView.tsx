@@ -12,6 +12,7 @@ import { prepareRunProgress } from "../lib/prepareRunProgress.js";
 import { AblationBadges } from "./AblationBadges.js";
 import { RunControls } from "./RunControls.js";
 import { RunFormPanel } from "./RunFormPanel.js";
+import { TextWithCode } from "../../../components/TextWithCode.js";
 
 /** `cloneFrom` / `fixedSet` (from `#/runs?clone=<id>` / `?fixedSet=<name>`) open the start form prefilled. */
 export function RunsView({ cloneFrom = null, fixedSet = null }: { cloneFrom?: number | null; fixedSet?: string | null }) {
@@ -71,7 +72,11 @@ export function RunsView({ cloneFrom = null, fixedSet = null }: { cloneFrom?: nu
                   </td>
                   <td>
                     <StatusBadge status={run.status} />
-                    {run.error && <div className="muted small">{run.error}</div>}
+                    {run.error && (
+                      <div className="muted small">
+                        <TextWithCode text={run.error} />
+                      </div>
+                    )}
                   </td>
                   <td>
                     {run.iterationsCompleted}

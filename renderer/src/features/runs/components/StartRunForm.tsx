@@ -7,6 +7,7 @@ import { useApi } from "../../../lib/api/ApiContext.js";
 import { defaultRunForm, type RunForm } from "../lib/buildRunConfig.js";
 import { checkRunForm, fieldOfConfigError, type RunFormProblem } from "../lib/checkRunForm.js";
 import { ModelPicker } from "./ModelPicker.js";
+import { TextWithCode } from "../../../components/TextWithCode.js";
 
 /** Starts a run: model, corpus and the loop's settings, checked with the engine's own config parser. */
 export function StartRunForm({ onStarted, initial, title = "Start a run" }: { onStarted: (runId: number) => void; initial?: RunForm; title?: string }) {
@@ -20,7 +21,7 @@ export function StartRunForm({ onStarted, initial, title = "Start a run" }: { on
   const note = (field: keyof RunForm) =>
     problem?.field === field ? (
       <span className="field-error" role="alert" data-testid={`error-${field}`}>
-        {problem.message}
+        <TextWithCode text={problem.message} />
       </span>
     ) : null;
   const field = (key: keyof RunForm, label: string, input: ReactNode) => (

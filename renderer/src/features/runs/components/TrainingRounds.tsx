@@ -4,6 +4,7 @@ import { StatusBadge } from "../../../components/StatusBadge.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
 import { prepareMetricChart } from "../../../lib/charts/prepareMetricChart.js";
+import { formatDuration } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { prepareTrainingRounds } from "../lib/prepareTrainingRounds.js";
 
@@ -27,6 +28,7 @@ export function TrainingRounds({ runId, version }: { runId: number; version: num
             <th>round after it</th>
             <th>adapter</th>
             <th>loss</th>
+            <th>took</th>
           </tr>
         </thead>
         <tbody>
@@ -37,6 +39,7 @@ export function TrainingRounds({ runId, version }: { runId: number; version: num
               <td>{row.round ? <StatusBadge status={row.round.status} /> : ""}</td>
               <td>{row.round?.adapterId != null ? <a href={routes.models(row.round.adapterId)}>{row.round.adapterName}</a> : (row.round?.reason ?? "")}</td>
               <td>{row.round?.metrics.loss?.toFixed(4) ?? ""}</td>
+              <td>{row.round?.metrics.seconds === undefined ? "" : formatDuration(row.round.metrics.seconds * 1000)}</td>
             </tr>
           ))}
         </tbody>

@@ -44,7 +44,7 @@ export function SettingsView() {
         </div>
       </dl>
       <TrainerCheck />
-      <p className="muted small">Choose another workspace with `spade serve --db &lt;path&gt;` or the SPADE_WORKSPACE variable.</p>
+      <p className="muted small">Choose another workspace with <code>spade serve --db &lt;path&gt;</code> or the <code>SPADE_WORKSPACE</code> variable.</p>
     </section>
   );
 }
