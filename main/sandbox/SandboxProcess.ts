@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
-import { processTree, readTreeUsage } from "./processMemory.js";
-import type { ChildReply, ChildRequest } from "./protocol.js";
+import { CPU_TICK_MS, processTree, readTreeUsage } from "./processMemory.js";
+import type { ChildReply, ChildRequest, StartPhase } from "./protocol.js";
 import type { SandboxLaunch } from "./sandboxLaunch.js";
 
 export interface SandboxProcessOptions {
@@ -30,6 +30,10 @@ export interface StartedSandbox {
   startMs: number;
   /** Resident memory of the started sandbox (its whole process tree), in bytes; null where not measurable. */
   rssBytes: number | null;
+  /** CPU time of the whole process tree (confinement wrapper and runtime) from spawn to ready, in ms; null where not measurable. */
+  cpuMs: number | null;
+  /** Where the runtime's start went, as the child measured it (its own CPU, all threads, and wall time). */
+  phases: StartPhase[];
 }
 
 interface Pending {
@@ -110,8 +114,8 @@ export class SandboxProcess {
       sandbox.frameLimit = options.maxFrameBytes;
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
       if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
-      const rssBytes = readTreeUsage(sandbox.tree).rssBytes;
-      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes };
+      const { rssBytes, cpuTicks } = readTreeUsage(sandbox.tree);
+      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes, cpuMs: cpuTicks === null ? null : cpuTicks * CPU_TICK_MS, phases: reply.phases ?? [] };
     } catch (error) {
       sandbox.kill();
       throw error;
@@ -187,7 +191,7 @@ export class SandboxProcess {
       this.idleSinceCpu = cpuTicks;
       return;
     }
-    const idleCpuMs = (cpuTicks - this.idleSinceCpu) * 10;
+    const idleCpuMs = (cpuTicks - this.idleSinceCpu) * CPU_TICK_MS;
     if (idleCpuMs > this.options.idleCpuLimitMs) {
       this.fail(new SandboxCrashedError(operation, `the sandbox used ${idleCpuMs} ms of CPU while idle (code ran between requests); it was killed`));
     }
@@ -293,7 +297,16 @@ const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
   startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   snapshot: (value) => value === null || typeof value === "string",
   memoryBytes: (value) => Number.isSafeInteger(value),
+  phases: (value) => Array.isArray(value) && value.length <= 32 && value.every(isStartPhase),
 };
+
+/** A [name, cpu ms, wall ms] triple with a short name and finite, non-negative numbers. */
+function isStartPhase(value: unknown): value is StartPhase {
+  if (!Array.isArray(value) || value.length !== 3) return false;
+  const [name, cpu, wall] = value as unknown[];
+  const finite = (n: unknown) => typeof n === "number" && Number.isFinite(n) && n >= 0;
+  return typeof name === "string" && /^[A-Za-z]{1,40}$/.test(name) && finite(cpu) && finite(wall);
+}
 
 /** What is wrong with a parsed reply frame, or null when it is a well-formed reply to request `id`. */
 export function replyProblem(frame: unknown, id: number): string | null {

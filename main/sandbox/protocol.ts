@@ -30,9 +30,14 @@ export interface ChildReply {
   startMs?: number;
   /** init: bytes of interpreter memory. */
   memoryBytes?: number;
+  /** init: where the start went, [phase, CPU ms, wall ms] in order (from the process's own start). */
+  phases?: StartPhase[];
   /** Output Pyodide's loader or C-level writes produced during the request. */
   output?: string;
 }
+
+/** One phase of a sandbox child's start: its name, the child's CPU ms (all threads) and wall ms. */
+export type StartPhase = [name: string, cpuMs: number, wallMs: number];
 
 export interface HarnessError {
   kind: "code" | "contract" | "memory";

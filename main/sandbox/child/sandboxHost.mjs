@@ -26,6 +26,28 @@ import os from "node:os";
 import { pathToFileURL } from "node:url";
 import { hardenRealm } from "./hardenRealm.mjs";
 
+/**
+ * Where the start-up goes: [phase, CPU ms of this process (all threads), wall ms] per phase, from
+ * the process's own start; sent with the init reply for `spade bench`.
+ * @type {Array<[string, number, number]>}
+ */
+const phases = [];
+const cpuUsage = process.cpuUsage.bind(process);
+/** Wall ms since the process started (performance's origin), on the host's clock. */
+const startClock = performance.now.bind(performance);
+let phaseCpu = 0;
+let phaseWall = 0;
+/** Ends the phase running since the previous mark (the first: Node's own start, up to this script). */
+function markPhase(/** @type {string} */ name) {
+  const usage = cpuUsage();
+  const cpu = (usage.user + usage.system) / 1000;
+  const wall = startClock();
+  phases.push([name, Number((cpu - phaseCpu).toFixed(1)), Number((wall - phaseWall).toFixed(1))]);
+  phaseCpu = cpu;
+  phaseWall = wall;
+}
+markPhase("nodeStart");
+
 const PROTOCOL_FD = 3;
 /** The host's own clock: the realm's clocks are virtual once the interpreter is loaded. */
 const realNow = performance.now.bind(performance);
@@ -132,8 +154,10 @@ function captureLoaderOutput(text) {
   if (loaderOutput.length < MAX_LOADER_OUTPUT) loaderOutput += `${text}\n`.slice(0, MAX_LOADER_OUTPUT - loaderOutput.length);
 }
 
+markPhase("permissionsAndGate");
 await grantModuleImport();
 const { loadPyodide } = await import(pathToFileURL(`${pyodideDir}/pyodide.mjs`).href);
+markPhase("loaderImport");
 
 /** @type {(json: string) => string} */
 let handle = () => {
@@ -273,36 +297,85 @@ function neuterModule(/** @type {Record<string, unknown>} */ module, /** @type {
  */
 async function initialize(request) {
   const started = realNow();
-  /** @type {Uint8Array | null} */
-  let given = null;
-  if (request.snapshotPath) {
-    try {
-      given = new Uint8Array(fs.readFileSync(request.snapshotPath));
-    } catch (error) {
-      captureLoaderOutput(`the cached snapshot could not be read (${String(error)}); starting cold`);
-    }
-  }
+  markPhase("waitForInit");
+  const given = readSnapshot(request.snapshotPath);
+  markPhase("snapshotRead");
   /** @type {any} */
-  let py = null;
+  let py = given ? await bootFromSnapshot(given) : null;
   let snapshot = /** @type {string | null} */ (null);
-  if (given) {
-    try {
-      await grantModuleImport();
-      py = await loadPyodide(loadOptions({ _loadSnapshot: given }));
-    } catch (error) {
-      captureLoaderOutput(`the cached snapshot did not load (${String(error)}); starting cold`);
-      py = null;
-    }
+  if (!py) ({ py, snapshot } = await bootCold(request));
+  connectHarness(py);
+  markPhase("harnessConnect");
+  neuterModule(wasm, py);
+  virtualiseSources();
+  hardenRealm();
+  markPhase("hardenRealm");
+  base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
+  markPhase("baseCopy");
+  warmUp();
+  markPhase("warmUp");
+  return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length, phases };
+}
+
+/** The snapshot file's bytes, or null (noted in the loader output) when there is none or it cannot be read. */
+function readSnapshot(/** @type {string | null} */ path) {
+  if (!path) return null;
+  try {
+    return new Uint8Array(fs.readFileSync(path));
+  } catch (error) {
+    captureLoaderOutput(`the cached snapshot could not be read (${String(error)}); starting cold`);
+    return null;
   }
-  if (!py) {
-    await grantModuleImport();
-    py = await loadPyodide(loadOptions({ _makeSnapshot: true }));
-    py.FS.mkdirTree("/lib/spade");
-    for (const [name, source] of Object.entries(request.files)) py.FS.writeFile(`/lib/spade/${name}`, source);
-    py.runPython("import sys\nsys.path.insert(0, '/lib/spade')\nimport spade_sandbox\nsys.path.remove('/lib/spade')\nspade_sandbox.prepare()");
-    const bytes = py.makeMemorySnapshot();
-    if (request.wantSnapshot) snapshot = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+}
+
+/** Loads the interpreter from a memory snapshot; null (noted) when the snapshot does not load. */
+async function bootFromSnapshot(/** @type {Uint8Array} */ given) {
+  try {
+    return await loadInterpreter({ _loadSnapshot: given });
+  } catch (error) {
+    captureLoaderOutput(`the cached snapshot did not load (${String(error)}); starting cold`);
+    return null;
   }
+}
+
+/** Boots the interpreter from nothing and imports the harness; the snapshot of that state when asked for one. */
+async function bootCold(/** @type {{ wantSnapshot: boolean, files: Record<string, string> }} */ request) {
+  const py = await loadInterpreter({ _makeSnapshot: true });
+  py.FS.mkdirTree("/lib/spade");
+  for (const [name, source] of Object.entries(request.files)) py.FS.writeFile(`/lib/spade/${name}`, source);
+  py.runPython("import sys\nsys.path.insert(0, '/lib/spade')\nimport spade_sandbox\nsys.path.remove('/lib/spade')\nspade_sandbox.prepare()");
+  markPhase("harnessImport");
+  const bytes = py.makeMemorySnapshot();
+  markPhase("snapshotMake");
+  const snapshot = request.wantSnapshot ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64") : null;
+  return { py, snapshot };
+}
+
+/**
+ * loadPyodide with the WebAssembly compile and instantiation marked as their own phase (Pyodide's
+ * `createPyodideModule` seam: its Emscripten factory, with the instantiation hook wrapped).
+ * @param {Record<string, unknown>} extra
+ */
+async function loadInterpreter(extra) {
+  await grantModuleImport();
+  const { default: factory } = await import(pathToFileURL(`${pyodideDir}/pyodide.asm.mjs`).href);
+  markPhase("pyodideImport");
+  const createPyodideModule = (/** @type {any} */ settings) => {
+    const instantiate = settings.instantiateWasm;
+    settings.instantiateWasm = (/** @type {any} */ imports, /** @type {(instance: unknown, module: unknown) => void} */ done) =>
+      instantiate(imports, (/** @type {unknown} */ instance, /** @type {unknown} */ module) => {
+        markPhase("wasmCompileInstantiate");
+        done(instance, module);
+      });
+    return factory(settings);
+  };
+  const py = await loadPyodide(loadOptions({ ...extra, createPyodideModule }));
+  markPhase(extra._loadSnapshot ? "snapshotRestore" : "interpreterBoot");
+  return py;
+}
+
+/** Connects the harness's request handler (imported in the snapshot) and keeps the Emscripten module. */
+function connectHarness(/** @type {any} */ py) {
   const globals = py.toPy({});
   const connect = py.runPython("import sys\nsys.modules['spade_sandbox'].connect", { globals });
   globals.destroy();
@@ -310,12 +383,6 @@ async function initialize(request) {
   connect.destroy();
   handle = (json) => handler(json);
   wasm = py._module;
-  neuterModule(wasm, py);
-  virtualiseSources();
-  hardenRealm();
-  base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
-  warmUp();
-  return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length };
 }
 
 /** @param {Record<string, unknown>} extra */
