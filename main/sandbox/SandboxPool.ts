@@ -7,7 +7,7 @@ import { SandboxUnconfinedError, unconfinedAllowedByEnvironment, type Confinemen
 import type { EnvSession } from "./EnvSession.js";
 import { checkedToolSchemas } from "./checkedToolSchemas.js";
 import { EnvironmentContractError, SandboxCrashedError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
-import type { OpenResult, RepairResult } from "./protocol.js";
+import type { OpenResult, RepairResult, StartPhase } from "./protocol.js";
 import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessReply, SandboxEnvSession, type SessionLimits } from "./SandboxEnvSession.js";
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
@@ -82,6 +82,17 @@ export interface SandboxPoolStats {
   live: number;
 }
 
+/** Medians over the pool's process starts (see `SandboxPool.startProfile`). */
+export interface SandboxStartProfile {
+  starts: number;
+  /** CPU of a start, the whole process tree from spawn to ready, in ms; null where not measurable. */
+  cpuMsP50: number | null;
+  /** Resident memory of a process when ready, in MiB; null where not measurable. */
+  rssMbP50: number | null;
+  /** Per phase in start order: the child's CPU ms (all its threads) and wall ms. */
+  phases: Array<{ name: string; cpuMs: number; wallMs: number }>;
+}
+
 interface Waiter {
   code: string;
   /** Only a never-used process will do (a replay that must not share a process with earlier plays). */
@@ -135,6 +146,8 @@ export class SandboxPool {
   private readonly memorySamples: number[] = [];
   private readonly freshWaits: number[] = [];
   private readonly resets: number[] = [];
+  /** CPU ms, resident MiB and phases of each process start (the last SAMPLES), for `startProfile()`. */
+  private readonly starts: Array<{ cpuMs: number | null; rssMb: number | null; phases: StartPhase[] }> = [];
   /** The first successful open's answer per code (hashes), that every later open must repeat. */
   private readonly firstOpenAnswers = new Map<string, string>();
   private readonly memoryBoundCapacity: boolean;
@@ -229,6 +242,22 @@ export class SandboxPool {
       playResetP50Ms: median(this.resets),
       capacity: this.capacityLimit,
       live: this.live.size,
+    };
+  }
+
+  /**
+   * Where the processes' starts went: medians of the CPU ms (the whole process tree, spawn to
+   * ready), the resident MiB when ready, and per phase the child's CPU and wall ms.
+   */
+  startProfile(): SandboxStartProfile {
+    const values = (pick: (start: (typeof this.starts)[number]) => number | null) => this.starts.map(pick).filter((value): value is number => value !== null);
+    const names = [...new Set(this.starts.flatMap((start) => start.phases.map(([name]) => name)))];
+    const phase = (name: string, index: 1 | 2) => median(this.starts.flatMap((start) => start.phases.filter((entry) => entry[0] === name).map((entry) => entry[index]))) ?? 0;
+    return {
+      starts: this.starts.length,
+      cpuMsP50: median(values((start) => start.cpuMs)),
+      rssMbP50: median(values((start) => start.rssMb)),
+      phases: names.map((name) => ({ name, cpuMs: phase(name, 1), wallMs: phase(name, 2) })),
     };
   }
 
@@ -499,6 +528,8 @@ export class SandboxPool {
       }
     }
     this.counters.processesStarted++;
+    this.starts.push({ cpuMs: started.cpuMs, rssMb: started.rssBytes === null ? null : started.rssBytes / 1024 / 1024, phases: started.phases });
+    if (this.starts.length > SAMPLES) this.starts.shift();
     if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
     if (started.rssBytes !== null) {
       pushSample(this.memorySamples, started.rssBytes / 1024 / 1024);
