@@ -20,6 +20,8 @@ export interface SandboxProcessOptions {
   maxFrameBytes: number;
   /** CPU time the child may use between requests before it is killed, in ms. */
   idleCpuLimitMs: number;
+  /** How far the interpreter may grow past its pristine memory and still be kept for the next play, in bytes. Defaults to 64 MiB. */
+  maxKeptGrowthBytes?: number;
 }
 
 export interface StartedSandbox {
@@ -46,6 +48,9 @@ interface Pending {
 
 const STDERR_TAIL = 8192;
 const SNAPSHOT_FRAME_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_MAX_KEPT_GROWTH_BYTES = 64 * 1024 * 1024;
+/** The largest pristine interpreter memory believed at init (a wasm32 heap is at most 4 GiB; a real one is about 30 MiB). */
+const MAX_PRISTINE_BYTES = 512 * 1024 * 1024;
 const TICK_MS = 10;
 
 /**
@@ -74,6 +79,12 @@ export class SandboxProcess {
   private idleSinceCpu: number | null = null;
   private lastPoll = 0;
   private peakRss = 0;
+  /**
+   * The copy of the state plays start from, which the child keeps beside the interpreter: never
+   * charged to the environment. Its size is bounded by the pristine memory (reported at init,
+   * before any environment code existed) plus the growth the child keeps.
+   */
+  private baseCopyBytes = 0;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -110,7 +121,9 @@ export class SandboxProcess {
     const sandbox = new SandboxProcess(child, options);
     try {
       if (options.wantSnapshot) sandbox.frameLimit = SNAPSHOT_FRAME_BYTES;
-      const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, wantSnapshot: options.wantSnapshot }, "sandbox start", options.startTimeoutMs);
+      const maxKeptGrowthBytes = options.maxKeptGrowthBytes ?? DEFAULT_MAX_KEPT_GROWTH_BYTES;
+      const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, wantSnapshot: options.wantSnapshot, maxKeptGrowthBytes }, "sandbox start", options.startTimeoutMs);
+      sandbox.baseCopyBytes = Math.min(reply.memoryBytes ?? 0, MAX_PRISTINE_BYTES) + maxKeptGrowthBytes;
       sandbox.frameLimit = options.maxFrameBytes;
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
       if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
@@ -180,7 +193,7 @@ export class SandboxProcess {
     const operation = this.pending?.operation ?? "between requests";
     if (rssBytes !== null) {
       this.peakRss = Math.max(this.peakRss, rssBytes);
-      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024) {
+      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes) {
         const usedMb = Math.round(rssBytes / 1024 / 1024);
         this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
         return;

@@ -187,6 +187,8 @@ let dirty = false;
 let restoreAfterReply = false;
 /** How long the last restore took, in ms, for the next open's reply. */
 let lastRestoreMs = /** @type {number | null} */ (null);
+/** Bytes of the pristine interpreter's memory (the first base). */
+let pristineBytes = 0;
 
 /** What lives outside the interpreter's memory and must not change for a restore to be exact. */
 function fingerprint() {
@@ -293,10 +295,12 @@ function neuterModule(/** @type {Record<string, unknown>} */ module, /** @type {
 }
 
 /**
- * @param {{ snapshotPath: string | null, wantSnapshot: boolean, files: Record<string, string> }} request
+ * @param {{ snapshotPath: string | null, wantSnapshot: boolean, files: Record<string, string>, maxKeptGrowthBytes: number }} request
  */
 async function initialize(request) {
   const started = realNow();
+  if (!Number.isSafeInteger(request.maxKeptGrowthBytes) || request.maxKeptGrowthBytes < 0) throw new Error("init needs maxKeptGrowthBytes");
+  maxKeptGrowthBytes = request.maxKeptGrowthBytes;
   markPhase("waitForInit");
   const given = readSnapshot(request.snapshotPath);
   markPhase("snapshotRead");
@@ -311,6 +315,7 @@ async function initialize(request) {
   hardenRealm();
   markPhase("hardenRealm");
   base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
+  pristineBytes = base.memory.length;
   markPhase("baseCopy");
   warmUp();
   markPhase("warmUp");
@@ -458,6 +463,21 @@ function restoreBase() {
   lastRestoreMs = realNow() - started;
 }
 
+/**
+ * How far the interpreter's memory may grow past the pristine base and still be restored for the
+ * next play (the engine's `maxKeptGrowthBytes`, given at init). A WebAssembly memory cannot
+ * shrink: a process that grew further is not kept (its `close` answers kept: false and the engine
+ * ends it, replaced by a fresh one), so an idle sandbox never holds a play's peak, and no restore
+ * or base copy ever touches more than this much above the pristine memory (the engine allows for
+ * exactly that copy beside the environment's limit).
+ */
+let maxKeptGrowthBytes = 0;
+
+/** True while the interpreter's memory is within MAX_KEPT_GROWTH_BYTES of the pristine base. */
+function withinKeptGrowth() {
+  return wasm.HEAPU8.length <= pristineBytes + maxKeptGrowthBytes;
+}
+
 /** Makes the current memory (right after an open) the base of every later play, reusing the pristine copy's buffer where it fits. */
 function takeBase() {
   const heap = wasm.HEAPU8;
@@ -484,7 +504,7 @@ function open(request) {
   reseedSources(0);
   const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars }));
   // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
-  if (opens >= 2 && JSON.parse(json)?.ok === true) {
+  if (opens >= 2 && withinKeptGrowth() && JSON.parse(json)?.ok === true) {
     takeBase();
     openedBase = { json, output: loaderOutput, limits };
   }
@@ -508,13 +528,13 @@ function repair(request) {
     const answer = JSON.parse(json);
     boundCode = answer?.ok === true && typeof answer.result?.code === "string" ? answer.result.code : request.code;
   }
-  return { json, kept: fingerprint() === base?.fingerprint };
+  return { json, kept: fingerprint() === base?.fingerprint && withinKeptGrowth() };
 }
 
 function close() {
   const json = handle(JSON.stringify({ op: "close" }));
-  // Kept only when the next play can be restored exactly; then restored right after the reply.
-  const kept = fingerprint() === base?.fingerprint;
+  // Kept only when the next play can be restored exactly and the memory did not grow too far; then restored right after the reply.
+  const kept = fingerprint() === base?.fingerprint && withinKeptGrowth();
   restoreAfterReply = kept;
   return { json, kept };
 }
