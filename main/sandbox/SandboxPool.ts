@@ -153,6 +153,8 @@ export class SandboxPool {
   private readonly memoryBoundCapacity: boolean;
   private readonly wantedCapacity: number;
   private recheck: NodeJS.Timeout | null = null;
+  /** The header of the snapshot file as the engine verified it (children check the file still starts with it). */
+  private snapshotHeader: Buffer | null = null;
 
   private constructor(
     private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "size">>,
@@ -217,7 +219,9 @@ export class SandboxPool {
     const key = SnapshotCache.keyFor([pyodideVersion, process.version, readFileSync(sandboxHostScript(), "utf8"), ...HARNESS_FILES.map((name) => files[name] ?? "")]);
     const temporaryDir = cacheDir === null ? mkdtempSync(join(tmpdir(), "spade-sandbox-")) : null;
     const cache = new SnapshotCache(cacheDir ?? (temporaryDir as string), key);
-    const pool = new SandboxPool(resolved, sizing, files, cache, temporaryDir, cache.exists() ? cache.path : null);
+    const header = cache.verifiedHeader();
+    const pool = new SandboxPool(resolved, sizing, files, cache, temporaryDir, header ? cache.path : null);
+    pool.snapshotHeader = header;
     try {
       await pool.startProcess();
       await Promise.all(Array.from({ length: Math.max(0, Math.min(sizing.prewarm, pool.capacityLimit) - 1) }, () => pool.startProcess()));
@@ -510,6 +514,7 @@ export class SandboxPool {
         launch: this.launch,
         files: this.files,
         snapshotPath: this.snapshotPath,
+        snapshotHeader: this.snapshotHeader,
         wantSnapshot: this.snapshotPath === null,
         memoryLimitMb: this.options.memoryLimitMb,
         memoryPollMs: this.options.memoryPollMs,
@@ -522,7 +527,9 @@ export class SandboxPool {
     }
     if (started.snapshot && this.snapshotPath === null && this.cache) {
       this.cache.write(started.snapshot);
-      if (this.cache.exists()) {
+      const header = this.cache.verifiedHeader();
+      if (header) {
+        this.snapshotHeader = header;
         this.snapshotPath = this.cache.path;
         this.launch = buildSandboxLaunch({ confinement: this.options.confinement, snapshotPath: this.snapshotPath });
       }

@@ -11,6 +11,8 @@ export interface SandboxProcessOptions {
   files: Record<string, string>;
   /** A snapshot file from an earlier child (readable inside the sandbox): the child then skips the cold interpreter start. */
   snapshotPath: string | null;
+  /** The snapshot file's header as the engine verified it; the child loads the file only when it still starts with exactly these bytes. Defaults to none (no snapshot). */
+  snapshotHeader?: Buffer | null;
   /** Ask the child to send back the snapshot it makes (when it had to start cold). */
   wantSnapshot: boolean;
   memoryLimitMb: number;
@@ -122,7 +124,7 @@ export class SandboxProcess {
     try {
       if (options.wantSnapshot) sandbox.frameLimit = SNAPSHOT_FRAME_BYTES;
       const maxKeptGrowthBytes = options.maxKeptGrowthBytes ?? DEFAULT_MAX_KEPT_GROWTH_BYTES;
-      const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, wantSnapshot: options.wantSnapshot, maxKeptGrowthBytes }, "sandbox start", options.startTimeoutMs);
+      const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, snapshotHeader: options.snapshotHeader?.toString("base64") ?? null, wantSnapshot: options.wantSnapshot, maxKeptGrowthBytes }, "sandbox start", options.startTimeoutMs);
       sandbox.baseCopyBytes = Math.min(reply.memoryBytes ?? 0, MAX_PRISTINE_BYTES) + maxKeptGrowthBytes;
       sandbox.frameLimit = options.maxFrameBytes;
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;

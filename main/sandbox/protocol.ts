@@ -5,7 +5,7 @@
 import type { JsonObject, ToolSchema } from "../../shared/environment.js";
 
 export type ChildRequest =
-  | { op: "init"; files: Record<string, string>; snapshotPath: string | null; wantSnapshot: boolean; maxKeptGrowthBytes: number }
+  | { op: "init"; files: Record<string, string>; snapshotPath: string | null; snapshotHeader: string | null; wantSnapshot: boolean; maxKeptGrowthBytes: number }
   | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number }
   | { op: "call"; json: string }
   | { op: "close" }

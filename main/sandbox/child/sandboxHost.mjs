@@ -295,14 +295,14 @@ function neuterModule(/** @type {Record<string, unknown>} */ module, /** @type {
 }
 
 /**
- * @param {{ snapshotPath: string | null, wantSnapshot: boolean, files: Record<string, string>, maxKeptGrowthBytes: number }} request
+ * @param {{ snapshotPath: string | null, snapshotHeader: string | null, wantSnapshot: boolean, files: Record<string, string>, maxKeptGrowthBytes: number }} request
  */
 async function initialize(request) {
   const started = realNow();
   if (!Number.isSafeInteger(request.maxKeptGrowthBytes) || request.maxKeptGrowthBytes < 0) throw new Error("init needs maxKeptGrowthBytes");
   maxKeptGrowthBytes = request.maxKeptGrowthBytes;
   markPhase("waitForInit");
-  const given = readSnapshot(request.snapshotPath);
+  const given = readSnapshot(request.snapshotPath, request.snapshotHeader);
   markPhase("snapshotRead");
   /** @type {any} */
   let py = given ? await bootFromSnapshot(given) : null;
@@ -322,11 +322,25 @@ async function initialize(request) {
   return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length, phases };
 }
 
-/** The snapshot file's bytes, or null (noted in the loader output) when there is none or it cannot be read. */
-function readSnapshot(/** @type {string | null} */ path) {
+/**
+ * The snapshot in the cache file (after its header), or null (noted in the loader output) when
+ * there is none, it cannot be read, or the file does not start with exactly the header the engine
+ * verified (its key and the snapshot's SHA-256): then the interpreter boots cold.
+ */
+function readSnapshot(/** @type {string | null} */ path, /** @type {string | null} */ verifiedHeader) {
   if (!path) return null;
+  if (typeof verifiedHeader !== "string") {
+    captureLoaderOutput("the cached snapshot came without a verified header; starting cold");
+    return null;
+  }
+  const header = Buffer.from(verifiedHeader, "base64");
   try {
-    return new Uint8Array(fs.readFileSync(path));
+    const bytes = fs.readFileSync(path);
+    if (header.length < 16 || bytes.length <= header.length || !bytes.subarray(0, header.length).equals(header)) {
+      captureLoaderOutput("the cached snapshot does not match the header the engine verified; starting cold");
+      return null;
+    }
+    return new Uint8Array(bytes.buffer, bytes.byteOffset + header.length, bytes.length - header.length);
   } catch (error) {
     captureLoaderOutput(`the cached snapshot could not be read (${String(error)}); starting cold`);
     return null;
