@@ -538,6 +538,13 @@ export class SandboxPool {
     this.starts.push({ cpuMs: started.cpuMs, rssMb: started.rssBytes === null ? null : started.rssBytes / 1024 / 1024, phases: started.phases });
     if (this.starts.length > SAMPLES) this.starts.shift();
     if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
+    // A cold-booted interpreter is not in the state of one loaded from the snapshot (the in-memory
+    // file system's inode counter differs): once the snapshot is cached, it is not handed out, so
+    // every play starts from the same process state.
+    if (started.snapshot && this.snapshotPath !== null) {
+      started.process.kill();
+      return this.startProcess();
+    }
     if (started.rssBytes !== null) {
       pushSample(this.memorySamples, started.rssBytes / 1024 / 1024);
       if (this.memoryBoundCapacity) this.capacityLimit = SandboxPool.memoryCapacity(this.wantedCapacity, median(this.memorySamples) ?? ASSUMED_PROCESS_MB);

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { playEnvironment } from "../../main/sandbox/playEnvironment.js";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
 import { SNAPSHOT_HEADER_BYTES } from "../../main/sandbox/snapshotCache.js";
 
@@ -37,13 +38,12 @@ describe("the snapshot cache as the sandbox uses it", () => {
     const pool = await SandboxPool.create({ size: 1, prewarm: 1, snapshotCacheDir: dir });
     try {
       expect(phasesOf(pool)).toContain("interpreterBoot");
-      expect(phasesOf(pool)).not.toContain("snapshotRestore");
       expect(readFileSync(path).equals(corrupt)).toBe(false);
-      // The next process loads the rewritten snapshot (which the engine verified first).
+      // The cold process is replaced by one that loaded the rewritten snapshot (which the engine verified first).
+      expect(phasesOf(pool)).toContain("snapshotRestore");
       let session = await pool.open(GAME, { freshProcess: true });
       await session.close();
       await pool.prewarm(1);
-      expect(phasesOf(pool)).toContain("snapshotRestore");
       // The file changes after the engine's check: the child compares the header and boots cold.
       const changed = readFileSync(path);
       changed.writeUInt8(changed.readUInt8(20) ^ 0x01, 20);
@@ -61,5 +61,23 @@ describe("the snapshot cache as the sandbox uses it", () => {
     } finally {
       await pool.dispose();
     }
-  });
+  }, 300_000);
+
+  it("hands out no cold-booted process once the snapshot is cached: every play sees the same process state", async () => {
+    const processState = readFileSync(join("tests", "fixtures", "environments", "state", "process_state_game.py"), "utf8");
+    // No cache yet: the first process boots cold (the in-memory file system's inode counter then differs from a snapshot load).
+    const pool = await SandboxPool.create({ size: 1, snapshotCacheDir: null });
+    try {
+      expect(phasesOf(pool)).toContain("interpreterBoot");
+      const plays: string[] = [];
+      for (let play = 0; play < 3; play++) {
+        const report = await playEnvironment(pool, processState, { seed: 3, actions: ["\\boxed{1}"] });
+        expect(report.error).toBeNull();
+        plays.push(report.reset.observation);
+      }
+      expect(new Set(plays).size).toBe(1);
+    } finally {
+      await pool.dispose();
+    }
+  }, 300_000);
 });
