@@ -4,7 +4,7 @@ import { resourcePath } from "../paths.js";
 import { SandboxPool } from "../sandbox/SandboxPool.js";
 import { median } from "../util/median.js";
 import { validateEnvironment } from "../validator/validateEnvironment.js";
-import type { BenchSection } from "./BenchSection.js";
+import type { BenchSection, BenchValue } from "./BenchSection.js";
 
 const GAME = resourcePath("environments", "code_breaker.py");
 const ACTIONS = ["\\boxed{0123}", "\\boxed{4567}", "\\boxed{8901}", "\\boxed{2345}", "\\boxed{6789}", "\\boxed{1357}", "\\boxed{9}", "\\boxed{0246}"];
@@ -39,6 +39,8 @@ print(json.dumps({"stepsPerSec": count / (time.perf_counter() - start)}))
 `;
 
 const p50 = (values: number[]): number => median(values) ?? Number.NaN;
+/** Fresh processes started one after another for the start-up profile. */
+const FRESH_STARTS = 5;
 
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 
@@ -67,6 +69,28 @@ async function measureSteps(pool: SandboxPool, code: string): Promise<{ stepsPer
     return { stepsPerSec: STEPS / ((performance.now() - started) / 1000), stepP50Ms: p50(times) };
   } finally {
     await session.close();
+  }
+}
+
+/**
+ * Fresh processes started one at a time (the snapshot cache already written): the CPU the whole
+ * process tree used from spawn to ready, its resident memory then, and where the start went, per
+ * phase, as the child measured it.
+ */
+async function measureFreshStarts(log: (line: string) => void): Promise<Record<string, BenchValue>> {
+  const pool = await SandboxPool.create({ size: 1, prewarm: 1 });
+  try {
+    for (let index = 1; index < FRESH_STARTS; index++) {
+      const session = await pool.open(`class FreshEnv:\n    def reset(self, seed=None):\n        return "fresh ${index}", {}\n    def step(self, action):\n        return "", 0.0, True, False, {}\n`, { freshProcess: true });
+      await session.close();
+      await pool.prewarm(1);
+    }
+    const profile = pool.startProfile();
+    const phases = Object.fromEntries(profile.phases.map((phase) => [phase.name, { cpuMs: round(phase.cpuMs, 1), wallMs: round(phase.wallMs, 1) }]));
+    log(`fresh sandbox process (${profile.starts} starts, one at a time): p50 ${profile.cpuMsP50 ?? "?"} ms CPU, ${Math.round(profile.rssMbP50 ?? Number.NaN)} MiB resident; by phase (CPU/wall ms): ${profile.phases.map((phase) => `${phase.name} ${round(phase.cpuMs, 1)}/${round(phase.wallMs, 1)}`).join(", ")}`);
+    return { freshProcessCpuMs: profile.cpuMsP50, freshProcessRssMiB: profile.rssMbP50 === null ? null : Math.round(profile.rssMbP50), freshProcessPhases: phases };
+  } finally {
+    await pool.dispose();
   }
 }
 
@@ -121,7 +145,9 @@ export const sandboxBench: BenchSection = {
         await warm.dispose();
       }
       log(`never-used process from the warm pool: p50 ${round(fresh ?? Number.NaN)} ms (one sandbox, validations back to back: ${round(stats.freshProcessP50Ms ?? Number.NaN)} ms); pristine state for the next play: p50 ${round(stats.playResetP50Ms ?? Number.NaN)} ms; memory per sandbox process: ${stats.memoryPerProcessMb} MiB`);
+      const start = await measureFreshStarts(log);
       return {
+        ...start,
         stepsPerSec: Math.round(stepsPerSec),
         stepP50Ms: round(stepP50Ms),
         nativePythonStepsPerSec: Math.round(native),

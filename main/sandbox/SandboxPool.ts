@@ -8,7 +8,7 @@ import { SandboxUnconfinedError, unconfinedAllowedByEnvironment, type Confinemen
 import type { EnvSession } from "./EnvSession.js";
 import { checkedToolSchemas } from "./checkedToolSchemas.js";
 import { EnvironmentContractError, SandboxCrashedError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
-import type { OpenResult, RepairResult } from "./protocol.js";
+import type { OpenResult, RepairResult, StartPhase } from "./protocol.js";
 import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessReply, SandboxEnvSession, type SessionLimits } from "./SandboxEnvSession.js";
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
@@ -83,6 +83,17 @@ export interface SandboxPoolStats {
   live: number;
 }
 
+/** Medians over the pool's process starts (see `SandboxPool.startProfile`). */
+export interface SandboxStartProfile {
+  starts: number;
+  /** CPU of a start, the whole process tree from spawn to ready, in ms; null where not measurable. */
+  cpuMsP50: number | null;
+  /** Resident memory of a process when ready, in MiB; null where not measurable. */
+  rssMbP50: number | null;
+  /** Per phase in start order: the child's CPU ms (all its threads) and wall ms. */
+  phases: Array<{ name: string; cpuMs: number; wallMs: number }>;
+}
+
 interface Waiter {
   code: string;
   /** Only a never-used process will do (a replay that must not share a process with earlier plays). */
@@ -136,11 +147,15 @@ export class SandboxPool {
   private readonly memorySamples: number[] = [];
   private readonly freshWaits: number[] = [];
   private readonly resets: number[] = [];
+  /** CPU ms, resident MiB and phases of each process start (the last SAMPLES), for `startProfile()`. */
+  private readonly starts: Array<{ cpuMs: number | null; rssMb: number | null; phases: StartPhase[] }> = [];
   /** The first successful open's answer per code (hashes), that every later open must repeat. */
   private readonly firstOpenAnswers = new Map<string, string>();
   private readonly memoryBoundCapacity: boolean;
   private readonly wantedCapacity: number;
   private recheck: NodeJS.Timeout | null = null;
+  /** The header of the snapshot file as the engine verified it (children check the file still starts with it). */
+  private snapshotHeader: Buffer | null = null;
 
   private constructor(
     private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "size">>,
@@ -205,7 +220,9 @@ export class SandboxPool {
     const key = SnapshotCache.keyFor([pyodideVersion, process.version, readFileSync(sandboxHostScript(), "utf8"), ...HARNESS_FILES.map((name) => files[name] ?? "")]);
     const temporaryDir = cacheDir === null ? mkdtempSync(join(tmpdir(), "spade-sandbox-")) : null;
     const cache = new SnapshotCache(cacheDir ?? (temporaryDir as string), key);
-    const pool = new SandboxPool(resolved, sizing, files, cache, temporaryDir, cache.exists() ? cache.path : null);
+    const header = cache.verifiedHeader();
+    const pool = new SandboxPool(resolved, sizing, files, cache, temporaryDir, header ? cache.path : null);
+    pool.snapshotHeader = header;
     try {
       await pool.startProcess();
       await Promise.all(Array.from({ length: Math.max(0, Math.min(sizing.prewarm, pool.capacityLimit) - 1) }, () => pool.startProcess()));
@@ -230,6 +247,22 @@ export class SandboxPool {
       playResetP50Ms: median(this.resets),
       capacity: this.capacityLimit,
       live: this.live.size,
+    };
+  }
+
+  /**
+   * Where the processes' starts went: medians of the CPU ms (the whole process tree, spawn to
+   * ready), the resident MiB when ready, and per phase the child's CPU and wall ms.
+   */
+  startProfile(): SandboxStartProfile {
+    const values = (pick: (start: (typeof this.starts)[number]) => number | null) => this.starts.map(pick).filter((value): value is number => value !== null);
+    const names = [...new Set(this.starts.flatMap((start) => start.phases.map(([name]) => name)))];
+    const phase = (name: string, index: 1 | 2) => median(this.starts.flatMap((start) => start.phases.filter((entry) => entry[0] === name).map((entry) => entry[index]))) ?? 0;
+    return {
+      starts: this.starts.length,
+      cpuMsP50: median(values((start) => start.cpuMs)),
+      rssMbP50: median(values((start) => start.rssMb)),
+      phases: names.map((name) => ({ name, cpuMs: phase(name, 1), wallMs: phase(name, 2) })),
     };
   }
 
@@ -482,6 +515,7 @@ export class SandboxPool {
         launch: this.launch,
         files: this.files,
         snapshotPath: this.snapshotPath,
+        snapshotHeader: this.snapshotHeader,
         wantSnapshot: this.snapshotPath === null,
         memoryLimitMb: this.options.memoryLimitMb,
         memoryPollMs: this.options.memoryPollMs,
@@ -494,13 +528,24 @@ export class SandboxPool {
     }
     if (started.snapshot && this.snapshotPath === null && this.cache) {
       this.cache.write(started.snapshot);
-      if (this.cache.exists()) {
+      const header = this.cache.verifiedHeader();
+      if (header) {
+        this.snapshotHeader = header;
         this.snapshotPath = this.cache.path;
         this.launch = buildSandboxLaunch({ confinement: this.options.confinement, snapshotPath: this.snapshotPath });
       }
     }
     this.counters.processesStarted++;
+    this.starts.push({ cpuMs: started.cpuMs, rssMb: started.rssBytes === null ? null : started.rssBytes / 1024 / 1024, phases: started.phases });
+    if (this.starts.length > SAMPLES) this.starts.shift();
     if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
+    // A cold-booted interpreter is not in the state of one loaded from the snapshot (the in-memory
+    // file system's inode counter differs): once the snapshot is cached, it is not handed out, so
+    // every play starts from the same process state.
+    if (started.snapshot && this.snapshotPath !== null) {
+      started.process.kill();
+      return this.startProcess();
+    }
     if (started.rssBytes !== null) {
       pushSample(this.memorySamples, started.rssBytes / 1024 / 1024);
       if (this.memoryBoundCapacity) this.capacityLimit = SandboxPool.memoryCapacity(this.wantedCapacity, median(this.memorySamples) ?? ASSUMED_PROCESS_MB);

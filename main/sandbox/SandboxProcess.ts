@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { sandboxChildStdio } from "./confinement/childStdio.js";
 import { SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
-import { processTree, readTreeUsage } from "./processMemory.js";
-import type { ChildReply, ChildRequest } from "./protocol.js";
+import { CPU_TICK_MS, processTree, readTreeUsage } from "./processMemory.js";
+import type { ChildReply, ChildRequest, StartPhase } from "./protocol.js";
 import type { SandboxLaunch } from "./sandboxLaunch.js";
 
 export interface SandboxProcessOptions {
@@ -12,6 +12,8 @@ export interface SandboxProcessOptions {
   files: Record<string, string>;
   /** A snapshot file from an earlier child (readable inside the sandbox): the child then skips the cold interpreter start. */
   snapshotPath: string | null;
+  /** The snapshot file's header as the engine verified it; the child loads the file only when it still starts with exactly these bytes. Defaults to none (no snapshot). */
+  snapshotHeader?: Buffer | null;
   /** Ask the child to send back the snapshot it makes (when it had to start cold). */
   wantSnapshot: boolean;
   memoryLimitMb: number;
@@ -21,6 +23,8 @@ export interface SandboxProcessOptions {
   maxFrameBytes: number;
   /** CPU time the child may use between requests before it is killed, in ms. */
   idleCpuLimitMs: number;
+  /** How far the interpreter may grow past its pristine memory and still be kept for the next play, in bytes. Defaults to 64 MiB. */
+  maxKeptGrowthBytes?: number;
 }
 
 export interface StartedSandbox {
@@ -31,6 +35,10 @@ export interface StartedSandbox {
   startMs: number;
   /** Resident memory of the started sandbox (its whole process tree), in bytes; null where not measurable. */
   rssBytes: number | null;
+  /** CPU time of the whole process tree (confinement wrapper and runtime) from spawn to ready, in ms; null where not measurable. */
+  cpuMs: number | null;
+  /** Where the runtime's start went, as the child measured it (its own CPU, all threads, and wall time). */
+  phases: StartPhase[];
 }
 
 interface Pending {
@@ -43,6 +51,9 @@ interface Pending {
 
 const STDERR_TAIL = 8192;
 const SNAPSHOT_FRAME_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_MAX_KEPT_GROWTH_BYTES = 64 * 1024 * 1024;
+/** The largest pristine interpreter memory believed at init (a wasm32 heap is at most 4 GiB; a real one is about 30 MiB). */
+const MAX_PRISTINE_BYTES = 512 * 1024 * 1024;
 const TICK_MS = 10;
 
 /**
@@ -71,6 +82,12 @@ export class SandboxProcess {
   private idleSinceCpu: number | null = null;
   private lastPoll = 0;
   private peakRss = 0;
+  /**
+   * The copy of the state plays start from, which the child keeps beside the interpreter: never
+   * charged to the environment. Its size is bounded by the pristine memory (reported at init,
+   * before any environment code existed) plus the growth the child keeps.
+   */
+  private baseCopyBytes = 0;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -107,12 +124,14 @@ export class SandboxProcess {
     const sandbox = new SandboxProcess(child, options);
     try {
       if (options.wantSnapshot) sandbox.frameLimit = SNAPSHOT_FRAME_BYTES;
-      const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, wantSnapshot: options.wantSnapshot }, "sandbox start", options.startTimeoutMs);
+      const maxKeptGrowthBytes = options.maxKeptGrowthBytes ?? DEFAULT_MAX_KEPT_GROWTH_BYTES;
+      const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, snapshotHeader: options.snapshotHeader?.toString("base64") ?? null, wantSnapshot: options.wantSnapshot, maxKeptGrowthBytes }, "sandbox start", options.startTimeoutMs);
+      sandbox.baseCopyBytes = Math.min(reply.memoryBytes ?? 0, MAX_PRISTINE_BYTES) + maxKeptGrowthBytes;
       sandbox.frameLimit = options.maxFrameBytes;
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
       if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
-      const rssBytes = readTreeUsage(sandbox.tree).rssBytes;
-      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes };
+      const { rssBytes, cpuTicks } = readTreeUsage(sandbox.tree);
+      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes, cpuMs: cpuTicks === null ? null : cpuTicks * CPU_TICK_MS, phases: reply.phases ?? [] };
     } catch (error) {
       sandbox.kill();
       throw error;
@@ -177,7 +196,7 @@ export class SandboxProcess {
     const operation = this.pending?.operation ?? "between requests";
     if (rssBytes !== null) {
       this.peakRss = Math.max(this.peakRss, rssBytes);
-      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024) {
+      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes) {
         const usedMb = Math.round(rssBytes / 1024 / 1024);
         this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
         return;
@@ -188,7 +207,7 @@ export class SandboxProcess {
       this.idleSinceCpu = cpuTicks;
       return;
     }
-    const idleCpuMs = (cpuTicks - this.idleSinceCpu) * 10;
+    const idleCpuMs = (cpuTicks - this.idleSinceCpu) * CPU_TICK_MS;
     if (idleCpuMs > this.options.idleCpuLimitMs) {
       this.fail(new SandboxCrashedError(operation, `the sandbox used ${idleCpuMs} ms of CPU while idle (code ran between requests); it was killed`));
     }
@@ -294,7 +313,16 @@ const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
   startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   snapshot: (value) => value === null || typeof value === "string",
   memoryBytes: (value) => Number.isSafeInteger(value),
+  phases: (value) => Array.isArray(value) && value.length <= 32 && value.every(isStartPhase),
 };
+
+/** A [name, cpu ms, wall ms] triple with a short name and finite, non-negative numbers. */
+function isStartPhase(value: unknown): value is StartPhase {
+  if (!Array.isArray(value) || value.length !== 3) return false;
+  const [name, cpu, wall] = value as unknown[];
+  const finite = (n: unknown) => typeof n === "number" && Number.isFinite(n) && n >= 0;
+  return typeof name === "string" && /^[A-Za-z]{1,40}$/.test(name) && finite(cpu) && finite(wall);
+}
 
 /** What is wrong with a parsed reply frame, or null when it is a well-formed reply to request `id`. */
 export function replyProblem(frame: unknown, id: number): string | null {

@@ -32,6 +32,9 @@ export function readRssBytes(pid: number): number | null {
   }
 }
 
+/** Milliseconds per clock tick of /proc's CPU times (Linux's USER_HZ is 100 on every architecture Node runs on). */
+export const CPU_TICK_MS = 10;
+
 /** User + system CPU time of a process in clock ticks (usually 1/100 s), from /proc/<pid>/stat; null where not available. */
 export function readCpuTicks(pid: number): number | null {
   if (process.platform !== "linux") return null;

@@ -6,7 +6,7 @@ import type { JsonObject, ToolSchema } from "../../shared/environment.js";
 import type { TextCaps } from "./capText.js";
 
 export type ChildRequest =
-  | { op: "init"; files: Record<string, string>; snapshotPath: string | null; wantSnapshot: boolean }
+  | { op: "init"; files: Record<string, string>; snapshotPath: string | null; snapshotHeader: string | null; wantSnapshot: boolean; maxKeptGrowthBytes: number }
   | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number; textCaps: TextCaps }
   | { op: "call"; json: string }
   | { op: "close" }
@@ -31,9 +31,14 @@ export interface ChildReply {
   startMs?: number;
   /** init: bytes of interpreter memory. */
   memoryBytes?: number;
+  /** init: where the start went, [phase, CPU ms, wall ms] in order (from the process's own start). */
+  phases?: StartPhase[];
   /** Output Pyodide's loader or C-level writes produced during the request. */
   output?: string;
 }
+
+/** One phase of a sandbox child's start: its name, the child's CPU ms (all threads) and wall ms. */
+export type StartPhase = [name: string, cpuMs: number, wallMs: number];
 
 export interface HarnessError {
   kind: "code" | "contract" | "memory";

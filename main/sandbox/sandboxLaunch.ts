@@ -54,6 +54,18 @@ export function sandboxHostScript(): string {
   return unpackedPath(fileURLToPath(new URL("./child/sandboxHost.mjs", import.meta.url)));
 }
 
+/**
+ * How the child compiles the interpreter's WebAssembly (measured in `spade bench`'s sandboxStart
+ * section). A fresh process uses a small part of CPython's 9.6 MB of code: functions are
+ * validated and compiled (by Liftoff, the baseline compiler) when first called, not all up front,
+ * and TurboFan optimises only a function that ran long (about 30x V8's default budget), so a short
+ * life spends no CPU on background optimisation while a long hot loop still gets optimised code.
+ * Eager compilation with the default tier-up cost about 0.8 s of CPU per process here. Validation
+ * stays eager: Pyodide probes for WebAssembly features by compiling a module and catching the
+ * CompileError, which lazy validation would defer to the first call.
+ */
+export const WASM_COMPILE_FLAGS = ["--wasm-lazy-compilation", "--wasm-tiering-budget=50000000"];
+
 const IN_PROCESS_LAYERS = [
   "separate process with an empty environment",
   "Node permission model (reads: Pyodide, the sandbox scripts and the snapshot; no writes, no child processes), checked by the child at start-up",
@@ -81,9 +93,7 @@ export function buildSandboxLaunch(options: SandboxLaunchOptions = {}): SandboxL
     // module.register() runs its hooks on a loader thread, which the permission model counts as a worker.
     "--allow-worker",
     "--disallow-code-generation-from-strings",
-    // Every process runs one environment only: compile the interpreter eagerly while the process
-    // waits in the warm pool, not function by function during the environment's first calls.
-    "--no-wasm-lazy-compilation",
+    ...WASM_COMPILE_FLAGS,
     `--max-old-space-size=${options.jsHeapMb ?? 512}`,
     "--disable-warning=ExperimentalWarning",
     "--disable-warning=SecurityWarning",

@@ -9,6 +9,7 @@ import { chooseConfinement } from "../../main/sandbox/confinement/chooseConfinem
 import { buildSeccompFilter, refusedSyscallNames } from "../../main/sandbox/confinement/seccompFilter.js";
 import { processTree } from "../../main/sandbox/processMemory.js";
 import { buildSandboxLaunch } from "../../main/sandbox/sandboxLaunch.js";
+import { SNAPSHOT_HEADER_BYTES } from "../../main/sandbox/snapshotCache.js";
 import { TEST_SNAPSHOT_DIR } from "../support/sandboxTestPool.js";
 
 /** The open descriptors of a host process that point at `path`. */
@@ -201,6 +202,7 @@ console.log(JSON.stringify({ plain, given }));
     const snapshots = existsSync(TEST_SNAPSHOT_DIR) ? readdirSync(TEST_SNAPSHOT_DIR).filter((name) => name.endsWith(".bin")).map((name) => join(TEST_SNAPSHOT_DIR, name)) : [];
     const snapshot = snapshots.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0] ?? null;
     const launch = buildSandboxLaunch({ snapshotPath: snapshot });
+    const snapshotHeader = snapshot ? readFileSync(snapshot).subarray(0, SNAPSHOT_HEADER_BYTES).toString("base64") : null;
     const victim = join(dir, "inherited-by-engine.txt");
     const fd = openSync(victim, "w");
     const child = spawn(launch.command, launch.args, { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe", "ignore", "ignore", fd], env: launch.env });
@@ -215,7 +217,7 @@ console.log(JSON.stringify({ plain, given }));
         });
         child.on("exit", (code) => reject(new Error(`the child exited with ${code}`)));
         const files = Object.fromEntries(["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"].map((name) => [name, readFileSync(join("resources", "python", name), "utf8")]));
-        (child.stdio[3] as NodeJS.WritableStream).write(`${JSON.stringify({ id: 1, op: "init", files, snapshotPath: snapshot, wantSnapshot: false })}\n`);
+        (child.stdio[3] as NodeJS.WritableStream).write(`${JSON.stringify({ id: 1, op: "init", files, snapshotPath: snapshot, snapshotHeader, wantSnapshot: false, maxKeptGrowthBytes: 0 })}\n`);
       });
       expect(JSON.parse(reply)).toMatchObject({ id: 1, ok: true });
       const tree = processTree(child.pid as number);

@@ -26,6 +26,28 @@ import os from "node:os";
 import { pathToFileURL } from "node:url";
 import { hardenRealm } from "./hardenRealm.mjs";
 
+/**
+ * Where the start-up goes: [phase, CPU ms of this process (all threads), wall ms] per phase, from
+ * the process's own start; sent with the init reply for `spade bench`.
+ * @type {Array<[string, number, number]>}
+ */
+const phases = [];
+const cpuUsage = process.cpuUsage.bind(process);
+/** Wall ms since the process started (performance's origin), on the host's clock. */
+const startClock = performance.now.bind(performance);
+let phaseCpu = 0;
+let phaseWall = 0;
+/** Ends the phase running since the previous mark (the first: Node's own start, up to this script). */
+function markPhase(/** @type {string} */ name) {
+  const usage = cpuUsage();
+  const cpu = (usage.user + usage.system) / 1000;
+  const wall = startClock();
+  phases.push([name, Number((cpu - phaseCpu).toFixed(1)), Number((wall - phaseWall).toFixed(1))]);
+  phaseCpu = cpu;
+  phaseWall = wall;
+}
+markPhase("nodeStart");
+
 const PROTOCOL_FD = 3;
 /** The host's own clock: the realm's clocks are virtual once the interpreter is loaded. */
 const realNow = performance.now.bind(performance);
@@ -132,8 +154,10 @@ function captureLoaderOutput(text) {
   if (loaderOutput.length < MAX_LOADER_OUTPUT) loaderOutput += `${text}\n`.slice(0, MAX_LOADER_OUTPUT - loaderOutput.length);
 }
 
+markPhase("permissionsAndGate");
 await grantModuleImport();
 const { loadPyodide } = await import(pathToFileURL(`${pyodideDir}/pyodide.mjs`).href);
+markPhase("loaderImport");
 
 /** @type {(json: string) => string} */
 let handle = () => {
@@ -163,6 +187,8 @@ let dirty = false;
 let restoreAfterReply = false;
 /** How long the last restore took, in ms, for the next open's reply. */
 let lastRestoreMs = /** @type {number | null} */ (null);
+/** Bytes of the pristine interpreter's memory (the first base). */
+let pristineBytes = 0;
 
 /** What lives outside the interpreter's memory and must not change for a restore to be exact. */
 function fingerprint() {
@@ -275,40 +301,106 @@ function neuterModule(/** @type {Record<string, unknown>} */ module, /** @type {
 }
 
 /**
- * @param {{ snapshotPath: string | null, wantSnapshot: boolean, files: Record<string, string> }} request
+ * @param {{ snapshotPath: string | null, snapshotHeader: string | null, wantSnapshot: boolean, files: Record<string, string>, maxKeptGrowthBytes: number }} request
  */
 async function initialize(request) {
   const started = realNow();
-  /** @type {Uint8Array | null} */
-  let given = null;
-  if (request.snapshotPath) {
-    try {
-      given = new Uint8Array(fs.readFileSync(request.snapshotPath));
-    } catch (error) {
-      captureLoaderOutput(`the cached snapshot could not be read (${String(error)}); starting cold`);
-    }
-  }
+  if (!Number.isSafeInteger(request.maxKeptGrowthBytes) || request.maxKeptGrowthBytes < 0) throw new Error("init needs maxKeptGrowthBytes");
+  maxKeptGrowthBytes = request.maxKeptGrowthBytes;
+  markPhase("waitForInit");
+  const given = readSnapshot(request.snapshotPath, request.snapshotHeader);
+  markPhase("snapshotRead");
   /** @type {any} */
-  let py = null;
+  let py = given ? await bootFromSnapshot(given) : null;
   let snapshot = /** @type {string | null} */ (null);
-  if (given) {
-    try {
-      await grantModuleImport();
-      py = await loadPyodide(loadOptions({ _loadSnapshot: given }));
-    } catch (error) {
-      captureLoaderOutput(`the cached snapshot did not load (${String(error)}); starting cold`);
-      py = null;
+  if (!py) ({ py, snapshot } = await bootCold(request));
+  connectHarness(py);
+  markPhase("harnessConnect");
+  neuterModule(wasm, py);
+  virtualiseSources();
+  hardenRealm();
+  markPhase("hardenRealm");
+  base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
+  pristineBytes = base.memory.length;
+  markPhase("baseCopy");
+  warmUp();
+  markPhase("warmUp");
+  return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length, phases };
+}
+
+/**
+ * The snapshot in the cache file (after its header), or null (noted in the loader output) when
+ * there is none, it cannot be read, or the file does not start with exactly the header the engine
+ * verified (its key and the snapshot's SHA-256): then the interpreter boots cold.
+ */
+function readSnapshot(/** @type {string | null} */ path, /** @type {string | null} */ verifiedHeader) {
+  if (!path) return null;
+  if (typeof verifiedHeader !== "string") {
+    captureLoaderOutput("the cached snapshot came without a verified header; starting cold");
+    return null;
+  }
+  const header = Buffer.from(verifiedHeader, "base64");
+  try {
+    const bytes = fs.readFileSync(path);
+    if (header.length < 16 || bytes.length <= header.length || !bytes.subarray(0, header.length).equals(header)) {
+      captureLoaderOutput("the cached snapshot does not match the header the engine verified; starting cold");
+      return null;
     }
+    return new Uint8Array(bytes.buffer, bytes.byteOffset + header.length, bytes.length - header.length);
+  } catch (error) {
+    captureLoaderOutput(`the cached snapshot could not be read (${String(error)}); starting cold`);
+    return null;
   }
-  if (!py) {
-    await grantModuleImport();
-    py = await loadPyodide(loadOptions({ _makeSnapshot: true }));
-    py.FS.mkdirTree("/lib/spade");
-    for (const [name, source] of Object.entries(request.files)) py.FS.writeFile(`/lib/spade/${name}`, source);
-    py.runPython("import sys\nsys.path.insert(0, '/lib/spade')\nimport spade_sandbox\nsys.path.remove('/lib/spade')\nspade_sandbox.prepare()");
-    const bytes = py.makeMemorySnapshot();
-    if (request.wantSnapshot) snapshot = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+}
+
+/** Loads the interpreter from a memory snapshot; null (noted) when the snapshot does not load. */
+async function bootFromSnapshot(/** @type {Uint8Array} */ given) {
+  try {
+    return await loadInterpreter({ _loadSnapshot: given });
+  } catch (error) {
+    captureLoaderOutput(`the cached snapshot did not load (${String(error)}); starting cold`);
+    return null;
   }
+}
+
+/** Boots the interpreter from nothing and imports the harness; the snapshot of that state when asked for one. */
+async function bootCold(/** @type {{ wantSnapshot: boolean, files: Record<string, string> }} */ request) {
+  const py = await loadInterpreter({ _makeSnapshot: true });
+  py.FS.mkdirTree("/lib/spade");
+  for (const [name, source] of Object.entries(request.files)) py.FS.writeFile(`/lib/spade/${name}`, source);
+  py.runPython("import sys\nsys.path.insert(0, '/lib/spade')\nimport spade_sandbox\nsys.path.remove('/lib/spade')\nspade_sandbox.prepare()");
+  markPhase("harnessImport");
+  const bytes = py.makeMemorySnapshot();
+  markPhase("snapshotMake");
+  const snapshot = request.wantSnapshot ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64") : null;
+  return { py, snapshot };
+}
+
+/**
+ * loadPyodide with the WebAssembly compile and instantiation marked as their own phase (Pyodide's
+ * `createPyodideModule` seam: its Emscripten factory, with the instantiation hook wrapped).
+ * @param {Record<string, unknown>} extra
+ */
+async function loadInterpreter(extra) {
+  await grantModuleImport();
+  const { default: factory } = await import(pathToFileURL(`${pyodideDir}/pyodide.asm.mjs`).href);
+  markPhase("pyodideImport");
+  const createPyodideModule = (/** @type {any} */ settings) => {
+    const instantiate = settings.instantiateWasm;
+    settings.instantiateWasm = (/** @type {any} */ imports, /** @type {(instance: unknown, module: unknown) => void} */ done) =>
+      instantiate(imports, (/** @type {unknown} */ instance, /** @type {unknown} */ module) => {
+        markPhase("wasmCompileInstantiate");
+        done(instance, module);
+      });
+    return factory(settings);
+  };
+  const py = await loadPyodide(loadOptions({ ...extra, createPyodideModule }));
+  markPhase(extra._loadSnapshot ? "snapshotRestore" : "interpreterBoot");
+  return py;
+}
+
+/** Connects the harness's request handler (imported in the snapshot) and keeps the Emscripten module. */
+function connectHarness(/** @type {any} */ py) {
   const globals = py.toPy({});
   const connect = py.runPython("import sys\nsys.modules['spade_sandbox'].connect", { globals });
   globals.destroy();
@@ -316,12 +408,6 @@ async function initialize(request) {
   connect.destroy();
   handle = (json) => handler(json);
   wasm = py._module;
-  neuterModule(wasm, py);
-  virtualiseSources();
-  hardenRealm();
-  base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
-  warmUp();
-  return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length };
 }
 
 /** @param {Record<string, unknown>} extra */
@@ -397,6 +483,21 @@ function restoreBase() {
   lastRestoreMs = realNow() - started;
 }
 
+/**
+ * How far the interpreter's memory may grow past the pristine base and still be restored for the
+ * next play (the engine's `maxKeptGrowthBytes`, given at init). A WebAssembly memory cannot
+ * shrink: a process that grew further is not kept (its `close` answers kept: false and the engine
+ * ends it, replaced by a fresh one), so an idle sandbox never holds a play's peak, and no restore
+ * or base copy ever touches more than this much above the pristine memory (the engine allows for
+ * exactly that copy beside the environment's limit).
+ */
+let maxKeptGrowthBytes = 0;
+
+/** True while the interpreter's memory is within MAX_KEPT_GROWTH_BYTES of the pristine base. */
+function withinKeptGrowth() {
+  return wasm.HEAPU8.length <= pristineBytes + maxKeptGrowthBytes;
+}
+
 /** Makes the current memory (right after an open) the base of every later play, reusing the pristine copy's buffer where it fits. */
 function takeBase() {
   const heap = wasm.HEAPU8;
@@ -423,7 +524,7 @@ function open(request) {
   reseedSources(0);
   const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars, textCaps: request.textCaps }));
   // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
-  if (opens >= 2 && JSON.parse(json)?.ok === true) {
+  if (opens >= 2 && withinKeptGrowth() && JSON.parse(json)?.ok === true) {
     takeBase();
     openedBase = { json, output: loaderOutput, limits };
   }
@@ -447,13 +548,13 @@ function repair(request) {
     const answer = JSON.parse(json);
     boundCode = answer?.ok === true && typeof answer.result?.code === "string" ? answer.result.code : request.code;
   }
-  return { json, kept: fingerprint() === base?.fingerprint };
+  return { json, kept: fingerprint() === base?.fingerprint && withinKeptGrowth() };
 }
 
 function close() {
   const json = handle(JSON.stringify({ op: "close" }));
-  // Kept only when the next play can be restored exactly; then restored right after the reply.
-  const kept = fingerprint() === base?.fingerprint;
+  // Kept only when the next play can be restored exactly and the memory did not grow too far; then restored right after the reply.
+  const kept = fingerprint() === base?.fingerprint && withinKeptGrowth();
   restoreAfterReply = kept;
   return { json, kept };
 }
