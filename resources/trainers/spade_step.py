@@ -274,8 +274,9 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     optimizer = make_optimizer(params, hyper)
     optimizer_from = load_optimizer_state(optimizer, params, parent_adapter, log)
     totals = {"loss": 0.0, "ratio_sum": 0.0, "ratio_max": 0.0, "clipped": 0.0, "kl": 0.0, "tokens": 0, "grad_norm": 0.0}
-    # fused: the trained definition first (its gradient), then the old policy's definitions from the same pass
-    step_defs = (lambda line: [train_definition(line, hyper)] + before(line)) if fused else (lambda line: [train_definition(line, hyper)])
+    # fused: the old policy's definitions from the step's own pass, the trained one (index 1) with its gradient
+    step_defs = before if fused else (lambda line: [train_definition(line, hyper)])
+    trained_at = 1 if fused else 0
     timing = {"forwardBackward": 0.0, "optimizer": 0.0}
     step = 0
     for _ in range(hyper["epochs"]):
@@ -287,10 +288,10 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
             step_loss = 0.0
             for group in spade_grpo.micro_batches(step_lines, hyper["microBatchTokens"]):
                 values = policy_logprobs(policy, group, True, step_defs)
-                news = [per_line[0] for per_line in values]
+                news = [per_line[trained_at] for per_line in values]
                 if fused:
                     for line, per_line in zip(group, values):
-                        keep_old(line, per_line[1:])
+                        keep_old(line, per_line)
                 refs = [None] * len(group)
                 if hyper["klCoef"]:
                     with torch.no_grad():
