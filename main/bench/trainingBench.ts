@@ -68,7 +68,8 @@ export async function measureStoriesRound(model: string, log: (line: string) => 
         memory: { enabled: false, novelty: false },
         // stories260K never ends a reply by itself: without a stop every reply would be cut off and score 0.
         agent: { temperature: 1, maxTokens: 16, stop: ["."] },
-        training: { every: 1, trainer: "gguf", roles: ["agent"] },
+        // the trainer gets the rollout's CPU budget: one thread, as the backend (no OpenMP threads spinning on a loaded machine)
+        training: { every: 1, trainer: "gguf", roles: ["agent"], threads: 1 },
       },
       "training bench",
     );
