@@ -122,7 +122,9 @@ def _held_bytes(weight):
 
 
 def layer_working_bytes(model, dtype_bytes):
-    """The dequantised copies alive at once when weights are held quantised: one block's weights, and the output matrix (the chunked log-probs read it whole).
+    """The largest dequantised copy alive when weights are held quantised: one block's weights (in the blocks' forward
+    and backward passes) or the output matrix (the chunked log-probs read it whole; freed after the output layer's
+    backward, before the blocks' backward), never both.
 
     A weight whose bytes already are the compute dtype (F32 in float32, F16 in float16) is used as a view: no copy.
     """
@@ -131,7 +133,7 @@ def layer_working_bytes(model, dtype_bytes):
         return working() if working is not None else 0
 
     block = max((sum(dense(t) for t in layer.values() if t is not None) for layer in model.layers), default=0)
-    return block + dense(model.output)
+    return max(block, dense(model.output))
 
 
 def worst_case(longest, hyper):

@@ -292,6 +292,8 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
                 if fused:
                     for line, per_line in zip(group, values):
                         keep_old(line, per_line)
+                # the other definitions' graphs (never backwarded) go now: they would keep the output layer's weight alive through the backward pass
+                del values
                 refs = [None] * len(group)
                 if hyper["klCoef"]:
                     with torch.no_grad():
