@@ -9,7 +9,10 @@ copy. `PrefixLayout` puts each such prompt in the forward pass once:
   and non-empty share one *prefix row*; the rest of each line is its *suffix row*, whose tokens
   attend to their prefix row's keys and values and causally to their own;
 - a line that shares its beginning with no other line has no prefix row (its whole length is its
-  suffix row), so one line, or lines that share nothing, compute as before.
+  suffix row), so one line, or lines that share nothing, compute as before;
+- a batch where sharing would make more rows, or longer attention, than padding every line to the
+  longest (a long unshared line beside a long shared prompt) is not shared: the memory model's
+  bound (lines x longest) always holds.
 
 The tokens go through the projections as one flat [rows, dim] tensor (the prefix rows, each padded
 to the longest prefix, then the suffix rows, padded to the longest suffix), with each token's own
@@ -41,9 +44,16 @@ class PrefixLayout:
                 prefix_of.append(prefixes.setdefault(key, len(prefixes)))
             else:
                 prefix_of.append(None)
+        ends = [int(positions.max()) + 1 for _, positions in sequences]
+        if prefixes:
+            # never more rows, nor longer attention, than the padded batch without sharing (the memory model's bound)
+            longest = max(ends)
+            length = max(len(key) for key in prefixes)
+            suffix = max(end - (cut if p is not None else 0) for cut, end, p in zip(cuts, ends, prefix_of))
+            if len(prefixes) * length + len(sequences) * suffix > len(sequences) * longest or length + suffix > longest:
+                prefix_of, prefixes = [None] * len(sequences), {}
         # a line without a shared prefix starts its suffix row at token 0
         starts = [cut if p is not None else 0 for cut, p in zip(cuts, prefix_of)]
-        ends = [int(positions.max()) + 1 for _, positions in sequences]
         self.prefix_rows = len(prefixes)
         self.prefix_len = max((len(key) for key in prefixes), default=0)
         self.rows = len(sequences)

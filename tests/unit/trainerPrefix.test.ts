@@ -17,7 +17,7 @@ describe.skipIf(!hasTorch)("spade_prefix.py", () => {
       env: { ...process.env, SPADE_STORIES: resolve(root, "..", "shared", "models", "stories260K.gguf"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
     });
-    expect(result.stderr).toMatch(/Ran 3 tests[\s\S]*\nOK\s*$/);
+    expect(result.stderr).toMatch(/Ran 4 tests[\s\S]*\nOK\s*$/);
     expect(result.status, result.stderr).toBe(0);
   });
 });
