@@ -8,7 +8,11 @@ import { resolveTrainerPython } from "../training/resolveTrainerPython.js";
 
 /** One random-weight model's round: measured and predicted peak memory, trained tokens/s (null where the round failed: see error). */
 export type TrainerMemoryRow = {
+  /** Size and tensor type, e.g. "10M Q4_K". */
   label: string;
+  size: string | null;
+  /** The tensor type of its matrices (a K-quant's rows that are not whole 256-value blocks get llama.cpp's fallback type). */
+  type: string | null;
   parameters: number | null;
   measuredPeakBytes: number | null;
   predictedPeakBytes: number | null;
@@ -25,21 +29,27 @@ export interface TrainerMemoryOptions {
   trained?: number;
   /** PyTorch CPU threads. Defaults to 1. */
   threads?: number;
+  /** Tensor types of the models. Defaults to F16, Q8_0 and Q4_K. */
+  types?: string[];
+  /** Sizes of the suite to run. Defaults to 10M, 50M and 200M. */
+  sizes?: string[];
 }
 
 /**
  * The gguf trainer on random-weight models of about 10M, 50M and 200M parameters (real layer shapes,
- * resources/trainers/spade_random_model.py): one round each in its own process, its peak memory
+ * resources/trainers/spade_random_model.py) in F16, Q8_0 and Q4_K: one round each in its own process, its peak memory
  * measured (resident anonymous memory) and predicted by the memory model (spade_memory.py).
  */
 export async function trainerMemoryBench(options: TrainerMemoryOptions = {}): Promise<TrainerMemoryRow[]> {
   const dir = mkdtempSync(join(tmpdir(), "spade-bench-trainer-memory-"));
   try {
-    const args = [resourcePath("trainers", "bench_memory.py"), "--suite", dir, "--lines", String(options.lines ?? 4), "--length", String(options.length ?? 256), "--trained", String(options.trained ?? 128), "--threads", String(options.threads ?? 1)];
+    const args = [resourcePath("trainers", "bench_memory.py"), "--suite", dir, "--lines", String(options.lines ?? 4), "--length", String(options.length ?? 256), "--trained", String(options.trained ?? 128), "--threads", String(options.threads ?? 1), "--types", (options.types ?? ["F16", "Q8_0", "Q4_K"]).join(","), "--sizes", (options.sizes ?? ["10M", "50M", "200M"]).join(",")];
     const { stdout } = await promisify(execFile)(resolveTrainerPython(), args, { maxBuffer: 16 * 1024 * 1024 });
     const rows = (JSON.parse(stdout) as { models: Array<Partial<TrainerMemoryRow> & { label: string }> }).models;
     return rows.map((row) => ({
       label: row.label,
+      size: row.size ?? null,
+      type: row.type ?? null,
       parameters: row.parameters ?? null,
       measuredPeakBytes: row.measuredPeakBytes ?? null,
       predictedPeakBytes: row.predictedPeakBytes ?? null,

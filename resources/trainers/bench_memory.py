@@ -8,10 +8,11 @@ the measured peak (anonymous resident memory above the level after the model was
 held weights: file pages of the GGUF mapping do not count), the prediction and its parts, trained
 tokens/s and the round's seconds.
 
-    bench_memory.py --suite DIR [--threads N]
+    bench_memory.py --suite DIR [--types F16,Q8_0,Q4_K] [--sizes 10M,50M,200M] [--threads N]
 
-writes random-weight models of about 10M, 50M and 200M parameters (spade_random_model) into DIR and
-measures each in its own process (one JSON object: {"models": [...]}).
+writes random-weight models of about 10M, 50M and 200M parameters (spade_random_model) in each
+tensor type into DIR and measures each in its own process (one JSON object: {"models": [...]}). A
+K-quant model's matrices whose rows are not whole 256-value blocks get llama.cpp's fallback type.
 """
 import argparse
 import json
@@ -117,16 +118,18 @@ def measure(args):
 def suite(args):
     os.makedirs(args.suite, exist_ok=True)
     results = []
-    for label, shape, layers, vocab in SUITE:
-        path = os.path.join(args.suite, f"random-{label}.gguf")
+    sizes = args.sizes.split(",")
+    for (size, shape, layers, vocab), tensor_type in ((row, t) for row in SUITE if row[0] in sizes for t in args.types.split(",")):
+        label = f"{size} {tensor_type}"
+        path = os.path.join(args.suite, f"random-{size}-{tensor_type}.gguf")
         if not os.path.exists(path):
-            spade_random_model.write_random_model(path, shape, layers, vocab)
+            spade_random_model.write_random_model(path, shape, layers, vocab, tensor_type)
         command = [sys.executable, os.path.abspath(__file__), "--model", path, "--lines", str(args.lines), "--length", str(args.length), "--trained", str(args.trained), "--threads", str(args.threads), "--hyper", args.hyper]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
-            results.append({"label": label, "error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"})
+            results.append({"label": label, "size": size, "type": tensor_type, "error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"})
             continue
-        results.append({"label": label, **json.loads(done.stdout)})
+        results.append({"label": label, "size": size, "type": tensor_type, **json.loads(done.stdout)})
     return {"models": results}
 
 
@@ -134,6 +137,8 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default=None)
     parser.add_argument("--suite", default=None, help="a folder for the suite's random models")
+    parser.add_argument("--types", default="F16,Q8_0,Q4_K", help="suite: the tensor types of the models, comma-separated")
+    parser.add_argument("--sizes", default=",".join(row[0] for row in SUITE), help="suite: which of the sizes, comma-separated")
     parser.add_argument("--lines", type=int, default=4)
     parser.add_argument("--length", type=int, default=256)
     parser.add_argument("--trained", type=int, default=128)

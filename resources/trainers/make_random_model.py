@@ -6,7 +6,8 @@ give the weights a sensible spread (the rest of each block is taken as it comes)
 
     python3 make_random_model.py <tokenizer.gguf> <out.gguf> <TYPE> [--output-std S] [--dim D] [--ffn F] [--layers L] [--seed N] [--arch llama|qwen2|qwen3]
 
-Defaults: dim 256, FFN 512, 2 blocks, heads of 64 (KV heads half the heads), output std 0.15
+TYPE Q4_K_M writes llama.cpp's Q4_K_M mixture (Q4_K, with Q6_K for the output matrix and, in the
+layers llama.cpp gives more bits, attn_v and ffn_down). Defaults: dim 256, FFN 512, 2 blocks, heads of 64 (KV heads half the heads), output std 0.15
 (K-quants need rows of 256). The output std sets the logits' spread (about sqrt(dim) x it):
 llama.cpp's CPU matmul rounds the activations to 8-bit blocks against a quantised weight, an error
 in proportion to the logits, so the agreement test uses a small spread (still far from a uniform
@@ -63,6 +64,26 @@ def random_blocks(rng, shape, type_name, std):
 
 
 ARCHITECTURES = ("llama", "qwen2", "qwen3")
+#: Mixtures of a llama.cpp file type (llama-quant.cpp): the base type, and Q6_K for the output matrix and, in the layers
+#: `more_bits` picks, attn_v and ffn_down. Q4_K_M is the recommended models' file type.
+MIXTURES = {"Q4_K_M": "Q4_K"}
+
+
+def more_bits(layer, layers):
+    """llama.cpp's use_more_bits: the first and last eighth of the layers, and every third one between."""
+    return layer < layers // 8 or layer >= 7 * layers // 8 or (layer - layers // 8) % 3 == 2
+
+
+def tensor_type(type_name, name, layers):
+    """The type of tensor `name` in a model of `type_name` (a ggml type, or a mixture of MIXTURES)."""
+    if type_name not in MIXTURES:
+        return type_name
+    if name == "output.weight":
+        return "Q6_K"
+    parts = name.split(".")
+    if parts[0] == "blk" and parts[2] in ("attn_v", "ffn_down") and more_bits(int(parts[1]), layers):
+        return "Q6_K"
+    return MIXTURES[type_name]
 
 
 def write_model(source, path, type_name, output_std=0.15, dim=256, ffn=512, layers=2, seed=1, arch="llama"):
@@ -79,7 +100,7 @@ def write_model(source, path, type_name, output_std=0.15, dim=256, ffn=512, laye
     vocab = len(f.metadata["tokenizer.ggml.tokens"])
 
     def matrix(name, rows, cols, std):
-        return (name, random_blocks(rng, (rows, cols), type_name, std))
+        return (name, random_blocks(rng, (rows, cols), tensor_type(type_name, name, layers), std))
 
     def norm(name, size):
         return (name, (1 + rng.standard_normal(size) * 0.1).astype(np.float32))
@@ -108,7 +129,7 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("source", help="the GGUF whose tokenizer the model takes")
     parser.add_argument("output")
-    parser.add_argument("type", help="ggml type of the matrices: " + ", ".join(spade_quants.supported_type_names() + list(UNTRAINABLE)))
+    parser.add_argument("type", help="ggml type of the matrices: " + ", ".join(spade_quants.supported_type_names() + list(UNTRAINABLE)) + "; or the mixture " + ", ".join(MIXTURES))
     parser.add_argument("--output-std", type=float, default=0.15)
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--ffn", type=int, default=512)
@@ -116,7 +137,7 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--arch", default="llama", choices=ARCHITECTURES)
     args = parser.parse_args(argv)
-    known = set(spade_quants.supported_type_names()) | set(UNTRAINABLE)
+    known = set(spade_quants.supported_type_names()) | set(UNTRAINABLE) | set(MIXTURES)
     if args.type not in known:
         parser.error(f"type {args.type!r} is not one of {', '.join(sorted(known))}")
     for name, value in (("--dim", args.dim), ("--ffn", args.ffn)):

@@ -28,7 +28,7 @@ Only the standard library is imported here; ``free_memory`` imports torch.
 ACT_E = 14.0
 ACT_F = 5.0
 #: Attention weights kept per token per head per key position where attention is not fused.
-ACT_ATTN = 3.0
+ACT_ATTN = 2.0
 #: Blocks' worth of activations alive at once in a checkpointed backward pass (the recomputed block and its gradients).
 CKPT_BLOCKS = 2.0
 #: Bytes per (position x vocabulary entry) of the output layer's chunk.
@@ -122,12 +122,18 @@ def _held_bytes(weight):
 
 
 def layer_working_bytes(model, dtype_bytes):
-    """The dequantised copies alive at once when weights are held quantised: one block's weights, and the output matrix (the chunked log-probs read it whole)."""
+    """The largest dequantised copy alive when weights are held quantised: one block's weights (in the blocks' forward
+    and backward passes) or the output matrix (the chunked log-probs read it whole; freed after the output layer's
+    backward, before the blocks' backward), never both.
+
+    A weight whose bytes already are the compute dtype (F32 in float32, F16 in float16) is used as a view: no copy.
+    """
     def dense(weight):
-        return weight.numel() * dtype_bytes if getattr(weight, "raw", None) is not None else 0
+        working = getattr(weight, "working_bytes", None)
+        return working() if working is not None else 0
 
     block = max((sum(dense(t) for t in layer.values() if t is not None) for layer in model.layers), default=0)
-    return block + dense(model.output)
+    return max(block, dense(model.output))
 
 
 def worst_case(longest, hyper):

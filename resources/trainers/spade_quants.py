@@ -184,13 +184,17 @@ def quant_type(type_id, type_name=None, tensor=None):
     return entry
 
 
+def stored_as(type_id):
+    """The torch dtype a float type's bytes are (F32, F16, BF16), None for block types."""
+    return _STORED_AS.get(type_id)
+
+
 def dequantize(raw, type_id, dtype=torch.float32):
     """The values of `raw` (a flat or [rows, bytes per row] uint8 tensor of whole blocks of type `type_id`),
     flat, as `dtype`, on raw's device."""
     entry = quant_type(type_id)
     flat = raw.reshape(-1)
-    stored = _STORED_AS.get(type_id)
-    if stored == dtype:  # bytes already in the compute dtype (F32 / F16 / BF16 weights): a view, no copy
+    if stored_as(type_id) == dtype:  # bytes already in the compute dtype (F32 / F16 / BF16 weights): a view, no copy
         return flat.contiguous().view(dtype)
     if type_id in _FLOATS:
         size, convert = _FLOATS[type_id]

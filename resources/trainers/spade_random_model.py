@@ -38,6 +38,17 @@ def parameter_count(shape, layers, vocab=None):
     return layers * block + v * e * (1 if shape["tied"] else 2) + e
 
 
+#: llama.cpp's fallback for a row that is not whole 256-value super-blocks (llama-quant.cpp): a K-quant becomes this legacy type.
+K_FALLBACK = {"Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
+
+
+def block_type(tensor_type, cols):
+    """The type a matrix with rows of `cols` values gets when the model is `tensor_type` (llama.cpp's K-quant fallback)."""
+    if tensor_type in K_FALLBACK and cols % 256:
+        return K_FALLBACK[tensor_type]
+    return tensor_type
+
+
 def write_random_model(path, shape, layers, vocab=None, tensor_type="F32", seed=0):
     """Writes the model; returns its parameter count."""
     rng = np.random.default_rng(seed)
@@ -48,21 +59,29 @@ def write_random_model(path, shape, layers, vocab=None, tensor_type="F32", seed=
     def normal(*dims):
         return (rng.standard_normal(dims, dtype=np.float32) * 0.02).astype(np.float32)
 
-    tensors = [("token_embd.weight", normal(v, e), tensor_type), ("output_norm.weight", np.ones(e, np.float32))]
+    def matrix(rows, cols):
+        """A (rows, cols) weight of tensor_type: float values, or random blocks of a quantised type (make_random_model)."""
+        if tensor_type in ("F32", "F16"):
+            return normal(rows, cols), tensor_type
+        from make_random_model import random_blocks
+
+        return (random_blocks(rng, (rows, cols), block_type(tensor_type, cols), 0.02),)
+
+    tensors = [("token_embd.weight", *matrix(v, e)), ("output_norm.weight", np.ones(e, np.float32))]
     if not shape["tied"]:
-        tensors.append(("output.weight", normal(v, e), tensor_type))
+        tensors.append(("output.weight", *matrix(v, e)))
     for i in range(layers):
         p = f"blk.{i}."
         tensors += [
             (p + "attn_norm.weight", np.ones(e, np.float32)),
-            (p + "attn_q.weight", normal(heads * d, e), tensor_type),
-            (p + "attn_k.weight", normal(kv_heads * d, e), tensor_type),
-            (p + "attn_v.weight", normal(kv_heads * d, e), tensor_type),
-            (p + "attn_output.weight", normal(e, heads * d), tensor_type),
+            (p + "attn_q.weight", *matrix(heads * d, e)),
+            (p + "attn_k.weight", *matrix(kv_heads * d, e)),
+            (p + "attn_v.weight", *matrix(kv_heads * d, e)),
+            (p + "attn_output.weight", *matrix(e, heads * d)),
             (p + "ffn_norm.weight", np.ones(e, np.float32)),
-            (p + "ffn_gate.weight", normal(f, e), tensor_type),
-            (p + "ffn_up.weight", normal(f, e), tensor_type),
-            (p + "ffn_down.weight", normal(e, f), tensor_type),
+            (p + "ffn_gate.weight", *matrix(f, e)),
+            (p + "ffn_up.weight", *matrix(f, e)),
+            (p + "ffn_down.weight", *matrix(e, f)),
         ]
         if arch == "qwen2":
             tensors += [(p + "attn_q.bias", normal(heads * d)), (p + "attn_k.bias", normal(kv_heads * d)), (p + "attn_v.bias", normal(kv_heads * d))]

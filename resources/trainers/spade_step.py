@@ -200,25 +200,16 @@ def optimizer_steps(optimizer):
 # The round
 
 
-def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapter=None, output=None):
-    """One training round: recompute and check, then the optimiser steps; the state is saved beside `output`."""
-    import torch
+def _behaviour(line, recorded, local, server):
+    """The behaviour log-probs mu of a line's trained tokens: what the TIS weight compares the old policy with."""
+    if server is not None:
+        # the server's full softmax at the sampling temperature = recorded + (full - sampling transform), both recomputed here
+        return [s + (r - l) if r is not None else s for r, l, s in zip(recorded, local, server)]
+    return [r if r is not None else l for r, l in zip(recorded, local)]
 
-    log = log or (lambda text: None)
-    started = time.time()
-    spade_grpo.check_vocab(lines, policy.vocab_size)
-    reference = hyper["logprobs"] == "reference"
 
-    def before(line):
-        defs = [recorded_definition(line), train_definition(line, hyper)]
-        return defs + [server_definition(line)] if reference else defs
-
-    pre = []
-    with torch.no_grad():
-        for group in spade_grpo.micro_batches(lines, hyper["microBatchTokens"]):
-            pre.extend([[float(x) for x in values.cpu()] for values in per_line] for per_line in policy_logprobs(policy, group, False, before))
-    recorded = [line.trained_behavior() for line in lines]
-    recomputed = [p[0] for p in pre]
+def _check_mismatch(policy, lines, recorded, recomputed, hyper, emit):
+    """Emits the recomputed-vs-recorded agreement and refuses the round when it is too far to be the same function."""
     mismatch = spade_grpo.measure_mismatch([x for r in recorded for x in r], [x for r in recomputed for x in r])
     emit({"type": "mismatch", **mismatch})
     if mismatch["tokens"] and mismatch["meanAbsDiff"] > hyper["mismatchTolerance"]:
@@ -227,37 +218,86 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
             f"(max {mismatch['maxAbsDiff']:.4g}, {mismatch['tokens']} tokens; tolerance {hyper['mismatchTolerance']}), too much to be the same function; "
             + spade_grpo.mismatch_hint(policy.architecture, lines, recorded, recomputed)
         )
-    old_t, behavior_t = {}, {}
-    for line, rec, p in zip(lines, recorded, pre):
-        old_t[id(line)] = torch.tensor(p[1], dtype=torch.float32)
-        if reference:
-            # the server's full softmax at the sampling temperature = recorded + (full - sampling transform), both recomputed here
-            mu = [server + (r - local) if r is not None else server for r, local, server in zip(rec, p[0], p[2])]
-        else:
-            mu = [r if r is not None else local for r, local in zip(rec, p[0])]
-        behavior_t[id(line)] = torch.tensor(mu, dtype=torch.float32)
+    return mismatch
+
+
+def _floats(values):
+    return [float(x) for x in values.detach().cpu()]
+
+
+def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapter=None, output=None, reuse_step_pass=True):
+    """One training round: recompute and check, then the optimiser steps; the state is saved beside `output`.
+
+    With one optimiser step (the reference's round) the old log-probs are the current policy's: the
+    first forward pass of the step gives them (detached) together with the recorded-function check,
+    so no separate recomputation pass runs; the check still refuses the round before any update.
+    With several steps (or epochs) the old log-probs of later steps are the weights before the round,
+    so a gradient-free pass computes them first. The metrics say where the time went:
+    ``recomputeSeconds`` (that pass), ``forwardBackwardSeconds``, ``optimizerSeconds``.
+    ``reuse_step_pass=False`` runs the separate pass for one step too (the same update, slower).
+    """
+    import torch
+
+    log = log or (lambda text: None)
+    started = time.time()
+    spade_grpo.check_vocab(lines, policy.vocab_size)
+    reference = hyper["logprobs"] == "reference"
+    samples = group_samples(lines)
+    steps_plan = plan_steps(samples, hyper["samplesPerStep"], hyper["maxTokensPerBatch"])
+    steps = hyper["epochs"] * len(steps_plan)
+    # one step: the step's own forward pass is the recomputation (same weights, same function)
+    fused = steps == 1 and reuse_step_pass
+    recorded = {id(line): line.trained_behavior() for line in lines}
+    old_t, behavior_t, local = {}, {}, {}
+
+    def before(line):
+        """The definitions the old policy is needed under: the recorded function, the trained one, and the server's (reference mode)."""
+        defs = [recorded_definition(line), train_definition(line, hyper)]
+        return defs + [server_definition(line)] if reference else defs
+
+    def keep_old(line, per_line):
+        values = [_floats(v) for v in per_line]
+        local[id(line)] = values[0]
+        old_t[id(line)] = torch.tensor(values[1], dtype=torch.float32)
+        behavior_t[id(line)] = torch.tensor(_behaviour(line, recorded[id(line)], values[0], values[2] if reference else None), dtype=torch.float32)
+
+    mismatch = None
+    if not fused:
+        with torch.no_grad():
+            for group in spade_grpo.micro_batches(lines, hyper["microBatchTokens"]):
+                for line, per_line in zip(group, policy_logprobs(policy, group, False, before)):
+                    keep_old(line, per_line)
+        mismatch = _check_mismatch(policy, lines, [recorded[id(l)] for l in lines], [local[id(l)] for l in lines], hyper, emit)
+    recompute_seconds = time.time() - started
 
     params = list(policy.trainable_parameters())
     optimizer = make_optimizer(params, hyper)
     optimizer_from = load_optimizer_state(optimizer, params, parent_adapter, log)
-    samples = group_samples(lines)
-    steps_plan = plan_steps(samples, hyper["samplesPerStep"], hyper["maxTokensPerBatch"])
-    steps = hyper["epochs"] * len(steps_plan)
     totals = {"loss": 0.0, "ratio_sum": 0.0, "ratio_max": 0.0, "clipped": 0.0, "kl": 0.0, "tokens": 0, "grad_norm": 0.0}
-    train_defs = lambda line: [train_definition(line, hyper)]
+    # fused: the old policy's definitions from the step's own pass, the trained one (index 1) with its gradient
+    step_defs = before if fused else (lambda line: [train_definition(line, hyper)])
+    trained_at = 1 if fused else 0
+    timing = {"forwardBackward": 0.0, "optimizer": 0.0}
     step = 0
     for _ in range(hyper["epochs"]):
         for planned in steps_plan:
+            clock = time.time()
             optimizer.zero_grad()
             weights = token_weights(planned, hyper["lossAggregation"])
             step_lines = [line for sample in planned for line in sample]
             step_loss = 0.0
             for group in spade_grpo.micro_batches(step_lines, hyper["microBatchTokens"]):
-                news = [values[0] for values in policy_logprobs(policy, group, True, train_defs)]
+                values = policy_logprobs(policy, group, True, step_defs)
+                news = [per_line[trained_at] for per_line in values]
+                if fused:
+                    for line, per_line in zip(group, values):
+                        keep_old(line, per_line)
+                # the other definitions' graphs (never backwarded) go now: they would keep the output layer's weight alive through the backward pass
+                del values
                 refs = [None] * len(group)
                 if hyper["klCoef"]:
                     with torch.no_grad():
-                        refs = [values[0] for values in policy_logprobs(policy, group, False, train_defs, adapter=False)]
+                        refs = [per_line[0] for per_line in policy_logprobs(policy, group, False, lambda line: [train_definition(line, hyper)], adapter=False)]
                 group_loss = 0
                 for line, new, ref in zip(group, news, refs):
                     device = new.device
@@ -270,6 +310,12 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
                     totals["tokens"] += len(line.trained)
                 group_loss.backward()
                 step_loss += float(group_loss)
+            if fused:
+                # every line's old policy is known now, and nothing has been updated yet: the check refuses here as before
+                mismatch = _check_mismatch(policy, lines, [recorded[id(l)] for l in lines], [local[id(l)] for l in lines], hyper, emit)
+            now = time.time()
+            timing["forwardBackward"] += now - clock
+            clock = now
             norm = torch.nn.utils.clip_grad_norm_(params, hyper["gradClip"] if hyper["gradClip"] > 0 else float("inf"))
             if not (math.isfinite(step_loss) and math.isfinite(float(norm))):
                 raise FloatingPointError(f"round {round_number}, step {step + 1}: the loss or gradient is not finite (loss {step_loss}, grad norm {float(norm)}): lower hyper.learningRate, or check the batch's advantages and log-probs")
@@ -277,9 +323,12 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
             step += 1
             totals["loss"] += step_loss
             totals["grad_norm"] += float(norm)
+            timing["optimizer"] += time.time() - clock
             emit({"type": "progress", "round": round_number, "step": step, "steps": steps, "loss": step_loss})
+    clock = time.time()
     if output:
         save_optimizer_state(optimizer, params, output)
+    timing["optimizer"] += time.time() - clock
     seconds = time.time() - started
     tokens = totals["tokens"]
     return {
@@ -291,6 +340,9 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
         "gradNorm": totals["grad_norm"] / max(steps, 1),
         "tokens": sum(len(line.trained) for line in lines),
         "seconds": seconds,
+        "recomputeSeconds": recompute_seconds,
+        "forwardBackwardSeconds": timing["forwardBackward"],
+        "optimizerSeconds": timing["optimizer"],
         "steps": steps,
         "samples": len(samples),
         "sequences": len(lines),

@@ -50,6 +50,12 @@ class QuantizedWeight:
         """Elements of the weight (not of its bytes), as a tensor's numel()."""
         return self.shape[0] * self.shape[1]
 
+    def working_bytes(self):
+        """Bytes `dense()` allocates: none where the bytes already are the compute dtype (F32 / F16 / BF16: a view)."""
+        if spade_quants.stored_as(self.type_id) == self.dtype:
+            return 0
+        return self.numel() * torch.empty((), dtype=self.dtype).element_size()
+
     def matmul(self, x):
         return _DequantizedMatmul.apply(x, self)
 

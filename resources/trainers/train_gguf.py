@@ -30,6 +30,7 @@ import spade_weights  # noqa: E402
 import spade_grpo  # noqa: E402
 import spade_logprobs  # noqa: E402
 import spade_memory  # noqa: E402
+import spade_prefix  # noqa: E402
 import spade_step  # noqa: E402
 import spade_warmup  # noqa: E402
 from spade_grpo import TrainerInputError  # noqa: E402
@@ -48,9 +49,26 @@ def _torch():
     return torch
 
 
-def _round_f16(x):
-    """x rounded to float16 precision; the gradient passes straight through."""
-    return x + (x.to(_torch().float16).to(x.dtype) - x).detach()
+_ROUND_F16 = None
+
+
+def round_f16(x):
+    """x rounded to float16 precision (llama.cpp's f16 KV cache); the gradient passes straight through."""
+    global _ROUND_F16
+    if _ROUND_F16 is None:
+        torch = _torch()
+
+        class RoundF16(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, value):
+                return value.to(torch.float16).to(value.dtype)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        _ROUND_F16 = RoundF16
+    return _ROUND_F16.apply(x)
 
 
 class GgufModel:
@@ -147,10 +165,11 @@ class GgufModel:
         self._rope_cache = {}
 
     def _rope_angles(self, n, device):
+        """cos and sin of every RoPE angle of positions 0 .. n - 1 ([n, rope_dim / 2] each; a longer table already made serves)."""
         torch = _torch()
-        cached = self._rope_cache.get(n)
-        if cached is not None:
-            return cached
+        for length, cached in self._rope_cache.items():
+            if length >= n:
+                return cached
         half = self.rope_dim // 2
         inv = self.freq_scale * self.freq_base ** (-2.0 * torch.arange(half, dtype=torch.float64) / self.rope_dim)
         if self.rope_freqs is not None:
@@ -160,12 +179,10 @@ class GgufModel:
         self._rope_cache = {n: (cos, sin)}
         return cos, sin
 
-    def _rope(self, x):
-        """x: [B, T, heads, head_dim]. Rotates the first rope_dim dims of each head as ggml_rope does."""
+    def _rope(self, x, cos, sin):
+        """x: [rows, heads, head_dim], cos / sin: [rows, 1, rope_dim / 2]. Rotates the first rope_dim dims of each head as ggml_rope does."""
         torch = _torch()
-        n = x.shape[1]
-        cos, sin = self._rope_angles(n, x.device)
-        cos, sin = cos.unsqueeze(1).to(x.dtype), sin.unsqueeze(1).to(x.dtype)
+        cos, sin = cos.to(x.dtype), sin.to(x.dtype)
         rot, rest = x[..., : self.rope_dim], x[..., self.rope_dim :]
         if self.neox:
             a, b = rot[..., : self.rope_dim // 2], rot[..., self.rope_dim // 2 :]
@@ -182,17 +199,29 @@ class GgufModel:
         return normed.to(x.dtype) * weight
 
     def hidden_states(self, tokens, lora=None):
-        """The final normed hidden states of `tokens` ([B, T] LongTensor), [B, T, n_embd].
+        """The final normed hidden states of every position of `tokens` ([B, T] LongTensor), [B, T, n_embd].
 
         Sequences shorter than T are right-padded: causal attention never lets a real token see
         the padding after it, so each sequence's states are those of its own forward pass.
-        With gradients and `checkpointing`, each block's activations are recomputed in the
-        backward pass instead of kept (memory for long sequences on a GPU).
         """
         torch = _torch()
-        x = self.token_embd.rows(tokens)
-        n = tokens.shape[1]
-        causal = torch.full((n, n), float("-inf"), device=x.device).triu(1)
+        every = torch.arange(tokens.shape[1], device=tokens.device)
+        return torch.stack(self.hidden_at([(row, every) for row in tokens], lora))
+
+    def hidden_at(self, sequences, lora=None):
+        """For each (tokens, positions) pair: the final hidden states at the positions ([len(positions), n_embd]).
+
+        The sequences go through one forward pass (spade_prefix: a prompt that several share is
+        computed once), each cut after its last position. The output layer is left to
+        spade_logprobs, which never holds positions x vocabulary at once. With gradients and
+        `checkpointing`, each block's activations are recomputed in the backward pass instead of
+        kept (memory for long sequences on a GPU).
+        """
+        torch = _torch()
+        layout = spade_prefix.PrefixLayout(sequences, self.device)
+        x = self.token_embd.rows(layout.tokens)
+        cos, sin = self._rope_angles(int(layout.positions.max()) + 1, x.device)
+        layout.cos, layout.sin = cos[layout.positions].unsqueeze(1), sin[layout.positions].unsqueeze(1)
         save_memory = self.checkpointing and torch.is_grad_enabled()
         # torch 1.x's non-reentrant checkpoint keeps every block's recomputed activations until the
         # backward pass ends (measured: no saving at all); the reentrant one frees each block's after
@@ -204,14 +233,16 @@ class GgufModel:
             if save_memory:
                 from torch.utils.checkpoint import checkpoint
 
-                x = checkpoint(self._block, x, causal, i, layer, lora, use_reentrant=reentrant)
+                x = checkpoint(self._block, x, layout, i, layer, lora, use_reentrant=reentrant)
             else:
-                x = self._block(x, causal, i, layer, lora)
-        return self._rms_norm(x, self.output_norm)
+                x = self._block(x, layout, i, layer, lora)
+        h = self._rms_norm(x[layout.gather], self.output_norm)
+        return list(torch.split(h, layout.counts))
 
-    def _block(self, x, causal, i, layer, lora):
+    def _block(self, x, layout, i, layer, lora):
+        """One transformer block on the flat rows of `layout` ([rows, n_embd])."""
         torch = _torch()
-        batch, n = x.shape[0], x.shape[1]
+        rows = x.shape[0]
 
         def proj(h, name):
             y = layer[name].matmul(h)
@@ -223,53 +254,46 @@ class GgufModel:
             return y
 
         h = self._rms_norm(x, layer["attn_norm"])
-        q = proj(h, "attn_q").view(batch, n, self.n_head, self.head_dim_k)
-        k = proj(h, "attn_k").view(batch, n, self.n_head_kv, self.head_dim_k)
-        v = proj(h, "attn_v").view(batch, n, self.n_head_kv, self.head_dim_v)
+        q = proj(h, "attn_q").view(rows, self.n_head, self.head_dim_k)
+        k = proj(h, "attn_k").view(rows, self.n_head_kv, self.head_dim_k)
+        v = proj(h, "attn_v").view(rows, self.n_head_kv, self.head_dim_v)
         if layer["attn_q_norm"] is not None:
             q = self._rms_norm(q, layer["attn_q_norm"])
         if layer["attn_k_norm"] is not None:
             k = self._rms_norm(k, layer["attn_k_norm"])
-        q, k = self._rope(q), self._rope(k)
+        q, k = self._rope(q, layout.cos, layout.sin), self._rope(k, layout.cos, layout.sin)
         if self.kv_f16:
             # llama.cpp's default KV cache holds K and V as f16, and ggml's CPU matmul converts the other operand
             # (Q, then the attention weights) to f16 too: round the same values so the function is the same.
-            q, k, v = _round_f16(q), _round_f16(k), _round_f16(v)
+            q, k, v = round_f16(q), round_f16(k), round_f16(v)
         group = self.n_head // self.n_head_kv
         if group > 1:
             # ggml broadcasts kv head j to query heads j*group .. (j+1)*group - 1
-            k = k.repeat_interleave(group, dim=2)
-            v = v.repeat_interleave(group, dim=2)
-        sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
-        if sdpa is not None and not self.kv_f16:
-            # PyTorch 2.x: fused causal attention (no T x T score matrix kept); scale 1/sqrt(head_dim_k) as llama.cpp's
-            out = sdpa(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True).transpose(1, 2)
-        else:
-            scores = torch.einsum("bthd,bshd->bhts", q.float(), k.float()) / math.sqrt(self.head_dim_k) + causal
-            attn = torch.softmax(scores, dim=-1).to(v.dtype)
-            if self.kv_f16:
-                attn = _round_f16(attn)
-            out = torch.einsum("bhts,bshd->bthd", attn, v)
-        x = x + proj(out.reshape(batch, n, self.n_head * self.head_dim_v), "attn_output")
+            k = k.repeat_interleave(group, dim=1)
+            v = v.repeat_interleave(group, dim=1)
+        (q_pre, q_suf), (k_pre, k_suf), (v_pre, v_suf) = layout.split(q), layout.split(k), layout.split(v)
+        parts = []
+        if q_pre is not None:
+            parts.append(self._attend(q_pre, k_pre, v_pre, layout.prefix_mask))
+        parts.append(self._attend(q_suf, layout.suffix_keys(k_pre, k_suf), layout.suffix_keys(v_pre, v_suf), layout.suffix_mask))
+        out = torch.cat([part.reshape(-1, self.n_head * self.head_dim_v) for part in parts])
+        x = x + proj(out, "attn_output")
         h = self._rms_norm(x, layer["ffn_norm"])
         gate = torch.nn.functional.silu(proj(h, "ffn_gate"))
         return x + proj(gate * proj(h, "ffn_up"), "ffn_down")
 
-    def hidden_at(self, sequences, lora=None):
-        """For each (tokens, positions) pair: the final hidden states at the positions ([len(positions), n_embd]).
-
-        The sequences go through one batched forward pass, each cut after its last position. The
-        output layer is left to spade_logprobs, which never holds positions x vocabulary at once.
-        """
+    def _attend(self, q, k, v, mask):
+        """Attention of q [B, T, heads, dk] over k, v [B, S, heads, d] with an additive mask ([T, S] or [B, 1, T, S]); [B, T, heads, dv]."""
         torch = _torch()
-        lengths = [int(positions.max()) + 1 for _, positions in sequences]
-        padded = torch.zeros((len(sequences), max(lengths)), dtype=torch.long, device=self.device)
-        for row, ((tokens, _), length) in enumerate(zip(sequences, lengths)):
-            padded[row, :length] = tokens[:length]
-        h = self.hidden_states(padded, lora)
-        rows = torch.cat([torch.full_like(positions, row) for row, (_, positions) in enumerate(sequences)])
-        cols = torch.cat([positions for _, positions in sequences])
-        return list(torch.split(h[rows, cols], [len(positions) for _, positions in sequences]))
+        sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+        if sdpa is not None and not self.kv_f16:
+            # PyTorch 2.x: fused attention (no T x S score matrix kept); scale 1/sqrt(head_dim_k) as llama.cpp's
+            return sdpa(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), attn_mask=mask.to(q.dtype)).transpose(1, 2)
+        scores = torch.einsum("bthd,bshd->bhts", q.float(), k.float()) / math.sqrt(self.head_dim_k) + mask
+        attn = torch.softmax(scores, dim=-1).to(v.dtype)
+        if self.kv_f16:
+            attn = round_f16(attn)
+        return torch.einsum("bhts,bshd->bthd", attn, v)
 
 
 class Lora:
@@ -472,8 +496,8 @@ class GgufTrainer:
             self.release_device()
 
     def _train(self, cmd, hyper, emit):
-        # Where a round's time goes (seconds per phase, in the metrics): model load, batch read,
-        # the recomputation check (up to the mismatch line), the optimiser steps, the adapter write.
+        # Where a round's time goes (seconds per phase, in the metrics): model load, batch read, and the
+        # adapter write here; the recomputation pass, the forward and backward passes and the optimiser in spade_step.
         clock = {"start": time.time()}
         model = self.model_for(cmd["baseModel"])
         clock["loaded"] = time.time()
@@ -490,25 +514,14 @@ class GgufTrainer:
         model.checkpointing = hyper["checkpointing"] if self.checkpointing is None else self.checkpointing
         parts = self._check_memory(model, [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper)
         policy = GgufPolicy(model, lora, hyper["outputChunkTokens"])
-        clock["adapter"] = time.time()
-
-        def timed_emit(obj):
-            if obj.get("type") == "mismatch":
-                clock["recomputed"] = time.time()
-            emit(obj)
-
-        # the optimiser state is written beside the adapter first: an adapter on disk always has its state
-        metrics = spade_step.train_round(policy, lines, hyper, timed_emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"])
+        metrics = spade_step.train_round(policy, lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"])
         clock["trained"] = time.time()
         metrics["memoryPredictedBytes"] = parts["peak"]
         lora.save(cmd["output"], model.architecture)
         clock["written"] = time.time()
-        recomputed = clock.get("recomputed", clock["adapter"])
         metrics.update({
             "loadSeconds": clock["loaded"] - clock["start"],
             "readSeconds": clock["read"] - clock["loaded"],
-            "recomputeSeconds": recomputed - clock["adapter"],
-            "stepSeconds": clock["trained"] - recomputed,
             "writeSeconds": clock["written"] - clock["trained"],
         })
         emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})

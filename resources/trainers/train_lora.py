@@ -93,15 +93,41 @@ def find_peft_dir(path):
 
 
 class HfPolicy:
-    def __init__(self, model, device):
+    #: config keys of models that scale or cap their logits after the output layer: their log-probs go through the model's own forward
+    LOGIT_TRANSFORMS = ("final_logit_softcapping", "logit_scale", "logits_scaling", "output_multiplier_scale")
+
+    def __init__(self, model, device, output_chunk=spade_logprobs.DEFAULT_CHUNK):
         self.model = model
         self.device = device
+        self.output_chunk = output_chunk
         self.architecture = getattr(model.config, "model_type", "unknown")
         self.vocab_size = int(model.config.vocab_size)
         self._keep_ok = True
+        self._split = self._body_and_head()
+        if self._split is None:
+            spade_grpo.log(f"[hf] {self.architecture}: the output layer cannot be taken apart (no body under base_model_prefix, a biased lm_head, or logits scaled / capped): the trained positions' logits go through the model's forward at once")
+
+    def _body_and_head(self):
+        """(decoder body, output weight) where the model is laid out as transformers' *ForCausalLM (the body under
+        `base_model_prefix`, a bias-free `lm_head`, nothing done to the logits after it); else None."""
+        lm = self.model.get_base_model() if hasattr(self.model, "get_base_model") else self.model
+        prefix = getattr(lm, "base_model_prefix", None)
+        body = getattr(lm, prefix, None) if prefix else None
+        head = lm.get_output_embeddings() if hasattr(lm, "get_output_embeddings") else None
+        weight = getattr(head, "weight", None)
+        if body is None or weight is None or getattr(head, "bias", None) is not None or weight.requires_grad:
+            return None
+        if any(getattr(lm.config, key, None) not in (None, 1, 1.0) for key in self.LOGIT_TRANSFORMS):
+            return None
+        return body, weight
 
     def logprobs(self, line, grad, adapter=True, definitions=(spade_logprobs.full(1.0),)):
-        """The line's trained tokens' log-probs under each definition (spade_logprobs), from one forward pass."""
+        """The line's trained tokens' log-probs under each definition (spade_logprobs), from one forward pass.
+
+        The decoder body gives the trained positions' hidden states, and spade_logprobs takes them
+        through the output layer in chunks of `output_chunk` positions (never positions x vocabulary
+        at once, in the forward or the backward pass), as the gguf trainer does.
+        """
         import torch
 
         last = line.trained[-1]
@@ -111,6 +137,10 @@ class HfPolicy:
         # the base model's log-probs (the KL reference): PEFT's context that switches the LoRA off
         off = self.model.disable_adapter() if not adapter and hasattr(self.model, "disable_adapter") else contextlib.nullcontext()
         with torch.set_grad_enabled(grad), off:
+            if self._split is not None:
+                body, weight = self._split
+                hidden = body(input_ids=ids, use_cache=False).last_hidden_state[0, positions]
+                return [spade_logprobs.logprobs(hidden, weight, targets, definition, self.output_chunk) for definition in definitions]
             logits = None
             if self._keep_ok:
                 try:
@@ -223,7 +253,7 @@ class HfTrainer:
                 model.gradient_checkpointing_enable()
                 if hasattr(model, "enable_input_require_grads"):
                     model.enable_input_require_grads()  # frozen embeddings: checkpointed blocks still need a grad path
-            metrics = spade_step.train_round(HfPolicy(model, self.device), lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=cmd.get("parentAdapter"), output=cmd["output"])
+            metrics = spade_step.train_round(HfPolicy(model, self.device, hyper["outputChunkTokens"]), lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=cmd.get("parentAdapter"), output=cmd["output"])
             model.save_pretrained(peft_dir)
         finally:
             self.base = model.unload()  # the base model again, without LoRA layers, for the next round

@@ -116,9 +116,10 @@ describe.skipIf(!hasTorch)("train_lora.py (hf) with stand-in transformers / PEFT
   }, 60_000);
 
   it("a transformers that ignores logits_to_keep (before 4.50) is detected: the same log-probs, and the log says so", async () => {
+    // logits_to_keep is the path of a model whose output layer the trainer cannot take apart (FAKE_HF_OPAQUE: one that caps its logits)
     const logs: string[] = [];
-    const ignoring = await TrainerWorker.start({ trainer: "hf", python, device: "cpu", threads: 1, env: { PYTHONPATH: fakes, FAKE_HF_IGNORE_LOGITS_TO_KEEP: "1" }, onLog: (l) => logs.push(l) });
-    const honouring = await TrainerWorker.start({ trainer: "hf", python, device: "cpu", threads: 1, env: { PYTHONPATH: fakes } });
+    const ignoring = await TrainerWorker.start({ trainer: "hf", python, device: "cpu", threads: 1, env: { PYTHONPATH: fakes, FAKE_HF_OPAQUE: "1", FAKE_HF_IGNORE_LOGITS_TO_KEEP: "1" }, onLog: (l) => logs.push(l) });
+    const honouring = await TrainerWorker.start({ trainer: "hf", python, device: "cpu", threads: 1, env: { PYTHONPATH: fakes, FAKE_HF_OPAQUE: "1" } });
     try {
       const old = await ignoring.logprobs({ batch, baseModel: base, output: join(dir, "keep-ignored.json") });
       const current = await honouring.logprobs({ batch, baseModel: base, output: join(dir, "keep-honoured.json") });

@@ -11,6 +11,7 @@ import { getLlama, type Llama } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../shared/runConfig.js";
 import { RunController, type RunControllerEvent } from "../../main/selfplay/RunController.js";
+import { readGgufInfo } from "../../main/llm/gguf/readGgufInfo.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { addEnvSetMembers } from "../../main/store/queries/envSets.js";
 import { getMetrics } from "../../main/store/queries/metrics.js";
@@ -109,12 +110,15 @@ describe.skipIf(!hasTorch)("a base model the gguf trainer cannot read", () => {
   }, 120_000);
 });
 
-describe.skipIf(!hasTorch)("a Q4_K model of a recommended architecture", () => {
+describe.skipIf(!hasTorch)("a Q4_K_M model of a recommended architecture", () => {
   it("trains inside a run on this CPU with nothing but torch and NumPy", async () => {
     // no gguf package: the K-quants are read by the trainer itself
     expect(() => execFileSync(python, ["-c", "import gguf"], { stdio: "pipe" })).toThrow();
-    const path = join(dir, "qwen2-Q4_K.gguf");
-    execFileSync(python, [join(trainers, "make_random_model.py"), stories, path, "Q4_K", "--arch", "qwen2"], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    // llama.cpp's Q4_K_M mixture (Q4_K, Q6_K for the output matrix and the last layer's attn_v and ffn_down), Qwen2 layer shapes reduced
+    const path = join(dir, "qwen2-Q4_K_M.gguf");
+    execFileSync(python, [join(trainers, "make_random_model.py"), stories, path, "Q4_K_M", "--arch", "qwen2"], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    const types = new Set((await readGgufInfo(path)).tensors.map((tensor) => tensor.typeName));
+    expect([...types].sort()).toEqual(["F32", "Q4_K", "Q6_K"]);
     const db = openDatabase(join(dir, "qwen2.sqlite"));
     try {
       const code = readFileSync(resolve(import.meta.dirname, "../../resources/environments/story_word.py"), "utf8");
