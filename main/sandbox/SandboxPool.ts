@@ -12,6 +12,7 @@ import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessRe
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
 import { SnapshotCache } from "./snapshotCache.js";
+import { readTreeUsage } from "./processMemory.js";
 import { median } from "../util/median.js";
 
 export interface SandboxPoolOptions {
@@ -72,6 +73,8 @@ export interface SandboxPoolStats {
   firstStartMs: number;
   /** Median resident memory of a started sandbox process tree, in MiB (null where not measurable). */
   memoryPerProcessMb: number | null;
+  /** Median CPU a process tree had used when it was ready (Node, confinement, Pyodide boot), in ms; null where not measurable. */
+  startCpuMsP50: number | null;
   /** Median wait for a never-used process in open(), in ms. */
   freshProcessP50Ms: number | null;
   /** Median time to put an environment's interpreter back into the state its plays start from, in ms (done right after a close, while the engine stores the episode). */
@@ -134,6 +137,7 @@ export class SandboxPool {
   private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0 };
   private readonly memorySamples: number[] = [];
   private readonly freshWaits: number[] = [];
+  private readonly startCpu: number[] = [];
   private readonly resets: number[] = [];
   /** The first successful open's answer per code (hashes), that every later open must repeat. */
   private readonly firstOpenAnswers = new Map<string, string>();
@@ -225,6 +229,7 @@ export class SandboxPool {
     return {
       ...this.counters,
       memoryPerProcessMb: memory === null ? null : Math.round(memory),
+      startCpuMsP50: median(this.startCpu),
       freshProcessP50Ms: median(this.freshWaits),
       playResetP50Ms: median(this.resets),
       capacity: this.capacityLimit,
@@ -506,6 +511,8 @@ export class SandboxPool {
     }
     this.failuresInARow = 0;
     const process = started.process;
+    const { cpuTicks } = readTreeUsage(process.pids);
+    if (cpuTicks !== null) pushSample(this.startCpu, cpuTicks * 10);
     this.live.add(process);
     process.onExit(() => this.forget(process));
     if (this.disposed) {
