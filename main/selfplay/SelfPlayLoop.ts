@@ -35,7 +35,7 @@ import { fitDesignerPrompt } from "./fitDesignerPrompt.js";
 import { iterationMetrics } from "./iterationMetrics.js";
 import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
-import { batchScoredAt, isRegeneration, playsPerGame, regenerationOf, slotSkill, unhintedPlayIndex } from "./rolloutSchedule.js";
+import { batchScoredAt, isRegeneration, playsPerGame, regenerationInterval, regenerationOf, slotSkill, unhintedPlayIndex } from "./rolloutSchedule.js";
 import { scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
 import type { TrainingStep } from "./TrainingStep.js";
@@ -191,18 +191,35 @@ export class SelfPlayLoop {
       const { slot } = state;
       play.add(this.unit(`hint:${slot}`, "hint", designed(slot), () => (generating ? this.prepareHint(iteration, state, memory!) : Promise.resolve())));
       const canary = `canary:${slot}`;
-      play.add(this.unit(canary, "play", designed(slot), () => this.playCanary(iteration, regeneration, state)));
+      const game = `game:${slot}`;
+      play.add(this.unit(canary, "play", designed(slot), () => this.playCanary(iteration, regeneration, state), game));
       const first = this.config.canary ? 1 : 0;
       for (let index = first; index < maxPlays; index++) {
-        play.add(this.unit(`play:${slot}:${index}`, "play", [canary], () => this.play(iteration, regeneration, state, false, index)));
+        play.add(this.unit(`play:${slot}:${index}`, "play", [canary], () => this.play(iteration, regeneration, state, false, index), game));
       }
       if (generating) {
         for (let index = 0; index < this.config.hintPlays; index++) {
-          play.add(this.unit(`hinted:${slot}:${index}`, "play", [canary, `hint:${slot}`], () => this.play(iteration, regeneration, state, true, index)));
+          play.add(this.unit(`hinted:${slot}:${index}`, "play", [canary, `hint:${slot}`], () => this.play(iteration, regeneration, state, true, index), game));
         }
       }
     }
-    return this.runGraph(play);
+    try {
+      return await this.runGraph(play);
+    } finally {
+      // The rollout is over: its games keep their processes for the batch's replay rollouts still to come (none after the last).
+      for (const state of states) if (state.env?.code) this.planPlays(state.env.code, this.replaysLeft(iteration) * state.plays);
+    }
+  }
+
+  /** Rollouts after `iteration` that replay its batch (0 in the batch's last rollout or the run's last). */
+  private replaysLeft(iteration: number): number {
+    const regeneration = regenerationOf(iteration, this.config);
+    return Math.min(regeneration + regenerationInterval(this.config), this.config.iterations) - 1 - iteration;
+  }
+
+  /** Tells the sandbox pool how many plays of a game are still to come in this rollout (library problems play elsewhere). */
+  private planPlays(code: string, count: number): void {
+    if (this.config.designer.kind !== "library") this.deps.pool.planPlays(code, count);
   }
 
   /** Runs a graph of the iteration's units. False when interrupted. */
@@ -216,8 +233,8 @@ export class SelfPlayLoop {
     return !this.deps.signal?.aborted;
   }
 
-  private unit(id: string, kind: UnitKind, after: string[], run: () => Promise<void>): WorkUnit<UnitKind> {
-    return { id, kind, after, run: () => (this.deps.signal?.aborted ? Promise.resolve() : run()) };
+  private unit(id: string, kind: UnitKind, after: string[], run: () => Promise<void>, group?: string): WorkUnit<UnitKind> {
+    return { id, kind, after, ...(group === undefined ? {} : { group }), run: () => (this.deps.signal?.aborted ? Promise.resolve() : run()) };
   }
 
   private memorySnapshot(): MemorySnapshot {
@@ -409,10 +426,10 @@ export class SelfPlayLoop {
   }
 
   /** A session on a stored environment: its code in the sandbox, or a library problem in the library's worker. */
-  private openSession(code: string): Promise<EnvSession> {
+  private openSession(code: string, planned = false): Promise<EnvSession> {
     const problem = this.config.designer.kind === "library" ? parseLibraryProblem(code) : null;
     if (problem && this.deps.library) return this.deps.library.open(problem, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
-    return this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+    return this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs, planned });
   }
 
   /**
@@ -528,11 +545,19 @@ export class SelfPlayLoop {
     return { hinted, playIndex, canary, seed: deriveSeed(this.config.seed, "play", regeneration, slot, playIndex, hinted ? 1 : 0, canary ? 1 : 0) };
   }
 
-  /** The canary: the rollout's first unhinted play, alone; a time-out skips the rest of the game's plays this rollout. */
+  /**
+   * The canary: the rollout's first unhinted play, alone; a time-out skips the rest of the game's
+   * plays this rollout. The game's plays in this rollout and in the batch's replay rollouts still to
+   * come are announced to the sandbox pool first, so its processes are kept (across rollouts) and
+   * the ones its plays will need start ahead.
+   */
   private async playCanary(iteration: number, regeneration: number, state: SlotState): Promise<void> {
-    if (!state.env || !this.config.canary) return;
+    if (!state.env?.code) return;
+    this.planPlays(state.env.code, state.plays * (1 + this.replaysLeft(iteration)) + (regeneration === iteration ? this.config.hintPlays : 0));
+    if (!this.config.canary) return;
     const spec = this.spec(regeneration, state.slot, false, unhintedPlayIndex(iteration, 0, this.config, state.plays), true);
     state.canaryTimedOut = (await this.playOne(iteration, state, spec, null))?.timedOut ?? false;
+    if (state.canaryTimedOut) this.planPlays(state.env.code, this.replaysLeft(iteration) * state.plays);
   }
 
   private async play(iteration: number, regeneration: number, state: SlotState, hinted: boolean, index: number): Promise<void> {
@@ -551,7 +576,7 @@ export class SelfPlayLoop {
     const result: { timedOut: boolean }[] = [];
     try {
       await runPlays({
-        open: () => this.openSession(env.code!),
+        open: () => this.openSession(env.code!, true),
         backend: this.deps.backend,
         specs: [spec],
         hint,

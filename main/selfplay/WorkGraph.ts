@@ -5,6 +5,8 @@ export interface WorkUnit<Kind extends string = string> {
   kind: Kind;
   /** Units that must have finished first. */
   after: readonly string[];
+  /** Units of one group share what their kind's limit lets in: of the ready units, one from the group with the fewest in flight starts first (e.g. the plays of one game). Defaults to a group of its own. */
+  group?: string;
   run(): Promise<void>;
 }
 
@@ -24,7 +26,9 @@ export class WorkGraphError extends Error {
 
 /**
  * The work of an iteration as data: units and the units they wait for. `run` starts every unit as
- * soon as its dependencies are done, within the per-kind limits, first ready first started; so the loop says what depends on what and this decides when. The first
+ * soon as its dependencies are done, within the per-kind limits, first ready first started, except
+ * that a unit of a group with fewer units in flight goes before one of a busier group; so the loop
+ * says what depends on what and this decides when. The first
  * failure stops issuing and is thrown once the units in flight have settled.
  */
 export class WorkGraph<Kind extends string = string> {
@@ -49,9 +53,17 @@ export class WorkGraph<Kind extends string = string> {
     }
     const waiting = new Map(units.map((unit) => [unit.id, new Set(unit.after)]));
     const dependents = new Map<string, string[]>();
-    for (const unit of units) for (const dependency of unit.after) dependents.set(dependency, [...(dependents.get(dependency) ?? []), unit.id]);
+    for (const unit of units) {
+      for (const dependency of unit.after) {
+        const list = dependents.get(dependency);
+        if (list) list.push(unit.id);
+        else dependents.set(dependency, [unit.id]);
+      }
+    }
     const ready: WorkUnit<Kind>[] = units.filter((unit) => unit.after.length === 0);
     const running = new Map<Kind, number>();
+    const groupRunning = new Map<string, number>();
+    const inGroup = (unit: WorkUnit<Kind>) => (unit.group === undefined ? 0 : (groupRunning.get(unit.group) ?? 0));
     let inFlight = 0;
     let finished = 0;
     let failure: { error: unknown } | null = null;
@@ -63,21 +75,24 @@ export class WorkGraph<Kind extends string = string> {
       };
       const pump = () => {
         if (!failure && !options.signal?.aborted) {
-          for (let i = 0; i < ready.length; ) {
-            const unit = ready[i]!;
-            const limit = options.limits?.[unit.kind] ?? Infinity;
-            if ((running.get(unit.kind) ?? 0) >= limit) {
-              i++;
-              continue;
+          for (;;) {
+            // The first ready unit whose kind has room, of the group with the fewest units in flight.
+            let best = -1;
+            for (let i = 0; i < ready.length; i++) {
+              const unit = ready[i]!;
+              if ((running.get(unit.kind) ?? 0) >= (options.limits?.[unit.kind] ?? Infinity)) continue;
+              if (best < 0 || inGroup(unit) < inGroup(ready[best]!)) best = i;
+              if (inGroup(unit) === 0) break;
             }
-            ready.splice(i, 1);
-            start(unit);
+            if (best < 0) break;
+            start(ready.splice(best, 1)[0]!);
           }
         }
         settleIfDone();
       };
       const start = (unit: WorkUnit<Kind>) => {
         running.set(unit.kind, (running.get(unit.kind) ?? 0) + 1);
+        if (unit.group !== undefined) groupRunning.set(unit.group, inGroup(unit) + 1);
         inFlight++;
         options.onChange?.({ unit, phase: "started", inFlight });
         Promise.resolve()
@@ -97,6 +112,7 @@ export class WorkGraph<Kind extends string = string> {
           )
           .finally(() => {
             running.set(unit.kind, running.get(unit.kind)! - 1);
+            if (unit.group !== undefined) groupRunning.set(unit.group, inGroup(unit) - 1);
             inFlight--;
             options.onChange?.({ unit, phase: "finished", inFlight });
             pump();
