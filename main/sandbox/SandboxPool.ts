@@ -89,6 +89,8 @@ export interface SandboxPoolStats {
   capacity: number;
   /** Processes alive now (busy, idle or never used). */
   live: number;
+  /** Processes being started now. */
+  starting: number;
   /** Processes ended because no session was open for `idleReleaseMs`. */
   processesReleasedIdle: number;
   /** Idle processes of one game ended to make room for another game's open. */
@@ -259,6 +261,7 @@ export class SandboxPool {
       playResetP50Ms: median(this.resets),
       capacity: this.capacityLimit,
       live: this.live.size,
+      starting: this.starting,
     };
   }
 
@@ -578,7 +581,7 @@ export class SandboxPool {
   /** With `idleReleaseMs` set, ends every idle and never-used process once no session was open for that long. */
   private armIdleRelease(): void {
     const after = this.options.idleReleaseMs;
-    if (after === null || this.disposed || this.dormant) return;
+    if (after === null || this.disposed || this.live.size === 0) return;
     const busy = this.live.size - this.idle.length - this.fresh.length;
     if (busy > 0 || this.waiters.length > 0) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
