@@ -33,7 +33,7 @@ function instantPool(): SandboxPool {
     solution: async () => "\\boxed{7}",
     close: async () => undefined,
   });
-  return { open: async () => session(), planPlays: () => undefined } as unknown as SandboxPool;
+  return { open: async () => session(), planPlays: () => undefined, playsToCome: () => 0 } as unknown as SandboxPool;
 }
 
 /**

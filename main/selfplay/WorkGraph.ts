@@ -33,10 +33,21 @@ export class WorkGraphError extends Error {
  */
 export class WorkGraph<Kind extends string = string> {
   private readonly units = new Map<string, WorkUnit<Kind>>();
+  /** While `run` runs: takes a unit added meanwhile into the run. */
+  private adding: ((unit: WorkUnit<Kind>) => void) | null = null;
 
+  /**
+   * Adds a unit. While the graph runs, a running unit may add more (e.g. once a count is known);
+   * they start as soon as their dependencies are done, which must already be in the graph.
+   */
   add(unit: WorkUnit<Kind>): this {
     if (this.units.has(unit.id)) throw new WorkGraphError(`work unit "${unit.id}" is added twice`);
+    if (this.adding) {
+      const missing = unit.after.find((dependency) => !this.units.has(dependency));
+      if (missing !== undefined) throw new WorkGraphError(`work unit "${unit.id}" waits for "${missing}", which is not in the graph`);
+    }
     this.units.set(unit.id, unit);
+    this.adding?.(unit);
     return this;
   }
 
@@ -51,16 +62,25 @@ export class WorkGraph<Kind extends string = string> {
         if (!this.units.has(dependency)) throw new WorkGraphError(`work unit "${unit.id}" waits for "${dependency}", which is not in the graph`);
       }
     }
-    const waiting = new Map(units.map((unit) => [unit.id, new Set(unit.after)]));
+    const waiting = new Map<string, Set<string>>();
     const dependents = new Map<string, string[]>();
-    for (const unit of units) {
-      for (const dependency of unit.after) {
+    const done = new Set<string>();
+    const ready: WorkUnit<Kind>[] = [];
+    const register = (unit: WorkUnit<Kind>) => {
+      const left = new Set(unit.after.filter((dependency) => !done.has(dependency)));
+      waiting.set(unit.id, left);
+      for (const dependency of left) {
         const list = dependents.get(dependency);
         if (list) list.push(unit.id);
         else dependents.set(dependency, [unit.id]);
       }
-    }
-    const ready: WorkUnit<Kind>[] = units.filter((unit) => unit.after.length === 0);
+      if (left.size === 0) ready.push(unit);
+    };
+    for (const unit of units) register(unit);
+    this.adding = (unit) => {
+      units.push(unit);
+      register(unit);
+    };
     const running = new Map<Kind, number>();
     const groupRunning = new Map<string, number>();
     const inGroup = (unit: WorkUnit<Kind>) => (unit.group === undefined ? 0 : (groupRunning.get(unit.group) ?? 0));
@@ -100,6 +120,7 @@ export class WorkGraph<Kind extends string = string> {
           .then(
             () => {
               finished++;
+              done.add(unit.id);
               for (const id of dependents.get(unit.id) ?? []) {
                 const left = waiting.get(id)!;
                 left.delete(unit.id);
@@ -119,6 +140,8 @@ export class WorkGraph<Kind extends string = string> {
           });
       };
       pump();
+    }).finally(() => {
+      this.adding = null;
     });
     if (failure) throw (failure as { error: unknown }).error;
     if (!options.signal?.aborted && finished < units.length) {

@@ -206,6 +206,20 @@ describe("WorkGraph", () => {
     await expect(failing.run()).rejects.toThrow("boom");
   });
 
+  it("runs units a running unit adds once their dependencies are done, and refuses one that waits for an unknown unit", async () => {
+    const log: string[] = [];
+    const graph = new WorkGraph<"k">();
+    graph
+      .add({ id: "first", kind: "k", after: [], run: async () => void log.push("first") })
+      .add({ id: "count", kind: "k", after: ["first"], run: async () => {
+        log.push("count");
+        for (const id of ["x", "y"]) graph.add({ id, kind: "k", after: ["first", "count"], run: async () => void log.push(id) });
+        expect(() => graph.add({ id: "z", kind: "k", after: ["nowhere"], run: async () => {} })).toThrow(/waits for "nowhere"/);
+      } });
+    await graph.run();
+    expect(log).toEqual(["first", "count", "x", "y"]);
+  });
+
   it("spreads a kind's limited room over the groups: a unit of a group with fewer in flight goes first", async () => {
     // Game a's 6 plays are ready before game b's 6; with room for 4, b still gets half of it, and
     // each place freed goes to the game with fewer plays in flight.
