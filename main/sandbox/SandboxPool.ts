@@ -24,7 +24,7 @@ export interface SandboxPoolOptions {
   prewarm?: number;
   /** The most sandbox processes alive at once (busy, idle for one environment, or never used); more `open()` calls wait. Defaults to concurrency + prewarm + the games with plays to come (`planPlays`), lowered to what the memory holds with every process at `memoryLimitMb` (see `memoryCapacity`). */
   capacity?: number;
-  /** The cores the pool may use: at most half of them (at least one) start processes at once, so starting never takes the cores the plays need. Defaults to os.availableParallelism(). */
+  /** The cores the pool may use: at most one process starts per core at once (a start is CPU-bound: more at once only makes every one of them later). Defaults to os.availableParallelism(). */
   cores?: number;
   /** Processes with no session open for this long are ended (the warm set too) until the next open; null keeps them for as long as the pool lives (a run, whose games come back in the next rollout). Defaults to null. */
   idleReleaseMs?: number | null;
@@ -124,7 +124,7 @@ function pushSample(values: number[], value: number): void {
  * with demand up to `capacity`; idle processes of other environments are ended to make room, but
  * never one whose game still has plays to come in the rollout (`planPlays`), so a process stays
  * bound to its game across the rollouts that replay it. Processes for planned plays are started
- * ahead of need in the background, at most half the cores' worth at once.
+ * ahead of need in the background, at most one per core at once.
  */
 export class SandboxPool {
   /** The former pool size (concurrency and prewarm default). */
@@ -148,7 +148,7 @@ export class SandboxPool {
   private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0 };
   /** Plays still to come per game (code), as the loop announced them. */
   private readonly planned = new Map<string, number>();
-  /** Processes started at once at most (half the cores, at least one). */
+  /** Processes started at once at most (one per core). */
   private readonly maxStarting: number;
   private idleTimer: NodeJS.Timeout | null = null;
   /** Set once the pool released its processes for idleness: no warm set until the next open. */
@@ -176,7 +176,7 @@ export class SandboxPool {
     this.memoryBoundCapacity = sizing.capacity === null;
     this.baseCapacity = sizing.concurrency + sizing.prewarm;
     this.playConcurrency = sizing.concurrency;
-    this.maxStarting = Math.max(1, Math.floor(sizing.cores / 2));
+    this.maxStarting = Math.max(1, sizing.cores);
     this.capacityLimit = sizing.capacity ?? SandboxPool.memoryCapacity(this.baseCapacity, { limitMb: options.memoryLimitMb, availableBytes: freemem(), heldBytes: 0 });
     this.launch = buildSandboxLaunch({ confinement: options.confinement, snapshotPath });
     this.isolation = this.launch.isolation;
@@ -536,12 +536,16 @@ export class SandboxPool {
     return Math.max(1, Math.min(toCome, share));
   }
 
-  /** Never-used processes the announced plays will need: for each game, what it keeps less what it has. */
+  /**
+   * Never-used processes the announced plays will need: one for each game with plays to come and
+   * no process. A game that has one gets more only when a play of it waits (a start costs more CPU
+   * than the wait for the game's own process, about one play).
+   */
   private neededForPlans(): number {
     if (this.planned.size === 0) return 0;
     const bound = this.boundCounts();
     let needed = 0;
-    for (const code of this.planned.keys()) needed += Math.max(0, this.keptFor(code) - (bound.get(code) ?? 0));
+    for (const code of this.planned.keys()) if (!bound.has(code)) needed++;
     return needed;
   }
 
