@@ -122,7 +122,7 @@ function pushSample(values: number[], value: number): void {
  * background (`prewarm`), and later plays of the same environment get that environment's idle
  * process back with its interpreter restored to the pristine state. The number of processes grows
  * with demand up to `capacity`; idle processes of other environments are ended to make room, but
- * never one whose game still has plays to come in the rollout (`planPlays`), so a process stays
+ * not those a game with plays to come keeps (`planPlays`, `evictionCandidate`), so a process stays
  * bound to its game across the rollouts that replay it. Processes for planned plays are started
  * ahead of need in the background, at most one per core at once.
  */
@@ -266,9 +266,9 @@ export class SandboxPool {
   }
 
   /**
-   * Announces the plays of a game (its code) still to come in this rollout; 0 when none are. An
-   * idle process of a game with plays to come is never ended to make room for another game, and
-   * processes for the announced plays are started ahead of need. Each `open(code, { planned: true })`
+   * Announces the plays of a game (its code) still to come (in this rollout and the batch's replay
+   * rollouts); 0 when none are. The idle processes a game with plays to come keeps are not ended to
+   * make room for another game, and a first process for a game that has none is started ahead of need. Each `open(code, { planned: true })`
    * counts one play down.
    */
   planPlays(code: string, count: number): void {
