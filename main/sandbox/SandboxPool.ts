@@ -156,6 +156,10 @@ export class SandboxPool {
   private readonly memorySamples: number[] = [];
   private readonly freshWaits: number[] = [];
   private readonly startCpu: number[] = [];
+  /** How long sessions held their process, and how long processes took to start, in ms. */
+  private readonly holds: number[] = [];
+  private readonly startWalls: number[] = [];
+  private readonly acquiredAt = new WeakMap<SandboxProcess, number>();
   private readonly resets: number[] = [];
   /** The first successful open's answer per code (hashes), that every later open must repeat. */
   private readonly firstOpenAnswers = new Map<string, string>();
@@ -319,6 +323,7 @@ export class SandboxPool {
     const reused = process.sessions > 0;
     process.boundCode = code;
     process.sessions++;
+    this.acquiredAt.set(process, performance.now());
     const reply = await process
       .request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars }, "open", callTimeout(limits.callTimeoutMs, limits.deadlineAt))
       .catch((error: Error) => {
@@ -478,6 +483,9 @@ export class SandboxPool {
       return;
     }
     process.lastUsed = performance.now();
+    const acquired = this.acquiredAt.get(process);
+    if (acquired !== undefined) pushSample(this.holds, process.lastUsed - acquired);
+    this.acquiredAt.delete(process);
     const index = this.waiters.findIndex((waiter) => !waiter.freshOnly && waiter.code === process.boundCode);
     if (index >= 0) {
       const [waiter] = this.waiters.splice(index, 1);
@@ -503,10 +511,11 @@ export class SandboxPool {
       const [waiter] = this.waiters.splice(index, 1);
       waiter?.resolve(this.fresh.shift() as SandboxProcess);
     }
-    const wanted = Math.max(this.waiters.length, this.neededForPlans()) + (this.dormant ? 0 : this.prewarmTarget);
+    const waiting = this.waitersNeedingFresh();
+    const wanted = Math.max(waiting, this.neededForPlans()) + (this.dormant ? 0 : this.prewarmTarget);
     while (this.fresh.length + this.starting < wanted && this.starting < this.maxStarting) {
       if (this.live.size + this.starting >= this.capacityLimit) {
-        if (this.fresh.length + this.starting >= this.waiters.length) return;
+        if (this.fresh.length + this.starting >= waiting) return;
         const victim = this.evictionCandidate();
         if (!victim) return;
         this.idle.splice(this.idle.indexOf(victim), 1);
@@ -516,6 +525,19 @@ export class SandboxPool {
       }
       this.startInBackground();
     }
+  }
+
+  /**
+   * Waiting opens a never-used process should be started for: all of them, except an open whose
+   * game has a process busy now while a session typically ends sooner than a process starts
+   * (median hold vs median start): that open gets the game's own process when it is released.
+   */
+  private waitersNeedingFresh(): number {
+    const hold = median(this.holds);
+    const start = median(this.startWalls);
+    if (hold === null || start === null || hold >= start) return this.waiters.length;
+    const bound = this.boundCounts();
+    return this.waiters.filter((waiter) => waiter.freshOnly || !bound.has(waiter.code)).length;
   }
 
   /** Live processes bound to each game. */
@@ -642,6 +664,7 @@ export class SandboxPool {
     this.counters.processesStarted++;
     if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
     if (started.rssBytes !== null) pushSample(this.memorySamples, started.rssBytes / 1024 / 1024);
+    pushSample(this.startWalls, started.startMs);
     this.failuresInARow = 0;
     const process = started.process;
     const { cpuTicks } = readTreeUsage(process.pids);

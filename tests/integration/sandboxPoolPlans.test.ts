@@ -59,6 +59,23 @@ describe("the sandbox pool with announced plays", () => {
     expect(pool.stats().processesEvicted).toBe(3);
   });
 
+  it("lets a second play of a game wait for the game's busy process when sessions end sooner than processes start", async () => {
+    const pool = await createTestPool({ concurrency: 2, prewarm: 0, capacity: 4 });
+    pools.push(pool);
+    const code = game("G");
+    for (let index = 0; index < 3; index++) await play(pool, code); // sessions of a few ms; a start takes far longer
+    const started = pool.stats().processesStarted;
+    const first = await pool.open(code);
+    const second = pool.open(code);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await first.close();
+    const next = await second;
+    expect(pidOf(next)).toBe(pidOf(first));
+    await next.close();
+    // Nothing was started for it, nor is being started.
+    expect(pool.stats().processesStarted + pool.stats().starting).toBe(started);
+  });
+
   it("ends idle and never-used processes after idleReleaseMs and starts again at the next open", async () => {
     const pool = await createTestPool({ concurrency: 1, prewarm: 1, idleReleaseMs: 400 });
     pools.push(pool);
