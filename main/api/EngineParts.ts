@@ -29,12 +29,27 @@ export interface RunControl {
   on(listener: (event: { type: string }) => void): () => void;
 }
 
+/** The variable that sets how long the workbench keeps idle sandbox processes, in seconds. */
+export const SANDBOX_IDLE_ENV = "SPADE_SANDBOX_IDLE_SECONDS";
+/** How long the workbench (`spade serve`, the app) keeps sandbox processes with no session open, unless SPADE_SANDBOX_IDLE_SECONDS says otherwise. */
+export const DEFAULT_SANDBOX_IDLE_SECONDS = 60;
+
+/** The workbench's idle time for sandbox processes in ms, from SPADE_SANDBOX_IDLE_SECONDS (a number of seconds > 0), else the default. */
+export function workbenchSandboxIdleMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env[SANDBOX_IDLE_ENV];
+  if (text === undefined || text.trim() === "") return DEFAULT_SANDBOX_IDLE_SECONDS * 1000;
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new RangeError(`${SANDBOX_IDLE_ENV} must be a number of seconds greater than 0, got "${text}"`);
+  return Math.round(seconds * 1000);
+}
+
 /**
  * The sandbox pool and the validator. Two processes: one stays free for validation while a
- * manual play session holds the other.
+ * manual play session holds the other. Processes with no session open for the workbench's idle
+ * time (`workbenchSandboxIdleMs`) are ended, and started again at the next use.
  */
 export async function createEnvironmentRuntime(options: SandboxPoolOptions = {}): Promise<EnvironmentRuntime> {
-  const pool = await SandboxPool.create({ size: 2, ...options });
+  const pool = await SandboxPool.create({ size: 2, idleReleaseMs: workbenchSandboxIdleMs(), ...options });
   return {
     validate: (code) => validateEnvironment(pool, code),
     open: (code) => pool.open(code),

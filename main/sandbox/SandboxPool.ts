@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { freemem, tmpdir } from "node:os";
+import { availableParallelism, freemem, tmpdir } from "node:os";
 import { join } from "node:path";
 import { resourcePath } from "../paths.js";
 import { TEXT_CAPS } from "./capText.js";
@@ -13,6 +13,7 @@ import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessRe
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
 import { SnapshotCache } from "./snapshotCache.js";
+import { readTreeUsage } from "./processMemory.js";
 import { median } from "../util/median.js";
 
 export interface SandboxPoolOptions {
@@ -22,8 +23,12 @@ export interface SandboxPoolOptions {
   concurrency?: number;
   /** Never-used processes kept started and ready, so that a new environment does not wait. Defaults to `size`. */
   prewarm?: number;
-  /** The most sandbox processes alive at once (busy, idle for one environment, or never used); more `open()` calls wait. Defaults to concurrency + prewarm, lowered to what half the free memory holds. */
+  /** The most sandbox processes alive at once (busy, idle for one environment, or never used); more `open()` calls wait. Defaults to concurrency + prewarm + the games with plays to come (`planPlays`), lowered to what the memory holds with every process at `memoryLimitMb` (see `memoryCapacity`). */
   capacity?: number;
+  /** The cores the pool may use: at most one process starts per core at once (a start is CPU-bound: more at once only makes every one of them later). Defaults to os.availableParallelism(). */
+  cores?: number;
+  /** Processes with no session open for this long are ended (the warm set too) until the next open; null keeps them for as long as the pool lives (a run, whose games come back in the next rollout). Defaults to null. */
+  idleReleaseMs?: number | null;
   /** Deadline of one `step()`, in ms. Defaults to 30000. */
   stepTimeoutMs?: number;
   /** Deadline of the other calls (open, reset, hint, solution, close), in ms. Defaults to 30000. */
@@ -57,6 +62,8 @@ export interface OpenOptions {
   deadlineAt?: number;
   /** Open in a never-used process, not in one this code already ran in (validation's replay). Defaults to false. */
   freshProcess?: boolean;
+  /** This open is one of the plays announced with `planPlays` (the count of plays to come goes down by one). Defaults to false. */
+  planned?: boolean;
 }
 
 export interface SandboxPoolStats {
@@ -73,6 +80,8 @@ export interface SandboxPoolStats {
   firstStartMs: number;
   /** Median resident memory of a started sandbox process tree, in MiB (null where not measurable). */
   memoryPerProcessMb: number | null;
+  /** Median CPU a process tree had used when it was ready (Node, confinement, Pyodide boot), in ms; null where not measurable. */
+  startCpuMsP50: number | null;
   /** Median wait for a never-used process in open(), in ms. */
   freshProcessP50Ms: number | null;
   /** Median time to put an environment's interpreter back into the state its plays start from, in ms (done right after a close, while the engine stores the episode). */
@@ -81,6 +90,12 @@ export interface SandboxPoolStats {
   capacity: number;
   /** Processes alive now (busy, idle or never used). */
   live: number;
+  /** Processes being started now. */
+  starting: number;
+  /** Processes ended because no session was open for `idleReleaseMs`. */
+  processesReleasedIdle: number;
+  /** Idle processes of one game ended to make room for another game's open. */
+  processesEvicted: number;
 }
 
 /** Medians over the pool's process starts (see `SandboxPool.startProfile`). */
@@ -104,13 +119,9 @@ interface Waiter {
 
 const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"];
 let warnedUnconfined = false;
-/** Memory assumed per sandbox before one was measured, in MiB. */
-const ASSUMED_PROCESS_MB = 160;
 const SAMPLES = 256;
 /** How many environments' first open answers the pool remembers (oldest forgotten first). */
 const MAX_REMEMBERED_OPEN_ANSWERS = 4096;
-/** An environment's idle process may be ended for the warm set after this long without a play, in ms. */
-const STALE_IDLE_MS = 1000;
 
 function pushSample(values: number[], value: number): void {
   values.push(value);
@@ -122,7 +133,10 @@ function pushSample(values: number[], value: number): void {
  * another's: each new environment gets a never-used process from a warm set kept ready in the
  * background (`prewarm`), and later plays of the same environment get that environment's idle
  * process back with its interpreter restored to the pristine state. The number of processes grows
- * with demand up to `capacity`; idle processes of other environments are ended to make room.
+ * with demand up to `capacity`; idle processes of other environments are ended to make room, but
+ * not those a game with plays to come keeps (`planPlays`, `evictionCandidate`), so a process stays
+ * bound to its game across the rollouts that replay it. Processes for planned plays are started
+ * ahead of need in the background, at most one per core at once.
  */
 export class SandboxPool {
   /** The former pool size (concurrency and prewarm default). */
@@ -143,23 +157,35 @@ export class SandboxPool {
   /** Set when processes failed to start three times in a row. */
   private broken: Error | null = null;
   private launch: SandboxLaunch;
-  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0 };
+  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0 };
+  /** Plays still to come per game (code), as the loop announced them. */
+  private readonly planned = new Map<string, number>();
+  /** Processes started at once at most (one per core). */
+  private readonly maxStarting: number;
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** Set once the pool released its processes for idleness: no warm set until the next open. */
+  private dormant = false;
   private readonly memorySamples: number[] = [];
   private readonly freshWaits: number[] = [];
+  private readonly startCpu: number[] = [];
+  /** How long sessions held their process, and how long processes took to start, in ms. */
+  private readonly holds: number[] = [];
+  private readonly startWalls: number[] = [];
+  private readonly acquiredAt = new WeakMap<SandboxProcess, number>();
   private readonly resets: number[] = [];
   /** CPU ms, resident MiB and phases of each process start (the last SAMPLES), for `startProfile()`. */
   private readonly starts: Array<{ cpuMs: number | null; rssMb: number | null; phases: StartPhase[] }> = [];
   /** The first successful open's answer per code (hashes), that every later open must repeat. */
   private readonly firstOpenAnswers = new Map<string, string>();
   private readonly memoryBoundCapacity: boolean;
-  private readonly wantedCapacity: number;
-  private recheck: NodeJS.Timeout | null = null;
+  private readonly baseCapacity: number;
+  private readonly playConcurrency: number;
   /** The header of the snapshot file as the engine verified it (children check the file still starts with it). */
   private snapshotHeader: Buffer | null = null;
 
   private constructor(
-    private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "size">>,
-    sizing: { size: number; capacity: number | null; prewarm: number; concurrency: number },
+    private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "size" | "cores">>,
+    sizing: { size: number; capacity: number | null; prewarm: number; concurrency: number; cores: number },
     private readonly files: Record<string, string>,
     private readonly cache: SnapshotCache | null,
     private readonly temporaryDir: string | null,
@@ -168,16 +194,23 @@ export class SandboxPool {
     this.size = sizing.size;
     this.prewarmTarget = sizing.prewarm;
     this.memoryBoundCapacity = sizing.capacity === null;
-    this.wantedCapacity = sizing.concurrency + sizing.prewarm;
-    this.capacityLimit = sizing.capacity ?? SandboxPool.memoryCapacity(this.wantedCapacity, ASSUMED_PROCESS_MB);
+    this.baseCapacity = sizing.concurrency + sizing.prewarm;
+    this.playConcurrency = sizing.concurrency;
+    this.maxStarting = Math.max(1, sizing.cores);
+    this.capacityLimit = sizing.capacity ?? SandboxPool.memoryCapacity(this.baseCapacity, { limitMb: options.memoryLimitMb, availableBytes: freemem(), heldBytes: 0 });
     this.launch = buildSandboxLaunch({ confinement: options.confinement, snapshotPath });
     this.isolation = this.launch.isolation;
     this.confinement = this.launch.confinementSummary;
   }
 
-  /** `wanted` processes, lowered to what half the free memory holds at `perProcessMb` each (at least 2). */
-  static memoryCapacity(wanted: number, perProcessMb: number): number {
-    const fits = Math.floor((freemem() / 1024 / 1024) * 0.5 / Math.max(1, perProcessMb));
+  /**
+   * `wanted` processes, lowered to what the memory holds when every process grows to its limit
+   * (`limitMb`, the size at which a process is killed; a fresh process is far smaller, but an idle
+   * one keeps its peak): the memory available on the machine plus what the pool's own processes
+   * hold now, divided by the limit. At least 2.
+   */
+  static memoryCapacity(wanted: number, memory: { limitMb: number; availableBytes: number; heldBytes: number }): number {
+    const fits = Math.floor((memory.availableBytes + memory.heldBytes) / (Math.max(1, memory.limitMb) * 1024 * 1024));
     return Math.max(2, Math.min(wanted, fits));
   }
 
@@ -188,6 +221,7 @@ export class SandboxPool {
       concurrency: options.concurrency ?? size,
       prewarm: options.prewarm ?? size,
       capacity: options.capacity ?? null,
+      cores: options.cores ?? availableParallelism(),
     };
     const resolved = {
       stepTimeoutMs: options.stepTimeoutMs ?? 30_000,
@@ -199,8 +233,9 @@ export class SandboxPool {
       maxPrintChars: options.maxPrintChars ?? 65_536,
       startTimeoutMs: options.startTimeoutMs ?? 120_000,
       confinement: options.confinement ?? "auto",
+      idleReleaseMs: options.idleReleaseMs ?? null,
     };
-    for (const [name, value] of Object.entries({ ...resolved, size, concurrency: sizing.concurrency, ...(sizing.capacity === null ? {} : { capacity: sizing.capacity }) })) {
+    for (const [name, value] of Object.entries({ ...resolved, size, concurrency: sizing.concurrency, cores: sizing.cores, ...(sizing.capacity === null ? {} : { capacity: sizing.capacity }) })) {
       if (typeof value === "number" && (!Number.isInteger(value) || value < 1)) {
         throw new RangeError(`SandboxPool option ${name} must be a whole number of at least 1, got ${value}`);
       }
@@ -243,10 +278,12 @@ export class SandboxPool {
     return {
       ...this.counters,
       memoryPerProcessMb: memory === null ? null : Math.round(memory),
+      startCpuMsP50: median(this.startCpu),
       freshProcessP50Ms: median(this.freshWaits),
       playResetP50Ms: median(this.resets),
       capacity: this.capacityLimit,
       live: this.live.size,
+      starting: this.starting,
     };
   }
 
@@ -264,6 +301,25 @@ export class SandboxPool {
       rssMbP50: median(values((start) => start.rssMb)),
       phases: names.map((name) => ({ name, cpuMs: phase(name, 1), wallMs: phase(name, 2) })),
     };
+  }
+
+  /**
+   * Announces the plays of a game (its code) still to come (in this rollout and the batch's replay
+   * rollouts); 0 when none are. The idle processes a game with plays to come keeps are not ended to
+   * make room for another game, and a first process for a game that has none is started ahead of need. Each `open(code, { planned: true })`
+   * counts one play down.
+   */
+  planPlays(code: string, count: number): void {
+    if (!Number.isInteger(count) || count < 0) throw new RangeError(`planPlays(code, count) expects a whole number of at least 0, got ${count}`);
+    if (count === 0) this.planned.delete(code);
+    else this.planned.set(code, count);
+    this.resize();
+    this.topUp();
+  }
+
+  /** Plays still to come of a game, as announced with `planPlays` and counted down by its planned opens. */
+  playsToCome(code: string): number {
+    return this.planned.get(code) ?? 0;
   }
 
   /**
@@ -292,10 +348,16 @@ export class SandboxPool {
       maxObservationChars: this.options.maxObservationChars,
       deadlineAt: options.deadlineAt ?? null,
     };
+    if (options.planned === true) {
+      const toCome = this.planned.get(code) ?? 0;
+      if (toCome <= 1) this.planned.delete(code);
+      else this.planned.set(code, toCome - 1);
+    }
     const process = await this.acquire(code, limits.deadlineAt, options.freshProcess === true);
     const reused = process.sessions > 0;
     process.boundCode = code;
     process.sessions++;
+    this.acquiredAt.set(process, performance.now());
     const reply = await process
       .request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars, textCaps: TEXT_CAPS }, "open", callTimeout(limits.callTimeoutMs, limits.deadlineAt))
       .catch((error: Error) => {
@@ -392,7 +454,7 @@ export class SandboxPool {
   /** Kills every sandbox process; pending `open()` calls fail. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    if (this.recheck) clearTimeout(this.recheck);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     for (const waiter of this.waiters.splice(0)) waiter.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
     const exits = [...this.live].map((process) => new Promise<void>((resolve) => process.onExit(resolve)));
     for (const process of this.live) process.kill();
@@ -406,6 +468,7 @@ export class SandboxPool {
   private acquire(code: string, deadlineAt: number | null, freshOnly = false): Promise<SandboxProcess> {
     if (this.disposed) return Promise.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
     if (this.broken && this.live.size + this.starting === 0) return Promise.reject(this.broken);
+    this.wake();
     const own = freshOnly ? -1 : this.idle.findIndex((process) => process.boundCode === code);
     if (own >= 0) return Promise.resolve(this.idle.splice(own, 1)[0] as SandboxProcess);
     const started = performance.now();
@@ -454,6 +517,9 @@ export class SandboxPool {
       return;
     }
     process.lastUsed = performance.now();
+    const acquired = this.acquiredAt.get(process);
+    if (acquired !== undefined) pushSample(this.holds, process.lastUsed - acquired);
+    this.acquiredAt.delete(process);
     const index = this.waiters.findIndex((waiter) => !waiter.freshOnly && waiter.code === process.boundCode);
     if (index >= 0) {
       const [waiter] = this.waiters.splice(index, 1);
@@ -462,9 +528,15 @@ export class SandboxPool {
     }
     this.idle.push(process);
     this.topUp();
+    this.armIdleRelease();
   }
 
-  /** Hands never-used processes to waiting opens, and starts processes ahead of need within the capacity. */
+  /**
+   * Hands never-used processes to waiting opens, and starts processes in the background: one for
+   * each waiting open, the ones the announced plays will need (see `neededForPlans`) and the warm
+   * set, at most `maxStarting` at once, within the capacity. Room is made only for a waiting open,
+   * by ending an idle process its game does not need (`evictionCandidate`).
+   */
   private topUp(): void {
     if (this.disposed) return;
     while (this.fresh.length > 0) {
@@ -473,26 +545,117 @@ export class SandboxPool {
       const [waiter] = this.waiters.splice(index, 1);
       waiter?.resolve(this.fresh.shift() as SandboxProcess);
     }
-    const needed = this.waiters.length + this.prewarmTarget;
-    while (this.fresh.length + this.starting < needed) {
+    const waiting = this.waitersNeedingFresh();
+    const wanted = Math.max(waiting, this.neededForPlans()) + (this.dormant ? 0 : this.prewarmTarget);
+    while (this.fresh.length + this.starting < wanted && this.starting < this.maxStarting) {
       if (this.live.size + this.starting >= this.capacityLimit) {
-        // Room is made by ending the environment process idle longest: at once for a waiting
-        // open, for the warm set only once it has been idle a while (its next play may be near).
-        const forWaiter = this.fresh.length + this.starting < this.waiters.length;
-        const oldest = this.idle.reduce<SandboxProcess | null>((best, process) => (best === null || process.lastUsed < best.lastUsed ? process : best), null);
-        if (!oldest) return;
-        const idleMs = performance.now() - oldest.lastUsed;
-        if (!forWaiter && idleMs < STALE_IDLE_MS) {
-          this.recheck ??= setTimeout(() => ((this.recheck = null), this.topUp()), STALE_IDLE_MS - idleMs + 5);
-          this.recheck.unref();
-          return;
-        }
-        this.idle.splice(this.idle.indexOf(oldest), 1);
-        this.live.delete(oldest);
-        oldest.kill();
+        if (this.fresh.length + this.starting >= waiting) return;
+        const victim = this.evictionCandidate();
+        if (!victim) return;
+        this.idle.splice(this.idle.indexOf(victim), 1);
+        this.live.delete(victim);
+        this.counters.processesEvicted++;
+        victim.kill();
       }
       this.startInBackground();
     }
+  }
+
+  /**
+   * Waiting opens a never-used process should be started for: all of them, except an open whose
+   * game has a process busy now while a session typically ends sooner than a process starts
+   * (median hold vs median start): that open gets the game's own process when it is released.
+   */
+  private waitersNeedingFresh(): number {
+    const hold = median(this.holds);
+    const start = median(this.startWalls);
+    if (hold === null || start === null || hold >= start) return this.waiters.length;
+    const bound = this.boundCounts();
+    return this.waiters.filter((waiter) => waiter.freshOnly || !bound.has(waiter.code)).length;
+  }
+
+  /** Live processes bound to each game. */
+  private boundCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const process of this.live) if (process.boundCode !== null) counts.set(process.boundCode, (counts.get(process.boundCode) ?? 0) + 1);
+    return counts;
+  }
+
+  /**
+   * How many processes a game with plays to come keeps: its share of the plays in flight (the
+   * concurrency spread over the games with plays to come), no more than its plays to come, at least one.
+   */
+  private keptFor(code: string): number {
+    const toCome = this.planned.get(code) ?? 0;
+    if (toCome === 0) return 0;
+    const share = Math.ceil(this.playConcurrency / Math.max(1, this.planned.size));
+    return Math.max(1, Math.min(toCome, share));
+  }
+
+  /**
+   * Never-used processes the announced plays will need: one for each game with plays to come and
+   * no process. A game that has one gets more only when a play of it waits (a start costs more CPU
+   * than the wait for the game's own process, about one play).
+   */
+  private neededForPlans(): number {
+    if (this.planned.size === 0) return 0;
+    const bound = this.boundCounts();
+    let needed = 0;
+    for (const code of this.planned.keys()) if (!bound.has(code)) needed++;
+    return needed;
+  }
+
+  /**
+   * The idle process to end for a waiting open: the one idle longest among games with no plays to
+   * come, else among processes beyond what their game keeps (`keptFor`). A game with plays to come
+   * keeps its processes, unless nothing else can go on (no session open, nothing starting, every
+   * idle process kept): then the game with the fewest plays to come gives one up. Null: wait.
+   */
+  private evictionCandidate(): SandboxProcess | null {
+    const oldest = (list: SandboxProcess[]) => list.reduce<SandboxProcess | null>((best, process) => (best === null || process.lastUsed < best.lastUsed ? process : best), null);
+    const free = this.idle.filter((process) => process.boundCode === null || !this.planned.has(process.boundCode));
+    if (free.length > 0) return oldest(free);
+    const bound = this.boundCounts();
+    const surplus = this.idle.filter((process) => (bound.get(process.boundCode as string) ?? 0) > this.keptFor(process.boundCode as string));
+    if (surplus.length > 0) return oldest(surplus);
+    const busy = this.live.size - this.idle.length - this.fresh.length;
+    if (busy > 0 || this.starting > 0 || this.idle.length === 0) return null;
+    return this.idle.reduce((best, process) => ((this.planned.get(process.boundCode as string) ?? 0) < (this.planned.get(best.boundCode as string) ?? 0) ? process : best));
+  }
+
+  /** The memory-bound capacity, again: for the concurrency, the warm set and the games with plays to come. */
+  private resize(): void {
+    if (!this.memoryBoundCapacity) return;
+    let heldBytes = 0;
+    for (const process of this.live) heldBytes += readTreeUsage(process.pids).rssBytes ?? 0;
+    this.capacityLimit = SandboxPool.memoryCapacity(this.baseCapacity + this.planned.size, { limitMb: this.options.memoryLimitMb, availableBytes: freemem(), heldBytes });
+  }
+
+  /** An open is coming: the pool is awake (warm set kept) and no idle release is due. */
+  private wake(): void {
+    this.dormant = false;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** With `idleReleaseMs` set, ends every idle and never-used process once no session was open for that long. */
+  private armIdleRelease(): void {
+    const after = this.options.idleReleaseMs;
+    if (after === null || this.disposed || this.live.size === 0) return;
+    const busy = this.live.size - this.idle.length - this.fresh.length;
+    if (busy > 0 || this.waiters.length > 0) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.disposed || this.waiters.length > 0 || this.live.size - this.idle.length - this.fresh.length > 0) return;
+      this.dormant = true;
+      for (const process of this.idle.splice(0).concat(this.fresh.splice(0))) {
+        this.live.delete(process);
+        this.counters.processesReleasedIdle++;
+        process.kill();
+      }
+    }, after);
+    this.idleTimer.unref();
   }
 
   private startInBackground(): void {
@@ -546,12 +709,11 @@ export class SandboxPool {
       started.process.kill();
       return this.startProcess();
     }
-    if (started.rssBytes !== null) {
-      pushSample(this.memorySamples, started.rssBytes / 1024 / 1024);
-      if (this.memoryBoundCapacity) this.capacityLimit = SandboxPool.memoryCapacity(this.wantedCapacity, median(this.memorySamples) ?? ASSUMED_PROCESS_MB);
-    }
+    if (started.rssBytes !== null) pushSample(this.memorySamples, started.rssBytes / 1024 / 1024);
+    pushSample(this.startWalls, started.startMs);
     this.failuresInARow = 0;
     const process = started.process;
+    if (started.cpuMs !== null) pushSample(this.startCpu, started.cpuMs);
     this.live.add(process);
     process.onExit(() => this.forget(process));
     if (this.disposed) {
@@ -559,7 +721,9 @@ export class SandboxPool {
       return;
     }
     this.fresh.push(process);
+    this.resize();
     this.topUp();
+    this.armIdleRelease();
   }
 
   private forget(process: SandboxProcess): void {
@@ -572,6 +736,7 @@ export class SandboxPool {
     // Ended after a session that could not be restored, or died or killed: the warm set is topped up.
     if (wasLive) this.counters.processesReplaced++;
     this.topUp();
+    this.armIdleRelease();
   }
 }
 

@@ -35,7 +35,7 @@ import { fitDesignerPrompt } from "./fitDesignerPrompt.js";
 import { iterationMetrics } from "./iterationMetrics.js";
 import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
-import { batchScoredAt, isRegeneration, playsPerGame, regenerationOf, slotSkill, unhintedPlayIndex } from "./rolloutSchedule.js";
+import { batchScoredAt, isRegeneration, playsPerGame, regenerationInterval, regenerationOf, slotSkill, unhintedPlayIndex } from "./rolloutSchedule.js";
 import { scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
 import type { TrainingStep } from "./TrainingStep.js";
@@ -78,6 +78,8 @@ interface SlotState {
   canaryTimedOut: boolean;
   /** Unhinted plays of the slot's game this rollout (the canary included). */
   plays: number;
+  /** The game's plays were announced to the sandbox pool (at its canary). */
+  announced: boolean;
 }
 
 /** The memory of a batch, read once when the batch starts: every designer call of the batch sees the same. */
@@ -160,9 +162,10 @@ export class SelfPlayLoop {
   }
 
   /**
-   * Builds the iteration's work graph and runs it. False when interrupted. With `plays` set, a
-   * game's plays start as soon as it is designed; with plays following the actor batch they wait
-   * until every slot is designed (the count of valid games sizes them), as in the reference.
+   * Builds the iteration's work graph and runs it. False when interrupted. A game's validation,
+   * hint and plays start as soon as it is designed. With plays following the actor batch (the count
+   * of valid games sizes them, as in the reference), the plays beyond the fewest a game can get are
+   * added once every slot is designed.
    */
   private async runIteration(iteration: number): Promise<boolean> {
     const regeneration = regenerationOf(iteration, this.config);
@@ -172,37 +175,67 @@ export class SelfPlayLoop {
     const states: SlotState[] = [];
     const design = new WorkGraph<UnitKind>();
     for (let slot = 0; slot < this.config.envsPerIteration; slot++) {
-      const state: SlotState = { slot, env: null, last: null, hint: null, canaryTimedOut: false, plays: this.config.plays ?? 0 };
+      const state: SlotState = { slot, env: null, last: null, hint: null, canaryTimedOut: false, plays: this.config.plays ?? 0, announced: false };
       states.push(state);
       for (let attempt = 0; attempt < attempts; attempt++) {
         const after = attempt === 0 ? [] : [`design:${slot}:${attempt - 1}`];
         design.add(this.unit(`design:${slot}:${attempt}`, "design", after, () => (generating ? this.designAttempt(iteration, state, attempt, memory!) : this.findGame(regeneration, state, attempt))));
       }
     }
-    const designed = (slot: number) => (this.config.plays === null ? [] : [`design:${slot}:${attempts - 1}`]);
-    const play = this.config.plays === null ? new WorkGraph<UnitKind>() : design;
+    const designed = (slot: number) => [`design:${slot}:${attempts - 1}`];
+    // With plays following the actor batch, a game's count is known once every slot is designed.
+    // Until then each game counts the plays it gets with every slot valid (the fewest it can get),
+    // so the games designed first validate and play while the designer's stragglers finish; the
+    // "count" unit adds the rest once the count is known. A replay's games are all found at once.
+    const fewest = this.config.plays ?? playsPerGame(this.config, this.config.envsPerIteration);
+    for (const state of states) state.plays = fewest;
+    const play = design;
+    const addPlays = (state: SlotState, from: number, to: number) => {
+      for (let index = Math.max(from, this.config.canary ? 1 : 0); index < to; index++) {
+        play.add(this.unit(`play:${state.slot}:${index}`, "play", [`canary:${state.slot}`], () => this.play(iteration, regeneration, state, false, index), `game:${state.slot}`));
+      }
+    };
     if (this.config.plays === null) {
-      if (!(await this.runGraph(design))) return false;
-      const plays = playsPerGame(this.config, states.filter((state) => state.env !== null).length);
-      for (const state of states) state.plays = plays;
+      play.add(this.unit("count", "design", states.map((state) => designed(state.slot)[0]!), async () => {
+        const plays = playsPerGame(this.config, states.filter((state) => state.env !== null).length);
+        for (const state of states) {
+          const more = plays - state.plays;
+          state.plays = plays;
+          if (state.announced && state.env?.code && !state.canaryTimedOut) this.planPlays(state.env.code, more * (1 + this.replaysLeft(iteration)), true);
+          addPlays(state, fewest, plays);
+        }
+      }));
     }
-    const maxPlays = this.config.plays ?? Math.max(0, ...states.map((state) => state.plays));
     for (const state of states) {
       const { slot } = state;
       play.add(this.unit(`hint:${slot}`, "hint", designed(slot), () => (generating ? this.prepareHint(iteration, state, memory!) : Promise.resolve())));
       const canary = `canary:${slot}`;
-      play.add(this.unit(canary, "play", designed(slot), () => this.playCanary(iteration, regeneration, state)));
-      const first = this.config.canary ? 1 : 0;
-      for (let index = first; index < maxPlays; index++) {
-        play.add(this.unit(`play:${slot}:${index}`, "play", [canary], () => this.play(iteration, regeneration, state, false, index)));
-      }
+      play.add(this.unit(canary, "play", generating || this.config.plays !== null ? designed(slot) : ["count"], () => this.playCanary(iteration, regeneration, state), `game:${slot}`));
+      addPlays(state, 0, fewest);
       if (generating) {
         for (let index = 0; index < this.config.hintPlays; index++) {
-          play.add(this.unit(`hinted:${slot}:${index}`, "play", [canary, `hint:${slot}`], () => this.play(iteration, regeneration, state, true, index)));
+          play.add(this.unit(`hinted:${slot}:${index}`, "play", [canary, `hint:${slot}`], () => this.play(iteration, regeneration, state, true, index), `game:${slot}`));
         }
       }
     }
-    return this.runGraph(play);
+    try {
+      return await this.runGraph(play);
+    } finally {
+      // The rollout is over: its games keep their processes for the batch's replay rollouts still to come (none after the last).
+      for (const state of states) if (state.env?.code) this.planPlays(state.env.code, this.replaysLeft(iteration) * state.plays);
+    }
+  }
+
+  /** Rollouts after `iteration` that replay its batch (0 in the batch's last rollout or the run's last). */
+  private replaysLeft(iteration: number): number {
+    const regeneration = regenerationOf(iteration, this.config);
+    return Math.min(regeneration + regenerationInterval(this.config), this.config.iterations) - 1 - iteration;
+  }
+
+  /** Tells the sandbox pool how many plays of a game are still to come (or, `more`, how many more), library problems aside (they play elsewhere). */
+  private planPlays(code: string, count: number, more = false): void {
+    if (this.config.designer.kind === "library") return;
+    this.deps.pool.planPlays(code, count + (more ? this.deps.pool.playsToCome(code) : 0));
   }
 
   /** Runs a graph of the iteration's units. False when interrupted. */
@@ -216,8 +249,8 @@ export class SelfPlayLoop {
     return !this.deps.signal?.aborted;
   }
 
-  private unit(id: string, kind: UnitKind, after: string[], run: () => Promise<void>): WorkUnit<UnitKind> {
-    return { id, kind, after, run: () => (this.deps.signal?.aborted ? Promise.resolve() : run()) };
+  private unit(id: string, kind: UnitKind, after: string[], run: () => Promise<void>, group?: string): WorkUnit<UnitKind> {
+    return { id, kind, after, ...(group === undefined ? {} : { group }), run: () => (this.deps.signal?.aborted ? Promise.resolve() : run()) };
   }
 
   private memorySnapshot(): MemorySnapshot {
@@ -409,10 +442,10 @@ export class SelfPlayLoop {
   }
 
   /** A session on a stored environment: its code in the sandbox, or a library problem in the library's worker. */
-  private openSession(code: string): Promise<EnvSession> {
+  private openSession(code: string, planned = false): Promise<EnvSession> {
     const problem = this.config.designer.kind === "library" ? parseLibraryProblem(code) : null;
     if (problem && this.deps.library) return this.deps.library.open(problem, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
-    return this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
+    return this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs, planned });
   }
 
   /**
@@ -528,11 +561,20 @@ export class SelfPlayLoop {
     return { hinted, playIndex, canary, seed: deriveSeed(this.config.seed, "play", regeneration, slot, playIndex, hinted ? 1 : 0, canary ? 1 : 0) };
   }
 
-  /** The canary: the rollout's first unhinted play, alone; a time-out skips the rest of the game's plays this rollout. */
+  /**
+   * The canary: the rollout's first unhinted play, alone; a time-out skips the rest of the game's
+   * plays this rollout. The game's plays in this rollout and in the batch's replay rollouts still to
+   * come are announced to the sandbox pool first, so its processes are kept (across rollouts) and
+   * the ones its plays will need start ahead.
+   */
   private async playCanary(iteration: number, regeneration: number, state: SlotState): Promise<void> {
-    if (!state.env || !this.config.canary) return;
+    if (!state.env?.code) return;
+    this.planPlays(state.env.code, state.plays * (1 + this.replaysLeft(iteration)) + (regeneration === iteration ? this.config.hintPlays : 0));
+    state.announced = true;
+    if (!this.config.canary) return;
     const spec = this.spec(regeneration, state.slot, false, unhintedPlayIndex(iteration, 0, this.config, state.plays), true);
     state.canaryTimedOut = (await this.playOne(iteration, state, spec, null))?.timedOut ?? false;
+    if (state.canaryTimedOut) this.planPlays(state.env.code, this.replaysLeft(iteration) * state.plays);
   }
 
   private async play(iteration: number, regeneration: number, state: SlotState, hinted: boolean, index: number): Promise<void> {
@@ -551,7 +593,7 @@ export class SelfPlayLoop {
     const result: { timedOut: boolean }[] = [];
     try {
       await runPlays({
-        open: () => this.openSession(env.code!),
+        open: () => this.openSession(env.code!, true),
         backend: this.deps.backend,
         specs: [spec],
         hint,

@@ -5,6 +5,8 @@ export interface WorkUnit<Kind extends string = string> {
   kind: Kind;
   /** Units that must have finished first. */
   after: readonly string[];
+  /** Units of one group share what their kind's limit lets in: of the ready units, one from the group with the fewest in flight starts first (e.g. the plays of one game). Defaults to a group of its own. */
+  group?: string;
   run(): Promise<void>;
 }
 
@@ -24,15 +26,28 @@ export class WorkGraphError extends Error {
 
 /**
  * The work of an iteration as data: units and the units they wait for. `run` starts every unit as
- * soon as its dependencies are done, within the per-kind limits, first ready first started; so the loop says what depends on what and this decides when. The first
+ * soon as its dependencies are done, within the per-kind limits, first ready first started, except
+ * that a unit of a group with fewer units in flight goes before one of a busier group; so the loop
+ * says what depends on what and this decides when. The first
  * failure stops issuing and is thrown once the units in flight have settled.
  */
 export class WorkGraph<Kind extends string = string> {
   private readonly units = new Map<string, WorkUnit<Kind>>();
+  /** While `run` runs: takes a unit added meanwhile into the run. */
+  private adding: ((unit: WorkUnit<Kind>) => void) | null = null;
 
+  /**
+   * Adds a unit. While the graph runs, a running unit may add more (e.g. once a count is known);
+   * they start as soon as their dependencies are done, which must already be in the graph.
+   */
   add(unit: WorkUnit<Kind>): this {
     if (this.units.has(unit.id)) throw new WorkGraphError(`work unit "${unit.id}" is added twice`);
+    if (this.adding) {
+      const missing = unit.after.find((dependency) => !this.units.has(dependency));
+      if (missing !== undefined) throw new WorkGraphError(`work unit "${unit.id}" waits for "${missing}", which is not in the graph`);
+    }
     this.units.set(unit.id, unit);
+    this.adding?.(unit);
     return this;
   }
 
@@ -47,11 +62,28 @@ export class WorkGraph<Kind extends string = string> {
         if (!this.units.has(dependency)) throw new WorkGraphError(`work unit "${unit.id}" waits for "${dependency}", which is not in the graph`);
       }
     }
-    const waiting = new Map(units.map((unit) => [unit.id, new Set(unit.after)]));
+    const waiting = new Map<string, Set<string>>();
     const dependents = new Map<string, string[]>();
-    for (const unit of units) for (const dependency of unit.after) dependents.set(dependency, [...(dependents.get(dependency) ?? []), unit.id]);
-    const ready: WorkUnit<Kind>[] = units.filter((unit) => unit.after.length === 0);
+    const done = new Set<string>();
+    const ready: WorkUnit<Kind>[] = [];
+    const register = (unit: WorkUnit<Kind>) => {
+      const left = new Set(unit.after.filter((dependency) => !done.has(dependency)));
+      waiting.set(unit.id, left);
+      for (const dependency of left) {
+        const list = dependents.get(dependency);
+        if (list) list.push(unit.id);
+        else dependents.set(dependency, [unit.id]);
+      }
+      if (left.size === 0) ready.push(unit);
+    };
+    for (const unit of units) register(unit);
+    this.adding = (unit) => {
+      units.push(unit);
+      register(unit);
+    };
     const running = new Map<Kind, number>();
+    const groupRunning = new Map<string, number>();
+    const inGroup = (unit: WorkUnit<Kind>) => (unit.group === undefined ? 0 : (groupRunning.get(unit.group) ?? 0));
     let inFlight = 0;
     let finished = 0;
     let failure: { error: unknown } | null = null;
@@ -63,21 +95,24 @@ export class WorkGraph<Kind extends string = string> {
       };
       const pump = () => {
         if (!failure && !options.signal?.aborted) {
-          for (let i = 0; i < ready.length; ) {
-            const unit = ready[i]!;
-            const limit = options.limits?.[unit.kind] ?? Infinity;
-            if ((running.get(unit.kind) ?? 0) >= limit) {
-              i++;
-              continue;
+          for (;;) {
+            // The first ready unit whose kind has room, of the group with the fewest units in flight.
+            let best = -1;
+            for (let i = 0; i < ready.length; i++) {
+              const unit = ready[i]!;
+              if ((running.get(unit.kind) ?? 0) >= (options.limits?.[unit.kind] ?? Infinity)) continue;
+              if (best < 0 || inGroup(unit) < inGroup(ready[best]!)) best = i;
+              if (inGroup(unit) === 0) break;
             }
-            ready.splice(i, 1);
-            start(unit);
+            if (best < 0) break;
+            start(ready.splice(best, 1)[0]!);
           }
         }
         settleIfDone();
       };
       const start = (unit: WorkUnit<Kind>) => {
         running.set(unit.kind, (running.get(unit.kind) ?? 0) + 1);
+        if (unit.group !== undefined) groupRunning.set(unit.group, inGroup(unit) + 1);
         inFlight++;
         options.onChange?.({ unit, phase: "started", inFlight });
         Promise.resolve()
@@ -85,6 +120,7 @@ export class WorkGraph<Kind extends string = string> {
           .then(
             () => {
               finished++;
+              done.add(unit.id);
               for (const id of dependents.get(unit.id) ?? []) {
                 const left = waiting.get(id)!;
                 left.delete(unit.id);
@@ -97,12 +133,15 @@ export class WorkGraph<Kind extends string = string> {
           )
           .finally(() => {
             running.set(unit.kind, running.get(unit.kind)! - 1);
+            if (unit.group !== undefined) groupRunning.set(unit.group, inGroup(unit) - 1);
             inFlight--;
             options.onChange?.({ unit, phase: "finished", inFlight });
             pump();
           });
       };
       pump();
+    }).finally(() => {
+      this.adding = null;
     });
     if (failure) throw (failure as { error: unknown }).error;
     if (!options.signal?.aborted && finished < units.length) {

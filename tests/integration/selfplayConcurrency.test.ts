@@ -69,12 +69,12 @@ class LatencyBackend extends ScriptedBackend {
   }
 }
 
-async function runAt(name: string, parallelism: number, held: HeldDesigner | null = null, onEvent?: (event: LoopEvent) => void) {
+async function runAt(name: string, parallelism: number, held: HeldDesigner | null = null, onEvent?: (event: LoopEvent) => void, overrides: Record<string, unknown> = {}) {
   const config = parseRunConfig(
     {
       db: join(dir, `${name}.sqlite`), seed: 5, iterations: 2, envsPerIteration: 3, plays: 3, hintPlays: 2, maxTurns: 2,
       regenerationInterval: 1, reward: { proposerDelay: 1 }, designer: { attempts: 2 },
-      backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: { path: join(dir, "corpus.jsonl") },
+      backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: { path: join(dir, "corpus.jsonl") }, ...overrides,
     },
     `${name}.json`,
   );
@@ -139,5 +139,26 @@ describe("the loop's scheduler", () => {
     // Issued first, finished after another slot's play: completion order differs from issue order.
     expect(otherPlayed.at).toBeLessThan(slot0Added.at);
     expect(slot0Added.at - firstIteration[0]!.at).toBeLessThan(60_000);
+  }, 180_000);
+
+  it("with plays sized by the actor batch, the games designed first validate and play while a designer call is still out", async () => {
+    // plays: null, actorBatch 6, 3 slots: each game plays ceil(6 / valid games), at least 2. Slot 0's
+    // designer answers only after another game's play: a loop that waited for every design before
+    // any play would wait 60 s and fail.
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const otherSlots = new Set<number>();
+    const { db, runId, events, outcome } = await runAt("batch-order", 16, { skill: gameSkills[0]!, gate }, (event) => {
+      if (event.type === "environmentAdded" && event.iteration === 0 && event.slot !== 0 && event.valid) otherSlots.add(event.environmentId);
+      if (event.type === "episodeFinished" && otherSlots.has(event.environmentId)) open();
+    }, { plays: null, actorBatch: 6, iterations: 1 });
+    expect(outcome).toBe("completed");
+    const slot0Added = events.find(({ event }) => event.type === "environmentAdded" && event.slot === 0)!;
+    const otherPlayed = events.find(({ event }) => event.type === "episodeFinished" && otherSlots.has(event.environmentId))!;
+    expect(otherPlayed.at).toBeLessThan(slot0Added.at);
+    // The count still follows the valid games of the whole batch: ceil(6 / valid) unhinted plays per valid game.
+    const valid = listEnvironments(db, { runId, valid: true });
+    const unhinted = buildRunReport(db, runId).runs[0]!.environments.filter((env) => env.valid).map((env) => env.episodes.filter((episode) => !episode.hinted).length);
+    expect(unhinted).toEqual(valid.map(() => Math.ceil(6 / valid.length)));
   }, 180_000);
 });

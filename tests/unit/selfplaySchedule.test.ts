@@ -205,4 +205,38 @@ describe("WorkGraph", () => {
     const failing = new WorkGraph().add({ id: "a", kind: "k", after: [], run: async () => { throw new Error("boom"); } });
     await expect(failing.run()).rejects.toThrow("boom");
   });
+
+  it("runs units a running unit adds once their dependencies are done, and refuses one that waits for an unknown unit", async () => {
+    const log: string[] = [];
+    const graph = new WorkGraph<"k">();
+    graph
+      .add({ id: "first", kind: "k", after: [], run: async () => void log.push("first") })
+      .add({ id: "count", kind: "k", after: ["first"], run: async () => {
+        log.push("count");
+        for (const id of ["x", "y"]) graph.add({ id, kind: "k", after: ["first", "count"], run: async () => void log.push(id) });
+        expect(() => graph.add({ id: "z", kind: "k", after: ["nowhere"], run: async () => {} })).toThrow(/waits for "nowhere"/);
+      } });
+    await graph.run();
+    expect(log).toEqual(["first", "count", "x", "y"]);
+  });
+
+  it("spreads a kind's limited room over the groups: a unit of a group with fewer in flight goes first", async () => {
+    // Game a's 6 plays are ready before game b's 6; with room for 4, b still gets half of it, and
+    // each place freed goes to the game with fewer plays in flight.
+    const started: string[] = [];
+    const graph = new WorkGraph<"play">();
+    for (const game of ["a", "b"]) {
+      for (let index = 0; index < 6; index++) {
+        graph.add({ id: `${game}${index}`, kind: "play", after: [], group: game, run: async () => {
+          started.push(`${game}${index}`);
+          await new Promise((resolve) => setTimeout(resolve, game === "a" ? 5 : 30));
+        } });
+      }
+    }
+    await graph.run({ limits: { play: 4 } });
+    expect(started.slice(0, 4).sort()).toEqual(["a0", "a1", "b0", "b1"]);
+    // b's plays are slow: while two of them run, a freed place goes to a (fewer in flight), in order.
+    expect(started.slice(4, 6)).toEqual(["a2", "a3"]);
+    expect(started).toHaveLength(12);
+  });
 });

@@ -1,0 +1,20 @@
+// The pool's capacity from memory (issues 21 and 25): every process may grow to its limit, so the
+// capacity is what the available memory plus the pool's own holds, divided by the limit.
+import { describe, expect, it } from "vitest";
+import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
+
+const GiB = 1024 ** 3;
+
+describe("SandboxPool.memoryCapacity", () => {
+  it("divides the available memory and what the pool holds by the per-process limit, not a fresh process's size", () => {
+    expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 10 * GiB, heldBytes: 2 * GiB })).toBe(12);
+    expect(SandboxPool.memoryCapacity(40, { limitMb: 512, availableBytes: 10 * GiB, heldBytes: 2 * GiB })).toBe(24);
+    expect(SandboxPool.memoryCapacity(40, { limitMb: 2048, availableBytes: 10 * GiB, heldBytes: 2 * GiB })).toBe(6);
+  });
+
+  it("follows free memory down to a floor of two, and never goes above what is wanted", () => {
+    expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 5 * GiB, heldBytes: 0 })).toBe(5);
+    expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 0.5 * GiB, heldBytes: 0 })).toBe(2);
+    expect(SandboxPool.memoryCapacity(7, { limitMb: 1024, availableBytes: 64 * GiB, heldBytes: 0 })).toBe(7);
+  });
+});
