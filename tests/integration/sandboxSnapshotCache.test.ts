@@ -49,11 +49,11 @@ describe("the snapshot cache as the sandbox uses it", () => {
       changed.writeUInt8(changed.readUInt8(20) ^ 0x01, 20);
       writeFileSync(path, changed);
       const before = pool.startProfile().starts;
+      // The first never-used process may have been started before the change; the next one is not.
       session = await pool.open(GAME, { freshProcess: true });
       await session.close();
-      await pool.prewarm(1);
-      expect(pool.startProfile().starts).toBeGreaterThan(before);
       session = await pool.open(GAME, { freshProcess: true });
+      expect(pool.startProfile().starts).toBeGreaterThan(before);
       expect((await session.reset(7)).observation).toBe("tiny 7");
       await session.close();
       const cold = pool.startProfile().phases.find((phase) => phase.name === "interpreterBoot");
