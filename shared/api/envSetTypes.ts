@@ -1,4 +1,5 @@
 // Environment sets: named, shareable pools of environments (fixed-pool baselines, curated exports).
+import type { EnvStatistics } from "../envStatistics.js";
 
 export interface EnvSetSummary {
   name: string;
@@ -22,17 +23,9 @@ export interface EnvSetMemberView {
 }
 
 /** What all plays of one set member say, over every run that played its code. */
-export interface EnvSetMemberPlays {
+export interface EnvSetMemberPlays extends EnvStatistics {
   /** Runs that played it. */
   runs: number;
-  plays: number;
-  hintPlays: number;
-  winRate: number | null;
-  hintWinRate: number | null;
-  meanReturn: number | null;
-  hintMeanReturn: number | null;
-  /** max(0, hinted mean return - unhinted mean return); null unless both kinds were played. */
-  regret: number | null;
 }
 
 export interface EnvSetDetail extends EnvSetSummary {

@@ -1,3 +1,4 @@
+import type { EnvStatistics } from "../../../shared/envStatistics.js";
 import type { ReadonlyDb, WritableDb } from "../DatabaseHandle.js";
 import { statement } from "../statement.js";
 import { codeSha256 } from "./environments.js";
@@ -126,15 +127,10 @@ export function deleteEnvSet(db: WritableDb, name: string): void {
   statement(db, `DELETE FROM env_sets WHERE name = ?`).run(name);
 }
 
-/** What every play of one set member's code says, over all runs (the canary left out). */
-export interface EnvSetMemberPlays {
+/** What every play of one set member's code says, over all runs (the canary left out); the regret is the view's to derive. */
+export interface EnvSetMemberPlays extends Omit<EnvStatistics, "regret"> {
+  /** Runs that played it. */
   runs: number;
-  plays: number;
-  hintPlays: number;
-  winRate: number | null;
-  hintWinRate: number | null;
-  meanReturn: number | null;
-  hintMeanReturn: number | null;
 }
 
 /**
