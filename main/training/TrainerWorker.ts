@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { resourcePath } from "../paths.js";
 import { resolveTrainerPython } from "./resolveTrainerPython.js";
 import { TrainerCancelledError } from "./TrainerCancelledError.js";
-import { parseTrainerMessage, type LogprobsCommand, type MemoryCommand, type TrainCommand, type TrainerHyper, type TrainerMemory, type TrainerMessage, type TrainerMetrics, type TrainerMismatch, type TrainerProgress } from "./trainerProtocol.js";
+import { parseTrainerMessage, type LlamaRounding, type LogprobsCommand, type MemoryCommand, type TrainCommand, type TrainerHyper, type TrainerMemory, type TrainerMessage, type TrainerMetrics, type TrainerMismatch, type TrainerProgress } from "./trainerProtocol.js";
 import { TrainerWorkerError } from "./TrainerWorkerError.js";
 
 /** The built-in trainers: "gguf" (LoRA on the GGUF, PyTorch only) and "hf" (transformers + PEFT). */
@@ -61,6 +61,8 @@ export interface LogprobsRequest {
   adapter?: string | null;
   /** Where the worker writes its JSON answer. */
   output: string;
+  /** The agreement check's verification mode: "llama-cpu" has the gguf trainer round activations and attention as llama.cpp's CPU backend does. Defaults to none (the trainer's exact function, which training uses). */
+  rounding?: LlamaRounding;
 }
 
 export interface CommandOptions {
@@ -206,7 +208,7 @@ export class TrainerWorker {
 
   /** The trainer's log-probs of every batch line's trained tokens (with an adapter, or the base model). */
   async logprobs(request: LogprobsRequest, options: CommandOptions = {}): Promise<LogprobsResult> {
-    const command: LogprobsCommand = { type: "logprobs", batch: request.batch, baseModel: request.baseModel, adapter: request.adapter ?? null, output: request.output };
+    const command: LogprobsCommand = { type: "logprobs", batch: request.batch, baseModel: request.baseModel, adapter: request.adapter ?? null, output: request.output, ...(request.rounding ? { rounding: request.rounding } : {}) };
     const messages = await this.run(command, null, options);
     let parsed: unknown;
     try {

@@ -452,7 +452,7 @@ def _require(cmd, key, kind, nullable=False):
 COMMAND_KEYS = {
     "train": {"type", "round", "batch", "baseModel", "parentAdapter", "output", "hyper"},
     "memory": {"type", "baseModel", "hyper", "longest"},
-    "logprobs": {"type", "batch", "baseModel", "adapter", "output"},
+    "logprobs": {"type", "batch", "baseModel", "adapter", "output", "rounding"},
     "shutdown": {"type"},
 }
 

@@ -17,9 +17,10 @@ import spade_quants
 class DenseWeight:
     """A full-precision copy of a base weight."""
 
-    def __init__(self, tensor):
+    def __init__(self, tensor, type_id=0):
         self.tensor = tensor
         self.shape = tuple(tensor.shape)
+        self.type_id = type_id  # the ggml type it was read from
 
     def matmul(self, x):
         return x @ self.tensor.t()
@@ -90,5 +91,5 @@ def load_weight(f, info, device, dtype, holding="quantized"):
         raise ValueError(f"weights: {holding!r} is not one of {', '.join(HOLDINGS)}")
     raw = torch.from_numpy(f.tensor_bytes(info).copy()).to(device)
     if holding == "full":
-        return DenseWeight(spade_quants.dequantize(raw, info.type, dtype).view(info.shape))
+        return DenseWeight(spade_quants.dequantize(raw, info.type, dtype).view(info.shape), info.type)
     return QuantizedWeight(raw, info.type, info.shape, dtype)

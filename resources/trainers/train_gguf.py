@@ -28,6 +28,7 @@ from spade_gguf import GgufError, GgufFile, write_gguf  # noqa: E402
 import spade_device  # noqa: E402
 import spade_weights  # noqa: E402
 import spade_grpo  # noqa: E402
+import spade_llama_rounding  # noqa: E402
 import spade_logprobs  # noqa: E402
 import spade_memory  # noqa: E402
 import spade_prefix  # noqa: E402
@@ -83,6 +84,8 @@ class GgufModel:
         self.kv_f16 = (dtype == torch.float32) if kv_f16 is None else kv_f16
         # recompute activations in the backward pass (hyper.checkpointing sets it per round; on by default)
         self.checkpointing = True if checkpointing is None else checkpointing
+        # llama.cpp's CPU rounding, emulated (spade_llama_rounding); set only by the agreement check, never in training
+        self.rounding = None
         try:
             f = GgufFile(path)
         except GgufError as error:
@@ -245,7 +248,7 @@ class GgufModel:
         rows = x.shape[0]
 
         def proj(h, name):
-            y = layer[name].matmul(h)
+            y = layer[name].matmul(h if self.rounding is None else self.rounding.activations(layer[name].type_id, h))
             bias = layer.get(name + ".bias")
             if bias is not None:
                 y = y + bias
@@ -262,7 +265,7 @@ class GgufModel:
         if layer["attn_k_norm"] is not None:
             k = self._rms_norm(k, layer["attn_k_norm"])
         q, k = self._rope(q, layout.cos, layout.sin), self._rope(k, layout.cos, layout.sin)
-        if self.kv_f16:
+        if self.kv_f16 and self.rounding is None:
             # llama.cpp's default KV cache holds K and V as f16, and ggml's CPU matmul converts the other operand
             # (Q, then the attention weights) to f16 too: round the same values so the function is the same.
             q, k, v = round_f16(q), round_f16(k), round_f16(v)
@@ -285,6 +288,8 @@ class GgufModel:
     def _attend(self, q, k, v, mask):
         """Attention of q [B, T, heads, dk] over k, v [B, S, heads, d] with an additive mask ([T, S] or [B, 1, T, S]); [B, T, heads, dv]."""
         torch = _torch()
+        if self.rounding is not None:
+            return self.rounding.attend(q, k, v, mask, 1.0 / math.sqrt(self.head_dim_k))
         sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
         if sdpa is not None and not self.kv_f16:
             # PyTorch 2.x: fused attention (no T x S score matrix kept); scale 1/sqrt(head_dim_k) as llama.cpp's
@@ -422,6 +427,9 @@ class GgufPolicy:
             hidden = self.model.hidden_at(sequences, lora)
             # The output layer in the compute dtype (spade_logprobs slices it by positions, never by vocabulary).
             weight = self.model.output.dense()
+            rounding = self.model.rounding
+            if rounding is not None:
+                hidden = [rounding.activations(self.model.output.type_id, h) for h in hidden]
             return [
                 [spade_logprobs.logprobs(h, weight, tokens[positions + 1], definition, self.output_chunk) for definition in definitions(line)]
                 for h, (tokens, positions), line in zip(hidden, sequences, lines)
@@ -561,7 +569,14 @@ class GgufTrainer:
         lines = self._lines(cmd["batch"])
         spade_grpo.check_vocab(lines, model.vocab_size)
         lora = Lora.from_file(cmd["adapter"], model) if cmd.get("adapter") else None
-        values = spade_step.recompute(GgufPolicy(model, lora), lines, spade_step.recorded_definition, spade_grpo.DEFAULT_HYPER["microBatchTokens"])
+        try:
+            model.rounding = spade_llama_rounding.rounding_for(cmd.get("rounding"))
+        except spade_llama_rounding.UnknownRoundingError as error:
+            raise TrainerInputError(str(error)) from None
+        try:
+            values = spade_step.recompute(GgufPolicy(model, lora), lines, spade_step.recorded_definition, spade_grpo.DEFAULT_HYPER["microBatchTokens"])
+        finally:
+            model.rounding = None
         recorded = [x for line in lines for x in line.trained_behavior()]
         if any(x is not None for x in recorded):
             emit({"type": "mismatch", **spade_grpo.measure_mismatch(recorded, [x for v in values for x in v])})

@@ -264,6 +264,8 @@ class HfTrainer:
         emit({"type": "adapter", "round": cmd["round"], "path": gguf_path or peft_dir})
 
     def logprobs(self, cmd, emit):
+        if cmd.get("rounding") is not None:
+            raise TrainerInputError(f"logprobs: rounding {cmd['rounding']!r} is emulated by the gguf trainer only (the hf trainer computes its model's own function)")
         _, lines = spade_grpo.read_batch(cmd["batch"])
         base = self.load_base(cmd["baseModel"])
         model = base
