@@ -40,12 +40,12 @@ export interface LogprobsCommand {
   baseModel: string;
   adapter: string | null;
   output: string;
-  /** The agreement check's verification mode: "llama-cpu" rounds as llama.cpp's CPU backend does (gguf trainer only); absent: the trainer's exact function. */
+  /** The agreement check's verification mode: "llama-cpu" rounds as llama.cpp's CPU backend does, "llama-cpu-perturbed" the same after moving each rounded value by float noise (gguf trainer only); absent: the trainer's exact function. */
   rounding?: LlamaRounding;
 }
 
 /** A rounding of llama.cpp the gguf trainer can emulate in its forward pass (resources/trainers/spade_llama_rounding.py). */
-export type LlamaRounding = "llama-cpu";
+export type LlamaRounding = "llama-cpu" | "llama-cpu-perturbed";
 
 const finite = z.number().refine(Number.isFinite, "a finite number");
 const round = z.number().int().nullable();

@@ -61,8 +61,13 @@ ACTIVATION_ROUNDING = {
     14: "q8_K",  # Q6_K (AMX)
 }
 
-#: The names the `logprobs` command accepts for its `rounding` field.
-MODES = ("llama-cpu",)
+#: The names the `logprobs` command accepts for its `rounding` field: the emulation, and the same emulation with every
+#: rounded value first moved by float noise (a relative 2^-22, about the float32 summation-order noise of one matmul).
+#: The gap between the two is the floor any emulation reaches: a rounding decision flips when a value sits within float
+#: noise of a step, and a flip moves the value by one step (1/127 of the block's largest for the 8-bit types), which
+#: the next roundings carry on.
+MODES = ("llama-cpu", "llama-cpu-perturbed")
+PERTURBATION = 2.0 ** -22
 
 
 class UnknownRoundingError(ValueError):
@@ -140,15 +145,23 @@ def attend_one_chunk(q, k, v, mask, scale):
 class LlamaCpuRounding:
     """The emulation the forward pass consults when it is switched on (GgufModel.rounding)."""
 
-    name = "llama-cpu"
+    def __init__(self, perturbation=0.0, seed=0):
+        self.perturbation = perturbation
+        self._generator = torch.Generator().manual_seed(seed) if perturbation else None
+
+    def _moved(self, x):
+        if not self.perturbation:
+            return x
+        noise = torch.randn(x.shape, generator=self._generator).to(x.device, x.dtype)
+        return x * (1 + self.perturbation * noise)
 
     def activations(self, type_id, x):
         """x rounded as llama.cpp rounds the input of a matrix product with a weight of ggml type `type_id`."""
         rounder = _ROUNDERS[ACTIVATION_ROUNDING.get(type_id)]
-        return x if rounder is None else rounder(x)
+        return x if rounder is None else rounder(self._moved(x))
 
     def attend(self, q, k, v, mask, scale):
-        return attend_one_chunk(q, k, v, mask, scale).to(v.dtype)
+        return attend_one_chunk(self._moved(q), self._moved(k), self._moved(v), mask, scale).to(v.dtype)
 
 
 def rounding_for(name):
@@ -157,4 +170,4 @@ def rounding_for(name):
         return None
     if name not in MODES:
         raise UnknownRoundingError(f"rounding {name!r} is not emulated (expected null or one of {', '.join(MODES)})")
-    return LlamaCpuRounding()
+    return LlamaCpuRounding(PERTURBATION if name == "llama-cpu-perturbed" else 0.0)
