@@ -39,8 +39,7 @@ Block quantisers (`ggml-cpu/arch/x86/quants.c`, `ggml-quants.c`):
   round-half-even(x * (127 / amax)) computed with the unrounded factor.
 - q8_K (256 values): m = the value of largest magnitude; q = min(127, round-half-even(x * -127 / m)),
   scale -m / 127 kept in float32.
-q8_1 also stores s = f16(d * sum(q)), used with Q4_1 / Q5_1's block minimum; here the minimum
-multiplies the exact sum instead (a difference of about 2^-11 of one block's term).
+q8_1 also stores s = f16(d * sum(q)) (d unrounded): Q4_1 / Q5_1's block minimum multiplies it.
 """
 import torch
 
@@ -70,8 +69,8 @@ MODES = ("llama-cpu", "llama-cpu-perturbed")
 PERTURBATION = 2.0 ** -22
 
 
-class UnknownRoundingError(ValueError):
-    """A `rounding` value the trainer does not emulate."""
+class RoundingError(ValueError):
+    """A `rounding` value the trainer does not emulate, or a model it cannot emulate it on."""
 
 
 def _blocks(x, size):
@@ -80,14 +79,41 @@ def _blocks(x, size):
     return x.reshape(*x.shape[:-1], x.shape[-1] // size, size)
 
 
-def round_q8_0(x):
-    """x as llama.cpp's q8_0 (or q8_1) blocks of 32 give it back: q * f16(amax / 127)."""
+def _q8_blocks(x):
+    """x's q8_0 / q8_1 blocks of 32: the integers q, the unrounded scale amax / 127 and the stored f16 one ([..., blocks, 1])."""
     b = _blocks(x.float(), 32)
     amax = b.abs().amax(dim=-1, keepdim=True)
-    d = (amax / 127.0).to(torch.float16).float()
+    d = amax / 127.0
     factor = torch.where(amax > 0, 127.0 / torch.where(amax > 0, amax, torch.ones_like(amax)), torch.zeros_like(amax))
     q = torch.round(b * factor)  # round half to even, as _mm256_round_ps(_MM_ROUND_NEAREST)
-    return (q * d).reshape(x.shape).to(x.dtype)
+    return q, d, d.to(torch.float16).float()
+
+
+def round_q8_0(x):
+    """x as llama.cpp's q8_0 (or q8_1) blocks of 32 give it back: q * f16(amax / 127)."""
+    q, _, d16 = _q8_blocks(x)
+    return (q * d16).reshape(x.shape).to(x.dtype)
+
+
+def q8_1_sum_error(x):
+    """Per block of 32, q8_1's stored s = f16(d * sum q) minus the sum its values have (f16(d) * sum q), [..., blocks]."""
+    q, d, d16 = _q8_blocks(x)
+    total = q.sum(dim=-1)
+    return (total * d.squeeze(-1)).to(torch.float16).float() - total * d16.squeeze(-1)
+
+
+#: Q4_1 and Q5_1 (the types whose products use q8_1's s): bytes per block and the offset of the block's f16 minimum m.
+_MIN_FIELDS = {3: (20, 2), 7: (24, 2)}
+
+
+def block_minimums(weight):
+    """The f16 minimum m of each block of a Q4_1 / Q5_1 weight held quantised, [rows, blocks]."""
+    size, offset = _MIN_FIELDS[weight.type_id]
+    raw = getattr(weight, "raw", None)
+    if raw is None:
+        raise RoundingError("the llama-cpu rounding of a Q4_1 / Q5_1 weight needs it held quantised (--weights quantized): its block minimums are read from the bytes")
+    blocks = raw.reshape(raw.shape[0], -1, size)[:, :, offset : offset + 2]
+    return blocks.contiguous().view(torch.float16).squeeze(-1).float()
 
 
 def round_q8_k(x):
@@ -160,6 +186,16 @@ class LlamaCpuRounding:
         rounder = _ROUNDERS[ACTIVATION_ROUNDING.get(type_id)]
         return x if rounder is None else rounder(self._moved(x))
 
+    def matmul(self, weight, x):
+        """x @ W.T as llama.cpp's CPU backend computes it: rounded activations, and for Q4_1 / Q5_1 the block
+        minimums times q8_1's stored f16 sums (d_w * d_x * sum(q_w q_x) + m_w * s_x per block)."""
+        moved = self._moved(x)
+        rounder = _ROUNDERS[ACTIVATION_ROUNDING.get(weight.type_id)]
+        y = weight.matmul(moved if rounder is None else rounder(moved))
+        if weight.type_id in _MIN_FIELDS:
+            y = y + (q8_1_sum_error(moved) @ block_minimums(weight).t()).to(y.dtype)
+        return y
+
     def attend(self, q, k, v, mask, scale):
         return attend_one_chunk(self._moved(q), self._moved(k), self._moved(v), mask, scale).to(v.dtype)
 
@@ -169,5 +205,5 @@ def rounding_for(name):
     if name is None:
         return None
     if name not in MODES:
-        raise UnknownRoundingError(f"rounding {name!r} is not emulated (expected null or one of {', '.join(MODES)})")
+        raise RoundingError(f"rounding {name!r} is not emulated (expected null or one of {', '.join(MODES)})")
     return LlamaCpuRounding(PERTURBATION if name == "llama-cpu-perturbed" else 0.0)

@@ -248,7 +248,7 @@ class GgufModel:
         rows = x.shape[0]
 
         def proj(h, name):
-            y = layer[name].matmul(h if self.rounding is None else self.rounding.activations(layer[name].type_id, h))
+            y = layer[name].matmul(h) if self.rounding is None else self.rounding.matmul(layer[name], h)
             bias = layer.get(name + ".bias")
             if bias is not None:
                 y = y + bias
@@ -426,10 +426,13 @@ class GgufPolicy:
         with torch.set_grad_enabled(grad):
             hidden = self.model.hidden_at(sequences, lora)
             # The output layer in the compute dtype (spade_logprobs slices it by positions, never by vocabulary).
-            weight = self.model.output.dense()
             rounding = self.model.rounding
-            if rounding is not None:
-                hidden = [rounding.activations(self.model.output.type_id, h) for h in hidden]
+            if rounding is not None:  # the agreement check's emulation (no gradient, small models): whole logits rows, as llama.cpp's
+                return [
+                    [spade_logprobs.logprobs_from_logits(rounding.matmul(self.model.output, h), tokens[positions + 1], definition) for definition in definitions(line)]
+                    for h, (tokens, positions), line in zip(hidden, sequences, lines)
+                ]
+            weight = self.model.output.dense()
             return [
                 [spade_logprobs.logprobs(h, weight, tokens[positions + 1], definition, self.output_chunk) for definition in definitions(line)]
                 for h, (tokens, positions), line in zip(hidden, sequences, lines)
@@ -571,10 +574,9 @@ class GgufTrainer:
         lora = Lora.from_file(cmd["adapter"], model) if cmd.get("adapter") else None
         try:
             model.rounding = spade_llama_rounding.rounding_for(cmd.get("rounding"))
-        except spade_llama_rounding.UnknownRoundingError as error:
-            raise TrainerInputError(str(error)) from None
-        try:
             values = spade_step.recompute(GgufPolicy(model, lora), lines, spade_step.recorded_definition, spade_grpo.DEFAULT_HYPER["microBatchTokens"])
+        except spade_llama_rounding.RoundingError as error:
+            raise TrainerInputError(f"{cmd['baseModel']}: {error}") from None
         finally:
             model.rounding = None
         recorded = [x for line in lines for x in line.trained_behavior()]
