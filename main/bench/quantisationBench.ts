@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LlamaModel, Token } from "node-llama-cpp";
@@ -25,8 +25,12 @@ interface SampledLine {
  * The trainer on every tensor type it dequantises (the `quantisation` part of the training
  * section): for a random-weight llama model per type (`make_random_model.py`, stories260K's
  * tokenizer, logits of a real model's spread), the agreement of the trainer's recomputed log-probs
- * with llama.cpp's sampled ones (mean and max |diff|; llama.cpp's CPU matmul rounds activations to
- * 8-bit blocks against a quantised weight, which the F32 row does not have); and trained tokens/s
+ * with llama.cpp's sampled ones: mean and max |diff| of the trainer's exact function (what training
+ * uses; llama.cpp's CPU backend rounds activations to 8-bit blocks against a quantised weight and
+ * accumulates attention in f16), `emulated` with that rounding emulated (the `llama-cpu` verification
+ * mode), and `floor`, the emulation against itself with every rounded value moved by float noise
+ * (`llama-cpu-perturbed`): how close any emulation can come, since a value within float noise of a
+ * rounding step rounds either way; and trained tokens/s
  * on ~13M-parameter F16, Q8_0 and Q4_K models, with the weights held quantised (the default) and
  * as a full-precision copy.
  */
@@ -48,8 +52,13 @@ export async function measureQuantisation(tokenizerModel: string, log: (line: st
       const path = writeModel(python, tokenizerModel, join(dir, `agree-${type}.gguf`), type, []);
       const batch = await sampleBatch(llama, path, join(dir, `agree-${type}.jsonl`), 4, 32);
       const { mismatch } = await quantized.logprobs({ batch, baseModel: path, output: join(dir, `agree-${type}.json`) });
-      agreement[type] = { meanAbsDiff: mismatch?.meanAbsDiff ?? null, maxAbsDiff: mismatch?.maxAbsDiff ?? null, tokens: mismatch?.tokens ?? 0 };
-      log(`training: ${type} log-probs vs llama.cpp: mean |diff| ${mismatch?.meanAbsDiff.toExponential(2)}, max ${mismatch?.maxAbsDiff.toExponential(2)}`);
+      const emulated = (await quantized.logprobs({ batch, baseModel: path, output: join(dir, `agree-${type}-emulated.json`), rounding: "llama-cpu" })).logprobs;
+      const perturbed = (await quantized.logprobs({ batch, baseModel: path, output: join(dir, `agree-${type}-perturbed.json`), rounding: "llama-cpu-perturbed" })).logprobs;
+      const recorded = readBehaviour(batch);
+      const emulatedDiff = absDiff(emulated, recorded);
+      const floor = absDiff(perturbed, emulated);
+      agreement[type] = { meanAbsDiff: mismatch?.meanAbsDiff ?? null, maxAbsDiff: mismatch?.maxAbsDiff ?? null, tokens: mismatch?.tokens ?? 0, emulated: emulatedDiff, floor };
+      log(`training: ${type} log-probs vs llama.cpp: mean |diff| ${mismatch?.meanAbsDiff.toExponential(2)}, max ${mismatch?.maxAbsDiff.toExponential(2)}; emulated ${emulatedDiff.meanAbsDiff.toExponential(2)} / ${emulatedDiff.maxAbsDiff.toExponential(2)} (floor ${floor.meanAbsDiff.toExponential(2)})`);
     }
     const trainedTokensPerSec: Record<string, BenchValue> = {};
     const shapeArgs = ["--dim", String(speedShape.dim), "--ffn", String(speedShape.ffn), "--layers", String(speedShape.layers)];
@@ -71,6 +80,18 @@ export async function measureQuantisation(tokenizerModel: string, log: (line: st
     await llama.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The recorded behaviour log-probs of a batch file, per line and token (null where untrained). */
+function readBehaviour(batchPath: string): Array<Array<number | null>> {
+  const [, ...rows] = readFileSync(batchPath, "utf8").trim().split("\n");
+  return rows.map((row) => (JSON.parse(row) as SampledLine).behaviorLogprobs);
+}
+
+/** Mean and max |a - b| over the tokens both have a value for. */
+function absDiff(a: Array<Array<number | null>>, b: Array<Array<number | null>>): { meanAbsDiff: number; maxAbsDiff: number } {
+  const diffs = a.flatMap((row, i) => row.flatMap((x, t) => (x === null || b[i]?.[t] == null ? [] : [Math.abs(x - b[i]![t]!)])));
+  return { meanAbsDiff: diffs.reduce((sum, x) => sum + x, 0) / Math.max(diffs.length, 1), maxAbsDiff: Math.max(0, ...diffs) };
 }
 
 function writeModel(python: string, tokenizerModel: string, path: string, type: string, extra: string[]): string {
