@@ -59,11 +59,11 @@ def device_report(torch, requested):
 
 def gguf_capabilities():
     """The architectures and tensor types the gguf trainer reads (every one natively: spade_quants)."""
+    import spade_gguf_model
     import spade_quants
-    import train_gguf
 
     native = sorted(spade_quants.supported_type_names())
-    return {"architectures": list(train_gguf.SUPPORTED), "tensorTypes": native, "nativeTensorTypes": native}
+    return {"architectures": list(spade_gguf_model.SUPPORTED), "tensorTypes": native, "nativeTensorTypes": native}
 
 
 def check_model(path, capabilities):
