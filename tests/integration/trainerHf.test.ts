@@ -87,6 +87,8 @@ describe.skipIf(!hasTorch)("train_lora.py (hf) with stand-in transformers / PEFT
         else expect(total(after.logprobs, i)).toBeLessThan(total(before.logprobs, i));
       });
       expect(before.logprobs[0]!.slice(0, 2)).toEqual([null, null]);
+      // llama.cpp's rounding is the gguf trainer's verification mode: the hf trainer refuses it, and goes on
+      await expect(worker.logprobs({ batch, baseModel: base, output: join(dir, "lp2.json"), rounding: "llama-cpu" })).rejects.toThrow(/logprobs: rounding 'llama-cpu' is emulated by the gguf trainer only/);
 
       // round 2 from the GGUF path of round 1: the trainer finds the PEFT folder it was converted from
       const second = await worker.train({ round: 2, batch, baseModel: base, parentAdapter: first.adapterPath, output: join(dir, "r2.gguf"), hyper });

@@ -78,9 +78,10 @@ describe.skipIf(!hasTorch)("train_gguf.py on every quantisation type", () => {
       console.log(`${type}: mean |diff| ${diff.mean.toExponential(2)}, max ${diff.max.toExponential(2)} over ${diff.n} tokens with llama.cpp's rounding (floor ${floor.mean.toExponential(2)}); ${exactDiff.mean.toExponential(2)} / ${exactDiff.max.toExponential(2)} without`);
       expect(diff.n).toBeGreaterThan(80);
       if (!roundedTypes.has(type)) {
-        // no activation rounding: the F32 tolerance, and the flash-attention emulation is what brings it there
+        // no activation rounding: the F32 tolerance, and flash attention's f16 rounding, emulated, is most of what was left
         expect(diff.mean, type).toBeLessThan(2e-3);
         expect(diff.max, type).toBeLessThan(2e-2);
+        expect(diff.mean, type).toBeLessThan(exactDiff.mean / 2);
       }
       // With 8-bit (or bf16) activations the emulation cannot be bit-exact: a value within float noise of a rounding
       // step rounds either way, and the step (1/127 of its block's largest value) is carried on by every later
