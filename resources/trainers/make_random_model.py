@@ -8,10 +8,10 @@ give the weights a sensible spread (the rest of each block is taken as it comes)
 
 TYPE Q4_K_M writes llama.cpp's Q4_K_M mixture (Q4_K, with Q6_K for the output matrix and, in the
 layers llama.cpp gives more bits, attn_v and ffn_down). Defaults: dim 256, FFN 512, 2 blocks, heads of 64 (KV heads half the heads), output std 0.15
-(K-quants need rows of 256). The output std sets the logits' spread (about sqrt(dim) x it):
-llama.cpp's CPU matmul rounds the activations to 8-bit blocks against a quantised weight, an error
-in proportion to the logits, so the agreement test uses a small spread (still far from a uniform
-model) and the bench the default.
+(K-quants need rows of 256). The output std sets the logits' spread (about sqrt(dim) x it; the
+default gives a trained model's). llama.cpp's CPU backend rounds the activations to 8-bit blocks
+against a quantised weight, an error in proportion to the logits: the agreement test and the bench
+compare with that rounding emulated (spade_llama_rounding) as well as without.
 """
 import argparse
 import os

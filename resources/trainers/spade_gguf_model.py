@@ -20,25 +20,19 @@ SUPPORTED = ("llama", "qwen2", "qwen3")
 ROPE_NEOX = {"llama": False, "qwen2": True, "qwen3": True}
 
 
-_ROUND_F16 = None
+class _RoundF16(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, value):
+        return value.to(torch.float16).to(value.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
 
 
 def round_f16(x):
     """x rounded to float16 precision (llama.cpp's f16 KV cache); the gradient passes straight through."""
-    global _ROUND_F16
-    if _ROUND_F16 is None:
-
-        class RoundF16(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, value):
-                return value.to(torch.float16).to(value.dtype)
-
-            @staticmethod
-            def backward(ctx, grad):
-                return grad
-
-        _ROUND_F16 = RoundF16
-    return _ROUND_F16.apply(x)
+    return _RoundF16.apply(x)
 
 
 class GgufModel:

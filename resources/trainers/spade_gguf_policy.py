@@ -28,13 +28,13 @@ class GgufPolicy:
         lora = self.lora if adapter else None
         with torch.set_grad_enabled(grad):
             hidden = self.model.hidden_at(sequences, lora)
-            # The output layer in the compute dtype (spade_logprobs slices it by positions, never by vocabulary).
             rounding = self.model.rounding
-            if rounding is not None:  # the agreement check's emulation (no gradient, small models): whole logits rows, as llama.cpp's
+            if rounding is not None:  # the agreement check's emulation (no gradient, small models): whole logit rows, as llama.cpp's
                 return [
                     [spade_logprobs.logprobs_from_logits(rounding.matmul(self.model.output, h), tokens[positions + 1], definition) for definition in definitions(line)]
                     for h, (tokens, positions), line in zip(hidden, sequences, lines)
                 ]
+            # The output layer in the compute dtype (spade_logprobs slices it by positions, never by vocabulary).
             weight = self.model.output.dense()
             return [
                 [spade_logprobs.logprobs(h, weight, tokens[positions + 1], definition, self.output_chunk) for definition in definitions(line)]

@@ -181,17 +181,14 @@ class LlamaCpuRounding:
         noise = torch.randn(x.shape, generator=self._generator).to(x.device, x.dtype)
         return x * (1 + self.perturbation * noise)
 
-    def activations(self, type_id, x):
-        """x rounded as llama.cpp rounds the input of a matrix product with a weight of ggml type `type_id`."""
-        rounder = _ROUNDERS[ACTIVATION_ROUNDING.get(type_id)]
-        return x if rounder is None else rounder(self._moved(x))
-
     def matmul(self, weight, x):
-        """x @ W.T as llama.cpp's CPU backend computes it: rounded activations, and for Q4_1 / Q5_1 the block
+        """x @ W.T as llama.cpp's CPU backend computes it: the activations rounded as the weight's type has them, and for Q4_1 / Q5_1 the block
         minimums times q8_1's stored f16 sums (d_w * d_x * sum(q_w q_x) + m_w * s_x per block)."""
-        moved = self._moved(x)
         rounder = _ROUNDERS[ACTIVATION_ROUNDING.get(weight.type_id)]
-        y = weight.matmul(moved if rounder is None else rounder(moved))
+        if rounder is None:
+            return weight.matmul(x)
+        moved = self._moved(x)
+        y = weight.matmul(rounder(moved))
         if weight.type_id in _MIN_FIELDS:
             y = y + (q8_1_sum_error(moved) @ block_minimums(weight).t()).to(y.dtype)
         return y
