@@ -5,8 +5,9 @@ backend computes a slightly different function: before a matrix product with a q
 rounds the *activations* to an 8-bit block type, and its attention rounds Q, K, V and its running
 output to f16. At a realistic logit spread those roundings, not the weights, make up the gap between
 the trainer's log-probs and llama.cpp's (0.01-0.05 nats on average for the 8-bit types). With this
-mode on, the trainer rounds the same values the same way, so what is left is float noise: a misread
-block would show, a rounding never hides one.
+mode on, the trainer rounds the same values the same way; what is left is the emulation's floor:
+a value within float noise of a rounding step rounds either way, and the step is carried on by
+every later rounding (measured by "llama-cpu-perturbed", see MODES).
 
 It is switched on only by the agreement check (the `logprobs` command's `rounding: "llama-cpu"`,
 the quantisation bench and tests/integration/trainerQuants.test.ts), never in training: the
@@ -32,7 +33,11 @@ machine), read from ggml-cpu's sources:
   evaluation of a short sequence) takes `ggml_compute_forward_flash_attn_ext_f16_one_chunk`: Q is
   rounded to f16, each score is an f16 x f16 dot product summed in float32, and the keys are visited
   in order with an online softmax whose output accumulator is f16, rounded after every rescale and
-  every added value row; the sum is divided out at the end.
+  every added value row; the sum is divided out at the end. 64 query rows or more take the tiled
+  path instead (`ggml_compute_forward_flash_attn_ext_tiled`: Q kept in float32, float32 softmax and
+  accumulator, only K and V in f16), which is not emulated: the checks evaluate shorter sequences.
+- The output layer is an ordinary product with `output.weight` (rounded as its type says); the
+  logits' softmax is float32.
 
 Block quantisers (`ggml-cpu/arch/x86/quants.c`, `ggml-quants.c`):
 - q8_0 / q8_1 (32 values): amax = max |x|; the stored scale is f16(amax / 127), the values are
