@@ -28,6 +28,10 @@ machine), read from ggml-cpu's sources:
   the activations to the weight's `vec_dot_type` (q8_0, q8_1, q8_K, bf16) before llamafile's sgemm
   or the vec_dot loop.
 - F32 weights: no rounding. The token embedding is a row lookup (`get_rows`): exact.
+- On an x86 CPU without AMX-INT8 there is no AMX buffer: F16 weights take llamafile's sgemm, which
+  needs f16 activations (vec_dot_type f16); the other types keep their rounding (the repacked
+  q4_0 / q4_K / q2_K / q8_0 kernels quantise the activations to the same blocks). Other
+  architectures (ARM) are not emulated.
 - Attention: node-llama-cpp leaves flash attention on "auto", which resolves to on, with the KV
   cache in f16. A micro-batch of fewer than 64 query rows (token-by-token decoding, and any
   evaluation of a short sequence) takes `ggml_compute_forward_flash_attn_ext_f16_one_chunk`: Q is
@@ -51,7 +55,7 @@ import torch
 #: The activation rounding in front of a matrix product with a weight of each ggml type id, on this build and CPU.
 ACTIVATION_ROUNDING = {
     0: None,  # F32: float32 sgemm
-    1: None,  # F16: AMX buffer, AVX-512 kernel on float32 activations
+    1: None,  # F16: AMX buffer, AVX-512 kernel on float32 activations (f16 without AMX: see activation_rounding)
     30: "bf16",  # BF16: vec_dot_type bf16
     2: "q8_0",  # Q4_0 (AMX)
     3: "q8_1",  # Q4_1 (AMX)
@@ -64,6 +68,23 @@ ACTIVATION_ROUNDING = {
     13: "q8_K",  # Q5_K (AMX)
     14: "q8_K",  # Q6_K (AMX)
 }
+
+def cpu_has_amx(cpuinfo="/proc/cpuinfo"):
+    """Whether this CPU has AMX-INT8 with AVX-512 VNNI (ggml's condition for its AMX buffer); False where it cannot tell."""
+    try:
+        with open(cpuinfo) as f:
+            flags = set(f.read().split())
+    except OSError:
+        return False
+    return {"amx_int8", "avx512_vnni"} <= flags
+
+
+def activation_rounding(type_id, amx=True):
+    """The rounding in front of a product with a weight of `type_id` (a key of _ROUNDERS) on a CPU with or without AMX."""
+    if type_id == 1 and not amx:
+        return "f16"
+    return ACTIVATION_ROUNDING.get(type_id)
+
 
 #: The names the `logprobs` command accepts for its `rounding` field: the emulation, and the same emulation with every
 #: rounded value first moved by float noise (a relative 2^-22, about the float32 summation-order noise of one matmul).
@@ -141,7 +162,7 @@ def round_f16(x):
     return x.to(torch.float16).to(x.dtype)
 
 
-_ROUNDERS = {None: None, "q8_0": round_q8_0, "q8_1": round_q8_0, "q8_K": round_q8_k, "bf16": round_bf16}
+_ROUNDERS = {None: None, "q8_0": round_q8_0, "q8_1": round_q8_0, "q8_K": round_q8_k, "bf16": round_bf16, "f16": round_f16}
 
 
 def attend_one_chunk(q, k, v, mask, scale):
@@ -176,7 +197,8 @@ def attend_one_chunk(q, k, v, mask, scale):
 class LlamaCpuRounding:
     """The emulation the forward pass consults when it is switched on (GgufModel.rounding)."""
 
-    def __init__(self, perturbation=0.0, seed=0):
+    def __init__(self, perturbation=0.0, seed=0, amx=None):
+        self.amx = cpu_has_amx() if amx is None else amx
         self.perturbation = perturbation
         self._generator = torch.Generator().manual_seed(seed) if perturbation else None
 
@@ -189,7 +211,7 @@ class LlamaCpuRounding:
     def matmul(self, weight, x):
         """x @ W.T as llama.cpp's CPU backend computes it: the activations rounded as the weight's type has them, and for Q4_1 / Q5_1 the block
         minimums times q8_1's stored f16 sums (d_w * d_x * sum(q_w q_x) + m_w * s_x per block)."""
-        rounder = _ROUNDERS[ACTIVATION_ROUNDING.get(weight.type_id)]
+        rounder = _ROUNDERS[activation_rounding(weight.type_id, self.amx)]
         if rounder is None:
             return weight.matmul(x)
         moved = self._moved(x)
