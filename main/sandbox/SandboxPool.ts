@@ -238,12 +238,13 @@ export class SandboxPool {
   /**
    * `wanted` processes, lowered to what the memory holds when every process grows to its limit
    * (`limitMb`, the size at which a process is killed; a fresh process is far smaller, but an idle
-   * one keeps its peak) and holds `playsPerProcess` plays, all but one parked at `parkedCopyMb`
-   * each: the memory available on the machine plus what the pool's own processes hold now,
-   * divided by that. At least 2.
+   * one keeps its peak) and, when plays share processes, holds `playsPerProcess` plays, each with
+   * a buffer to park in of up to `parkedCopyMb`: the memory available on the machine plus what the
+   * pool's own processes hold now, divided by that. At least 2.
    */
   static memoryCapacity(wanted: number, memory: { limitMb: number; availableBytes: number; heldBytes: number; playsPerProcess?: number; parkedCopyMb?: number }): number {
-    const perProcessMb = Math.max(1, memory.limitMb) + Math.max(0, (memory.playsPerProcess ?? 1) - 1) * (memory.parkedCopyMb ?? 0);
+    const plays = memory.playsPerProcess ?? 1;
+    const perProcessMb = Math.max(1, memory.limitMb) + (plays >= 2 ? plays * (memory.parkedCopyMb ?? 0) : 0);
     const fits = Math.floor((memory.availableBytes + memory.heldBytes) / (perProcessMb * 1024 * 1024));
     return Math.max(2, Math.min(wanted, fits));
   }
@@ -307,6 +308,11 @@ export class SandboxPool {
       throw error;
     }
     return pool;
+  }
+
+  /** The most plays of one game a process holds at once (`playsPerProcess`). */
+  get playsPerProcess(): number {
+    return this.options.playsPerProcess;
   }
 
   /** The process limit in force. */

@@ -109,6 +109,8 @@ export class SandboxProcess {
   /** Open plays and when each began (performance.now()). */
   private readonly plays = new Map<number, number>();
   private nextPlay = 1;
+  /** The most plays open at once so far. */
+  private peakPlays = 0;
   /** Plays begun whose open has not been answered yet. */
   private readonly opening = new Set<number>();
   /** Plays promised to opens that have not begun them yet (see `reservePlay`). */
@@ -236,6 +238,7 @@ export class SandboxProcess {
     const play = this.nextPlay++;
     if (this.reserved > 0) this.reserved--;
     this.plays.set(play, performance.now());
+    this.peakPlays = Math.max(this.peakPlays, this.plays.size);
     this.opening.add(play);
     if (exclusive) this.exclusive = true;
     return play;
@@ -357,9 +360,10 @@ export class SandboxProcess {
     const operation = this.pending?.operation ?? "between requests";
     if (rssBytes !== null) {
       this.peakRss = Math.max(this.peakRss, rssBytes);
-      // Beside the environment's limit: the base copy and one copy per parked play, each at most as large.
-      const parkedCopies = Math.max(0, this.plays.size - 1);
-      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkedCopies)) {
+      // Beside the environment's limit: the base copy and, once plays shared the process, the buffer
+      // each of them parks in (the child keeps one per play it ever held at once), each at most as large.
+      const parkBuffers = this.peakPlays >= 2 ? this.peakPlays : 0;
+      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers)) {
         const usedMb = Math.round(rssBytes / 1024 / 1024);
         this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
         return;

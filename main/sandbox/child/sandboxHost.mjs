@@ -201,11 +201,22 @@ let pristineBytes = 0;
 /** The open play whose state is in the interpreter, or null (the base, or a closed play's leftovers). */
 let current = /** @type {number | null} */ (null);
 /**
- * The other open plays, each with what `park()` copied: the memory and the state outside it that
- * the base holds too.
- * @type {Map<number, { memory: Uint8Array, sources: Float64Array, umask: number }>}
+ * The other open plays, each with what `park()` copied: the memory (its first `length` bytes of
+ * the play's buffer) and the state outside it that the base holds too.
+ * @type {Map<number, { length: number, sources: Float64Array, umask: number }>}
  */
 const parked = new Map();
+/**
+ * The buffer each open play's memory is parked in, kept while the play is open, and the buffers of
+ * closed plays for the next plays to park in: allocating and faulting in tens of MiB at every
+ * switch costs more than the copy. Each is as large as the memory may be kept (pristine + kept
+ * growth) but only the part written is resident, so the child holds at most one copy per play it
+ * ever had open at once (the engine allows for exactly that).
+ * @type {Map<number, Uint8Array>}
+ */
+const playBuffers = new Map();
+/** @type {Uint8Array[]} */
+const spareBuffers = [];
 /** How long the last switch between plays took (park one, put another back), in ms; null when none since the last reply. */
 let lastSwitchMs = /** @type {number | null} */ (null);
 
@@ -540,7 +551,12 @@ function playOf(/** @type {{ play?: unknown }} */ request) {
 function park() {
   if (current === null) return;
   if (!parkable()) throw new Error(`play ${current} cannot be parked (state outside the memory changed, or the memory grew past the kept growth)`);
-  parked.set(current, { memory: wasm.HEAPU8.slice(), sources: sources.slice(), umask: currentUmask() });
+  const heap = wasm.HEAPU8;
+  let buffer = playBuffers.get(current) ?? spareBuffers.pop() ?? new Uint8Array(pristineBytes + maxKeptGrowthBytes);
+  if (buffer.length < heap.length) buffer = new Uint8Array(heap.length);
+  buffer.set(heap);
+  playBuffers.set(current, buffer);
+  parked.set(current, { length: heap.length, sources: sources.slice(), umask: currentUmask() });
   current = null;
   dirty = true;
 }
@@ -549,12 +565,13 @@ function park() {
 function switchTo(/** @type {number} */ play) {
   if (play === current) return;
   const slot = parked.get(play);
-  if (!slot) throw new Error(`play ${play} is not open in this sandbox`);
+  const buffer = playBuffers.get(play);
+  if (!slot || !buffer) throw new Error(`play ${play} is not open in this sandbox`);
   const started = realNow();
   park();
   const heap = wasm.HEAPU8;
-  heap.set(slot.memory);
-  if (heap.length > slot.memory.length) heap.fill(0, slot.memory.length);
+  heap.set(buffer.subarray(0, slot.length));
+  if (heap.length > slot.length) heap.fill(0, slot.length);
   process.umask(slot.umask);
   sources.set(slot.sources);
   parked.delete(play);
@@ -570,8 +587,18 @@ function switchTo(/** @type {number} */ play) {
  */
 function shareable() {
   const can = current === null ? base !== null && fingerprint() === base.fingerprint : parkable();
-  if (!can) parked.clear();
+  if (!can) {
+    for (const play of parked.keys()) endBuffer(play);
+    parked.clear();
+  }
   return can;
+}
+
+/** A play is over (closed, or dropped): its buffer is kept for the next play to park. */
+function endBuffer(/** @type {number} */ play) {
+  const buffer = playBuffers.get(play);
+  playBuffers.delete(play);
+  if (buffer) spareBuffers.push(buffer);
 }
 
 /** @param {{ code: string, maxObservationChars: number, maxPrintChars: number, textCaps: Record<string, number>, play?: unknown }} request */
@@ -631,6 +658,7 @@ function repair(request) {
 function close(/** @type {number} */ play) {
   switchTo(play);
   const json = handle(JSON.stringify({ op: "close" }));
+  endBuffer(play);
   current = null;
   // Kept only when the next play can be restored exactly and the memory did not grow too far; then
   // restored right after the reply, unless a parked play comes back next (its switch puts its own copy back).
