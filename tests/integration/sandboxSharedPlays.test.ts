@@ -101,6 +101,19 @@ describe("plays of one game sharing a sandbox process", () => {
     expect(stats.processesStarted).toBe(before.processesStarted);
   }, 180_000);
 
+  it("keeps a play opened in a never-used process (validation's replay) to itself: no sibling joins it", async () => {
+    const code = STATEFUL.replace("class StatefulEnv", "class ReplayEnv");
+    const shared = pool.stats().sharedOpens;
+    const replay = await pool.open(code, { freshProcess: true });
+    expect((replay as unknown as { freshInterpreter: boolean }).freshInterpreter).toBe(true);
+    const other = pool.open(code);
+    await replay.reset(1);
+    await replay.close();
+    const play = await other;
+    await play.close();
+    expect(pool.stats().sharedOpens).toBe(shared);
+  }, 180_000);
+
   it("lets no play see anything a sibling play did (globals, builtins, modules, files, gc, ids, the clock, randomness)", async () => {
     const code = `
 import builtins, gc, json, os, random, sys, time
