@@ -163,7 +163,10 @@ function pushSample(values: number[], value: number): void {
  * with demand up to `capacity`; idle processes of other environments are ended to make room, but
  * not those a game with plays to come keeps (`planPlays`, `evictionCandidate`), so a process stays
  * bound to its game across the rollouts that replay it. Processes for planned plays are started
- * ahead of need in the background, at most one per core at once.
+ * ahead of need in the background, at most one per core at once. Plays of one game may share a
+ * process (`playsPerProcess`): a play whose game's processes are all busy joins one that can take
+ * it before a process is started or waited for; the child switches between them by the exact
+ * memory restore it uses between plays.
  */
 export class SandboxPool {
   /** The former pool size (concurrency and prewarm default). */
