@@ -190,7 +190,7 @@ export class SandboxPool {
   private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0, sharedOpens: 0, sharedPlaysPeak: 0, opensRerouted: 0 };
   /** Switch times the children reported (ms). */
   private readonly switches: number[] = [];
-  /** Games (code hashes) one of whose plays could not be parked: their plays never share a process again. */
+  /** Games (hashes of their code) one of whose plays could not be parked: their plays never share a process again. */
   private readonly unshareable = new Set<string>();
   /** Bytes one parked play's copy may take (the largest pristine memory + the kept growth), once known. */
   private parkedCopyBytes: number | null = null;
@@ -474,7 +474,7 @@ export class SandboxPool {
     } catch (error) {
       return error as EnvironmentContractError;
     }
-    const key = createHash("sha256").update(code).digest("base64");
+    const key = codeHash(code);
     const answer = createHash("sha256").update(JSON.stringify([opened.className, opened.kind, opened.tools, opened.hasHint])).digest("base64");
     const first = this.firstOpenAnswers.get(key);
     if (first === undefined) {
@@ -612,7 +612,7 @@ export class SandboxPool {
 
   /** A process of `code` that can take another play now (the fewest plays first), or null. */
   private sharedProcessFor(code: string): SandboxProcess | null {
-    if (this.options.playsPerProcess <= 1 || this.unshareable.has(code)) return null;
+    if (this.options.playsPerProcess <= 1 || this.unshareable.has(codeHash(code))) return null;
     let best: SandboxProcess | null = null;
     for (const process of this.live) {
       if (process.boundCode !== code || !process.canTakePlay(this.options.playsPerProcess)) continue;
@@ -624,7 +624,7 @@ export class SandboxPool {
   /** Hands room in a process holding plays to the waiting plays of its game (a room reserved for each). */
   private offerRoom(process: SandboxProcess): void {
     const code = process.boundCode;
-    if (this.disposed || code === null || this.options.playsPerProcess <= 1 || this.unshareable.has(code)) return;
+    if (this.disposed || code === null || this.options.playsPerProcess <= 1 || this.unshareable.has(codeHash(code))) return;
     while (process.canTakePlay(this.options.playsPerProcess)) {
       const index = this.waiters.findIndex((waiter) => waiter.shares && waiter.code === code);
       if (index < 0) return;
@@ -641,7 +641,7 @@ export class SandboxPool {
     if (reply.shareable === false && code !== null) {
       // A game whose play changed state outside the memory: its plays keep their processes to themselves from now on.
       if (this.unshareable.size >= MAX_REMEMBERED_UNSHAREABLE) this.unshareable.delete(this.unshareable.values().next().value as string);
-      this.unshareable.add(code);
+      this.unshareable.add(codeHash(code));
       return;
     }
     this.offerRoom(process);
@@ -874,6 +874,11 @@ export class SandboxPool {
     this.topUp();
     this.armIdleRelease();
   }
+}
+
+/** A game's key in the pool's bounded memories (its code's SHA-256). */
+function codeHash(code: string): string {
+  return createHash("sha256").update(code).digest("base64");
 }
 
 /** Braces only, as the repair may add them. */
