@@ -34,7 +34,8 @@ export function diffConfigs(configs: readonly unknown[]): ConfigDifference[] {
  * - `backend`: the model, its context size, threads, GPU, adapters, server URL and time-outs.
  * - `designer.maxTokens`, `agent.maxTokens`, `hint.maxTokens`: token budgets of later calls.
  * - `sandbox.stepTimeoutMs`, `sandbox.validationTimeoutMs`: time limits of later calls;
- *   `sandbox.processes`: how many sandbox processes run them.
+ *   `sandbox.processes`, `sandbox.playsPerProcess`: how many sandbox processes run them and how
+ *   many plays share one (a play's transcript is the same either way).
  * - `trainer`: what `spade train` does with the run afterwards.
  */
 export const resumeSafeKeys = [
@@ -47,6 +48,7 @@ export const resumeSafeKeys = [
   "sandbox.stepTimeoutMs",
   "sandbox.validationTimeoutMs",
   "sandbox.processes",
+  "sandbox.playsPerProcess",
   "trainer",
 ] as const;
 

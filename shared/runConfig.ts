@@ -171,6 +171,8 @@ export interface SandboxConfig {
   validationTimeoutMs: number;
   /** Sandbox processes kept for the run; null sizes the pool from the backend's concurrency and free memory. Defaults to null. */
   processes: number | null;
+  /** The most plays of one game a sandbox process holds open at once (the child switches between them by an exact memory restore); 1 gives every play a process of its own. Defaults to 4. */
+  playsPerProcess: number;
   /** Run generated code even where no OS confinement (bubblewrap, sandbox-exec) is available: reduced isolation. Defaults to false (the SPADE_SANDBOX_ALLOW_UNCONFINED=1 environment variable also allows it). */
   allowUnconfined: boolean;
 }
@@ -356,6 +358,7 @@ const sandboxSchema = strict({
   stepTimeoutMs: int(1).optional(),
   validationTimeoutMs: int(1).optional(),
   processes: int(1, 1024).nullish().describe("Sandbox processes kept for the run; null sizes the pool from the backend. Defaults to null."),
+  playsPerProcess: int(1, 64).optional().describe("The most plays of one game a sandbox process holds open at once; 1 gives every play a process of its own. Defaults to 4."),
   allowUnconfined: bool().optional().describe("Run generated code even where no OS confinement is available. Defaults to false."),
 });
 
@@ -540,6 +543,7 @@ function fillSandbox(o: z.output<typeof sandboxSchema>): SandboxConfig {
     stepTimeoutMs: o.stepTimeoutMs ?? 30_000,
     validationTimeoutMs: o.validationTimeoutMs ?? 60_000,
     processes: o.processes ?? null,
+    playsPerProcess: o.playsPerProcess ?? 4,
     allowUnconfined: o.allowUnconfined ?? false,
   };
 }

@@ -63,6 +63,7 @@ export const regenerationBench: BenchSection = {
       for (const iterations of [1, 2]) {
         server.reset();
         const startedProcesses = pool.stats().processesStarted;
+        const sharedBefore = pool.stats().sharedOpens;
         const start = performance.now();
         await new SelfPlayLoop(run.id, configFor(iterations), { db, backend, pool, corpus: null }).run();
         const wallSeconds = (performance.now() - start) / 1000;
@@ -79,6 +80,7 @@ export const regenerationBench: BenchSection = {
         };
         rollouts.push(figures);
         const name = iterations === 1 ? "regeneration" : "replay";
+        log(`${name} rollout: ${pool.stats().sharedOpens - sharedBefore} plays joined a process holding another play of their game (peak ${pool.stats().sharedPlaysPeak} in one process, switch p50 ${pool.stats().playSwitchP50Ms?.toFixed(2) ?? "-"} ms)`);
         log(`${name} rollout: ${stats.requests} requests, peak ${stats.peak} in flight, utilization ${(figures.utilization * 100).toFixed(0)}%, ${figures.processesStarted} sandbox processes started, ${wallSeconds.toFixed(1)} s (ideal ${idealSeconds.toFixed(1)} s)`);
       }
       await backend.dispose();
@@ -94,6 +96,10 @@ export const regenerationBench: BenchSection = {
         startCpuMsP50: poolStats.startCpuMsP50,
         memoryPerProcessMb: poolStats.memoryPerProcessMb,
         capacity: poolStats.capacity,
+        sharedPlaysPeak: poolStats.sharedPlaysPeak,
+        sharedOpens: poolStats.sharedOpens,
+        playSwitchP50Ms: poolStats.playSwitchP50Ms,
+        playsPerProcess: pool.playsPerProcess,
       };
     } finally {
       await pool?.dispose();

@@ -1,7 +1,7 @@
 import type { JsonObject, ResetResult, StepResult, ToolSchema } from "../../shared/environment.js";
 import { capText, TEXT_CAPS } from "./capText.js";
 import type { EnvSession } from "./EnvSession.js";
-import { EnvironmentCodeError, EnvironmentContractError, SandboxCrashedError, SandboxMemoryError, SandboxProtocolError } from "./errors.js";
+import { EnvironmentCodeError, EnvironmentContractError, SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxSiblingError } from "./errors.js";
 import type { ChildReply, HarnessError, HarnessResponse, OpenResult } from "./protocol.js";
 import type { SandboxProcess } from "./SandboxProcess.js";
 
@@ -111,9 +111,14 @@ export function checkedOpenResult(value: unknown): OpenResult {
   };
 }
 
+/** How a session hands its play back: `kept` when the process can be restored for another play; `lost` when a sibling play took the process from it (the process is not this play's fault). */
+export type SessionRelease = (process: SandboxProcess, play: number, outcome: { kept: boolean; lost: boolean }) => void;
+
 /**
- * An environment instance living in a sandbox process (see EnvSession). Holds its process until
- * `close()`; a call that times out or overruns memory kills the process and ends the session.
+ * An environment instance living in a sandbox process (see EnvSession): one play of the process,
+ * which may hold sibling plays of the same game beside it. Holds its play until `close()`; a call
+ * that times out or overruns memory kills the process and ends the session (and its siblings,
+ * each with a SandboxSiblingError naming why).
  */
 export class SandboxEnvSession implements EnvSession {
   readonly className: string;
@@ -127,10 +132,11 @@ export class SandboxEnvSession implements EnvSession {
 
   constructor(
     private readonly process: SandboxProcess,
+    private readonly play: number,
     opened: OpenResult,
     fresh: boolean,
     private readonly limits: SessionLimits,
-    private readonly release: (process: SandboxProcess, keptInterpreter: boolean) => void,
+    private readonly release: SessionRelease,
   ) {
     this.className = String(opened.className);
     this.kind = opened.kind === "tool" ? "tool" : "text";
@@ -193,9 +199,10 @@ export class SandboxEnvSession implements EnvSession {
     try {
       return check(value);
     } catch (error) {
-      this.ended = error as Error;
-      this.process.kill();
-      throw error instanceof SandboxProtocolError ? error : new SandboxProtocolError(operation, (error as Error).message);
+      const failure = error instanceof SandboxProtocolError ? error : new SandboxProtocolError(operation, (error as Error).message);
+      this.ended = failure;
+      this.process.kill({ play: this.play, reason: failure.message });
+      throw failure;
     }
   }
 
@@ -217,28 +224,35 @@ export class SandboxEnvSession implements EnvSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.ended || !this.process.alive) {
-      this.release(this.process, false);
+    const lost = this.ended instanceof SandboxSiblingError || this.process.siblingLoss(this.play) !== null;
+    if (this.ended || !this.process.alive || lost) {
+      this.release(this.process, this.play, { kept: false, lost });
       return;
     }
     try {
-      const reply = await this.process.request({ op: "close" }, "close()", callTimeout(this.limits.callTimeoutMs, this.limits.deadlineAt));
+      const reply = await this.process.request({ op: "close", play: this.play }, "close()", this.limits.callTimeoutMs, { play: this.play, deadlineAt: this.limits.deadlineAt });
       const response = parseHarnessReply<unknown>(reply, "close()");
       this.addPrinted(response.printed);
-      this.release(this.process, reply.kept === true);
-    } catch {
-      // The process was killed (timeout, memory) or broke: the pool replaces it.
-      this.process.kill();
-      this.release(this.process, false);
+      this.release(this.process, this.play, { kept: reply.kept === true, lost: false });
+    } catch (error) {
+      // The process was killed (timeout, memory) or broke: the pool replaces it. A sibling's loss is not this play's doing.
+      const siblings = error instanceof SandboxSiblingError;
+      if (!siblings) this.process.kill({ play: this.play, reason: `its close() failed: ${(error as Error).message}` });
+      this.release(this.process, this.play, { kept: false, lost: siblings });
     }
   }
 
   private async call<T>(request: Record<string, unknown>, operation: string, timeoutMs: number): Promise<T> {
     if (this.closed) throw new SandboxCrashedError(operation, "the session is closed");
     if (this.ended) throw new SandboxCrashedError(operation, `the session ended earlier: ${this.ended.message}`);
+    const loss = this.process.siblingLoss(this.play);
+    if (loss !== null) {
+      this.ended = new SandboxSiblingError(operation, loss, false);
+      throw this.ended;
+    }
     let reply: ChildReply;
     try {
-      reply = await this.process.request({ op: "call", json: JSON.stringify(request) }, operation, callTimeout(timeoutMs, this.limits.deadlineAt));
+      reply = await this.process.request({ op: "call", json: JSON.stringify(request), play: this.play }, operation, timeoutMs, { play: this.play, deadlineAt: this.limits.deadlineAt });
     } catch (error) {
       this.ended = error as Error;
       throw error;
@@ -249,7 +263,7 @@ export class SandboxEnvSession implements EnvSession {
       response = parseHarnessReply<T>(reply, operation);
     } catch (error) {
       this.ended = error as Error;
-      this.process.kill();
+      this.process.kill({ play: this.play, reason: (error as Error).message });
       throw error;
     }
     this.addPrinted(response.printed);
@@ -258,7 +272,7 @@ export class SandboxEnvSession implements EnvSession {
       if (exception instanceof SandboxMemoryError) {
         // Python's heap is exhausted: this interpreter cannot be trusted to go on.
         this.ended = exception;
-        this.process.kill();
+        this.process.kill({ play: this.play, reason: exception.message });
       }
       throw exception;
     }

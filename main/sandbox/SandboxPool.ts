@@ -7,9 +7,10 @@ import { TEXT_CAPS } from "./capText.js";
 import { SandboxUnconfinedError, unconfinedAllowedByEnvironment, type ConfinementMode } from "./confinement/chooseConfinement.js";
 import type { EnvSession } from "./EnvSession.js";
 import { checkedToolSchemas } from "./checkedToolSchemas.js";
-import { EnvironmentContractError, SandboxCrashedError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
+import { EnvironmentContractError, SandboxCrashedError, SandboxProtocolError, SandboxSiblingError, SandboxTimeoutError } from "./errors.js";
 import type { OpenResult, RepairResult, StartPhase } from "./protocol.js";
 import { callTimeout, checkedOpenResult, harnessErrorToException, parseHarnessReply, SandboxEnvSession, type SessionLimits } from "./SandboxEnvSession.js";
+import type { ChildReply } from "./protocol.js";
 import { buildSandboxLaunch, pyodideDirectory, sandboxHostScript, type SandboxLaunch } from "./sandboxLaunch.js";
 import { SandboxProcess } from "./SandboxProcess.js";
 import { SnapshotCache } from "./snapshotCache.js";
@@ -27,6 +28,15 @@ export interface SandboxPoolOptions {
   capacity?: number;
   /** The cores the pool may use: at most one process starts per core at once (a start is CPU-bound: more at once only makes every one of them later). Defaults to os.availableParallelism(). */
   cores?: number;
+  /**
+   * The most plays of one game a process holds open at once: a play whose game's processes are all
+   * busy joins one that can take it (its last answer said the play in its interpreter can be
+   * parked) before a process is started or waited for; the child switches between them by the
+   * exact memory restore it uses between plays. Each parked play costs a copy of the interpreter's
+   * memory (at most the pristine memory + 64 MiB), which the memory-bound capacity counts per
+   * process. 1 turns sharing off (one play per process). Defaults to 4.
+   */
+  playsPerProcess?: number;
   /** Processes with no session open for this long are ended (the warm set too) until the next open; null keeps them for as long as the pool lives (a run, whose games come back in the next rollout). Defaults to null. */
   idleReleaseMs?: number | null;
   /** Deadline of one `step()`, in ms. Defaults to 30000. */
@@ -96,6 +106,14 @@ export interface SandboxPoolStats {
   processesReleasedIdle: number;
   /** Idle processes of one game ended to make room for another game's open. */
   processesEvicted: number;
+  /** Plays that joined a process holding another play of their game (see `playsPerProcess`). */
+  sharedOpens: number;
+  /** The most plays one process held open at once. */
+  sharedPlaysPeak: number;
+  /** Median time a child took to switch plays (park the one in its interpreter, put another back), in ms; null when none switched. */
+  playSwitchP50Ms: number | null;
+  /** Opens sent to a shared process that lost it to a sibling before they ran, opened again elsewhere. */
+  opensRerouted: number;
 }
 
 /** Medians over the pool's process starts (see `SandboxPool.startProfile`). */
@@ -109,14 +127,23 @@ export interface SandboxStartProfile {
   phases: Array<{ name: string; cpuMs: number; wallMs: number }>;
 }
 
+/** What an open may get: any process for a play, a never-used one only, or one no play holds (a repair). */
+type AcquireMode = "play" | "fresh" | "exclusive";
+
 interface Waiter {
   code: string;
   /** Only a never-used process will do (a replay that must not share a process with earlier plays). */
   freshOnly: boolean;
+  /** A play that may join a process holding other plays of its game. */
+  shares: boolean;
   resolve: (process: SandboxProcess) => void;
   reject: (error: Error) => void;
 }
 
+/** What a parked play's memory copy is taken to cost before the first process reports its pristine memory, in MiB (about 30 MiB + the 64 MiB kept growth). */
+const PARKED_COPY_MB_ESTIMATE = 96;
+/** How many games the pool remembers as not shareable (oldest forgotten first). */
+const MAX_REMEMBERED_UNSHAREABLE = 4096;
 const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"];
 let warnedUnconfined = false;
 const SAMPLES = 256;
@@ -136,7 +163,10 @@ function pushSample(values: number[], value: number): void {
  * with demand up to `capacity`; idle processes of other environments are ended to make room, but
  * not those a game with plays to come keeps (`planPlays`, `evictionCandidate`), so a process stays
  * bound to its game across the rollouts that replay it. Processes for planned plays are started
- * ahead of need in the background, at most one per core at once.
+ * ahead of need in the background, at most one per core at once. Plays of one game may share a
+ * process (`playsPerProcess`): a play whose game's processes are all busy joins one that can take
+ * it before a process is started or waited for; the child switches between them by the exact
+ * memory restore it uses between plays.
  */
 export class SandboxPool {
   /** The former pool size (concurrency and prewarm default). */
@@ -157,7 +187,13 @@ export class SandboxPool {
   /** Set when processes failed to start three times in a row. */
   private broken: Error | null = null;
   private launch: SandboxLaunch;
-  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0 };
+  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0, sharedOpens: 0, sharedPlaysPeak: 0, opensRerouted: 0 };
+  /** Switch times the children reported (ms). */
+  private readonly switches: number[] = [];
+  /** Games (hashes of their code) one of whose plays could not be parked: their plays never share a process again. */
+  private readonly unshareable = new Set<string>();
+  /** Bytes one parked play's copy may take (the largest pristine memory + the kept growth), once known. */
+  private parkedCopyBytes: number | null = null;
   /** Plays still to come per game (code), as the loop announced them. */
   private readonly planned = new Map<string, number>();
   /** Processes started at once at most (one per core). */
@@ -171,7 +207,6 @@ export class SandboxPool {
   /** How long sessions held their process, and how long processes took to start, in ms. */
   private readonly holds: number[] = [];
   private readonly startWalls: number[] = [];
-  private readonly acquiredAt = new WeakMap<SandboxProcess, number>();
   private readonly resets: number[] = [];
   /** CPU ms, resident MiB and phases of each process start (the last SAMPLES), for `startProfile()`. */
   private readonly starts: Array<{ cpuMs: number | null; rssMb: number | null; phases: StartPhase[] }> = [];
@@ -197,7 +232,7 @@ export class SandboxPool {
     this.baseCapacity = sizing.concurrency + sizing.prewarm;
     this.playConcurrency = sizing.concurrency;
     this.maxStarting = Math.max(1, sizing.cores);
-    this.capacityLimit = sizing.capacity ?? SandboxPool.memoryCapacity(this.baseCapacity, { limitMb: options.memoryLimitMb, availableBytes: freemem(), heldBytes: 0 });
+    this.capacityLimit = sizing.capacity ?? SandboxPool.memoryCapacity(this.baseCapacity, { limitMb: options.memoryLimitMb, availableBytes: freemem(), heldBytes: 0, ...this.parkedCopies() });
     this.launch = buildSandboxLaunch({ confinement: options.confinement, snapshotPath });
     this.isolation = this.launch.isolation;
     this.confinement = this.launch.confinementSummary;
@@ -206,12 +241,21 @@ export class SandboxPool {
   /**
    * `wanted` processes, lowered to what the memory holds when every process grows to its limit
    * (`limitMb`, the size at which a process is killed; a fresh process is far smaller, but an idle
-   * one keeps its peak): the memory available on the machine plus what the pool's own processes
-   * hold now, divided by the limit. At least 2.
+   * one keeps its peak) and, when plays share processes, holds `playsPerProcess` plays, each with
+   * a buffer to park in of up to `parkedCopyMb`: the memory available on the machine plus what the
+   * pool's own processes hold now, divided by that. At least 2.
    */
-  static memoryCapacity(wanted: number, memory: { limitMb: number; availableBytes: number; heldBytes: number }): number {
-    const fits = Math.floor((memory.availableBytes + memory.heldBytes) / (Math.max(1, memory.limitMb) * 1024 * 1024));
+  static memoryCapacity(wanted: number, memory: { limitMb: number; availableBytes: number; heldBytes: number; playsPerProcess?: number; parkedCopyMb?: number }): number {
+    const plays = memory.playsPerProcess ?? 1;
+    const perProcessMb = Math.max(1, memory.limitMb) + (plays >= 2 ? plays * (memory.parkedCopyMb ?? 0) : 0);
+    const fits = Math.floor((memory.availableBytes + memory.heldBytes) / (perProcessMb * 1024 * 1024));
     return Math.max(2, Math.min(wanted, fits));
+  }
+
+  /** The parked copies a process may hold, for `memoryCapacity`. */
+  private parkedCopies(): { playsPerProcess: number; parkedCopyMb: number } {
+    const parkedCopyMb = this.parkedCopyBytes === null ? PARKED_COPY_MB_ESTIMATE : this.parkedCopyBytes / 1024 / 1024;
+    return { playsPerProcess: this.options.playsPerProcess, parkedCopyMb };
   }
 
   static async create(options: SandboxPoolOptions = {}): Promise<SandboxPool> {
@@ -234,6 +278,7 @@ export class SandboxPool {
       startTimeoutMs: options.startTimeoutMs ?? 120_000,
       confinement: options.confinement ?? "auto",
       idleReleaseMs: options.idleReleaseMs ?? null,
+      playsPerProcess: options.playsPerProcess ?? 4,
     };
     for (const [name, value] of Object.entries({ ...resolved, size, concurrency: sizing.concurrency, cores: sizing.cores, ...(sizing.capacity === null ? {} : { capacity: sizing.capacity }) })) {
       if (typeof value === "number" && (!Number.isInteger(value) || value < 1)) {
@@ -268,6 +313,11 @@ export class SandboxPool {
     return pool;
   }
 
+  /** The most plays of one game a process holds at once (`playsPerProcess`). */
+  get playsPerProcess(): number {
+    return this.options.playsPerProcess;
+  }
+
   /** The process limit in force. */
   get capacity(): number {
     return this.capacityLimit;
@@ -281,6 +331,7 @@ export class SandboxPool {
       startCpuMsP50: median(this.startCpu),
       freshProcessP50Ms: median(this.freshWaits),
       playResetP50Ms: median(this.resets),
+      playSwitchP50Ms: median(this.switches),
       capacity: this.capacityLimit,
       live: this.live.size,
       starting: this.starting,
@@ -353,33 +404,50 @@ export class SandboxPool {
       if (toCome <= 1) this.planned.delete(code);
       else this.planned.set(code, toCome - 1);
     }
-    const process = await this.acquire(code, limits.deadlineAt, options.freshProcess === true);
-    const reused = process.sessions > 0;
-    process.boundCode = code;
-    process.sessions++;
-    this.acquiredAt.set(process, performance.now());
-    const reply = await process
-      .request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars, textCaps: TEXT_CAPS }, "open", callTimeout(limits.callTimeoutMs, limits.deadlineAt))
-      .catch((error: Error) => {
-        this.release(process, false);
+    // Validation's replay needs a never-used process and keeps it to itself; other plays may share one.
+    const mode: AcquireMode = options.freshProcess === true ? "fresh" : "play";
+    for (let attempt = 1; ; attempt++) {
+      const process = await this.acquire(code, limits.deadlineAt, mode);
+      const reused = process.sessions > 0;
+      if (process.playsOpen > 0) this.counters.sharedOpens++;
+      process.boundCode = code;
+      process.sessions++;
+      const play = process.beginPlay(mode === "fresh");
+      this.counters.sharedPlaysPeak = Math.max(this.counters.sharedPlaysPeak, process.playsOpen);
+      let reply: ChildReply;
+      try {
+        reply = await process.request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars, textCaps: TEXT_CAPS, play }, "open", limits.callTimeoutMs, { play, deadlineAt: limits.deadlineAt });
+      } catch (error) {
+        const lost = error instanceof SandboxSiblingError;
+        this.endPlay(process, play, { kept: false, lost });
+        // An open that never reached the child (a sibling took the process first) has run nothing: it is opened again elsewhere.
+        if (lost && error.neverRan && attempt < 3) {
+          this.counters.opensRerouted++;
+          continue;
+        }
         throw error;
-      });
+      }
+      return this.openedSession(code, process, play, reply, reused, limits);
+    }
+  }
+
+  /** The session of an answered open: its answer checked, the counters kept. */
+  private async openedSession(code: string, process: SandboxProcess, play: number, reply: ChildReply, reused: boolean, limits: SessionLimits): Promise<EnvSession> {
     if (reused) this.counters.reusedInterpreters++;
     else this.counters.freshInterpreters++;
     if (typeof reply.resetMs === "number") pushSample(this.resets, reply.resetMs);
     if (reply.fromBase === true) this.counters.opensFromBase++;
-    const release = (sandbox: SandboxProcess, kept: boolean) => this.release(sandbox, kept);
     let response;
     let opened;
     try {
       response = parseHarnessReply<unknown>(reply, "open");
       opened = response.ok ? checkedOpenResult(response.result) : { className: "", kind: "text" as const, tools: null, hasHint: false };
     } catch (error) {
-      process.kill();
-      this.release(process, false);
+      process.kill({ play, reason: (error as Error).message });
+      this.endPlay(process, play, { kept: false, lost: false });
       throw error;
     }
-    const session = new SandboxEnvSession(process, opened, !reused, limits, release);
+    const session = new SandboxEnvSession(process, play, opened, !reused, limits, (sandbox, ended, outcome) => this.endPlay(sandbox, ended, outcome));
     session.addPrinted(reply.output ?? "");
     session.addPrinted(response.printed);
     if (!response.ok) {
@@ -406,7 +474,7 @@ export class SandboxPool {
     } catch (error) {
       return error as EnvironmentContractError;
     }
-    const key = createHash("sha256").update(code).digest("base64");
+    const key = codeHash(code);
     const answer = createHash("sha256").update(JSON.stringify([opened.className, opened.kind, opened.tools, opened.hasHint])).digest("base64");
     const first = this.firstOpenAnswers.get(key);
     if (first === undefined) {
@@ -431,7 +499,7 @@ export class SandboxPool {
   async repairBraces(code: string, timeoutMs: number): Promise<RepairResult> {
     if (typeof code !== "string") throw new TypeError("SandboxPool.repairBraces(code) expects the environment's Python source as a string");
     const deadlineAt = Date.now() + timeoutMs;
-    const process = await this.acquire(code, deadlineAt);
+    const process = await this.acquire(code, deadlineAt, "exclusive");
     const neverUsed = process.boundCode === null;
     let result: RepairResult;
     let kept: boolean;
@@ -464,13 +532,23 @@ export class SandboxPool {
     if (this.temporaryDir) rmSync(this.temporaryDir, { recursive: true, force: true });
   }
 
-  /** A process for `code`: its own idle one, else a never-used one; waits when neither exists and no room is left. */
-  private acquire(code: string, deadlineAt: number | null, freshOnly = false): Promise<SandboxProcess> {
+  /**
+   * A process for `code`: its own idle one, else (a play) one of its processes that can take
+   * another play (a room is reserved in it), else a never-used one; waits when none exists and no
+   * room is left. `fresh`: only a never-used process; `exclusive`: no sharing (a repair).
+   */
+  private acquire(code: string, deadlineAt: number | null, mode: AcquireMode): Promise<SandboxProcess> {
     if (this.disposed) return Promise.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
     if (this.broken && this.live.size + this.starting === 0) return Promise.reject(this.broken);
     this.wake();
+    const freshOnly = mode === "fresh";
     const own = freshOnly ? -1 : this.idle.findIndex((process) => process.boundCode === code);
     if (own >= 0) return Promise.resolve(this.idle.splice(own, 1)[0] as SandboxProcess);
+    const shared = mode === "play" ? this.sharedProcessFor(code) : null;
+    if (shared) {
+      shared.reservePlay();
+      return Promise.resolve(shared);
+    }
     const started = performance.now();
     if (this.fresh.length > 0) {
       const process = this.fresh.shift() as SandboxProcess;
@@ -482,6 +560,7 @@ export class SandboxPool {
       const waiter: Waiter = {
         code,
         freshOnly,
+        shares: mode === "play",
         resolve: (process) => {
           if (process.boundCode === null) pushSample(this.freshWaits, performance.now() - started);
           resolve(process);
@@ -511,15 +590,70 @@ export class SandboxPool {
     });
   }
 
+  /**
+   * One play of `process` ended. `kept`: its close left the interpreter restorable; `lost`: a
+   * sibling play took the process from it (not this play's doing, so the process is not ended for
+   * it). A play that was not kept ends the process, and with it its siblings (each fails naming
+   * why); the last play out hands the process back as `release` does.
+   */
+  private endPlay(process: SandboxProcess, play: number, outcome: { kept: boolean; lost: boolean }): void {
+    const began = process.endPlay(play);
+    if (began !== undefined) pushSample(this.holds, performance.now() - began);
+    if (!outcome.kept && !outcome.lost) {
+      process.kill({ play, reason: "a play's close could not leave the interpreter restorable (state outside its memory changed, it grew past the kept growth, or the play failed)" });
+      return;
+    }
+    if (process.playsOpen > 0) {
+      this.offerRoom(process);
+      return;
+    }
+    this.release(process, process.alive);
+  }
+
+  /** A process of `code` that can take another play now (the fewest plays first), or null. */
+  private sharedProcessFor(code: string): SandboxProcess | null {
+    if (this.options.playsPerProcess <= 1 || this.unshareable.has(codeHash(code))) return null;
+    let best: SandboxProcess | null = null;
+    for (const process of this.live) {
+      if (process.boundCode !== code || !process.canTakePlay(this.options.playsPerProcess)) continue;
+      if (best === null || process.playsOpen < best.playsOpen) best = process;
+    }
+    return best;
+  }
+
+  /** Hands room in a process holding plays to the waiting plays of its game (a room reserved for each). */
+  private offerRoom(process: SandboxProcess): void {
+    const code = process.boundCode;
+    if (this.disposed || code === null || this.options.playsPerProcess <= 1 || this.unshareable.has(codeHash(code))) return;
+    while (process.canTakePlay(this.options.playsPerProcess)) {
+      const index = this.waiters.findIndex((waiter) => waiter.shares && waiter.code === code);
+      if (index < 0) return;
+      const [waiter] = this.waiters.splice(index, 1);
+      process.reservePlay();
+      waiter?.resolve(process);
+    }
+  }
+
+  /** Every answer to a play: the switch it cost, and whether its process can take another play now. */
+  private noteReply(process: SandboxProcess, reply: ChildReply): void {
+    if (typeof reply.switchMs === "number") pushSample(this.switches, reply.switchMs);
+    const code = process.boundCode;
+    if (reply.shareable === false && code !== null) {
+      // A game whose play changed state outside the memory: its plays keep their processes to themselves from now on.
+      if (this.unshareable.size >= MAX_REMEMBERED_UNSHAREABLE) this.unshareable.delete(this.unshareable.values().next().value as string);
+      this.unshareable.add(codeHash(code));
+      return;
+    }
+    this.offerRoom(process);
+  }
+
+  /** A process no play holds any more (or a repair's): idle for its game, handed to a waiting open, or ended when not kept. */
   private release(process: SandboxProcess, kept: boolean): void {
     if (this.disposed || !process.alive || !kept) {
       process.kill();
       return;
     }
     process.lastUsed = performance.now();
-    const acquired = this.acquiredAt.get(process);
-    if (acquired !== undefined) pushSample(this.holds, process.lastUsed - acquired);
-    this.acquiredAt.delete(process);
     const index = this.waiters.findIndex((waiter) => !waiter.freshOnly && waiter.code === process.boundCode);
     if (index >= 0) {
       const [waiter] = this.waiters.splice(index, 1);
@@ -628,7 +762,7 @@ export class SandboxPool {
     if (!this.memoryBoundCapacity) return;
     let heldBytes = 0;
     for (const process of this.live) heldBytes += readTreeUsage(process.pids).rssBytes ?? 0;
-    this.capacityLimit = SandboxPool.memoryCapacity(this.baseCapacity + this.planned.size, { limitMb: this.options.memoryLimitMb, availableBytes: freemem(), heldBytes });
+    this.capacityLimit = SandboxPool.memoryCapacity(this.baseCapacity + this.planned.size, { limitMb: this.options.memoryLimitMb, availableBytes: freemem(), heldBytes, ...this.parkedCopies() });
   }
 
   /** An open is coming: the pool is awake (warm set kept) and no idle release is due. */
@@ -714,8 +848,10 @@ export class SandboxPool {
     this.failuresInARow = 0;
     const process = started.process;
     if (started.cpuMs !== null) pushSample(this.startCpu, started.cpuMs);
+    this.parkedCopyBytes = Math.max(this.parkedCopyBytes ?? 0, process.parkedCopyBytes);
     this.live.add(process);
     process.onExit(() => this.forget(process));
+    process.onReply((reply) => this.noteReply(process, reply));
     if (this.disposed) {
       process.kill();
       return;
@@ -738,6 +874,11 @@ export class SandboxPool {
     this.topUp();
     this.armIdleRelease();
   }
+}
+
+/** A game's key in the pool's bounded memories (its code's SHA-256). */
+function codeHash(code: string): string {
+  return createHash("sha256").update(code).digest("base64");
 }
 
 /** Braces only, as the repair may add them. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { sandboxChildStdio } from "./confinement/childStdio.js";
-import { SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxTimeoutError } from "./errors.js";
+import { SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxSiblingError, SandboxTimeoutError } from "./errors.js";
 import { CPU_TICK_MS, processTree, readTreeUsage } from "./processMemory.js";
 import type { ChildReply, ChildRequest, StartPhase } from "./protocol.js";
 import type { SandboxLaunch } from "./sandboxLaunch.js";
@@ -44,9 +44,38 @@ export interface StartedSandbox {
 interface Pending {
   id: number;
   operation: string;
+  /** The play the request belongs to; null for requests of the process itself (init, repair). */
+  play: number | null;
+  /** The request opens its play. */
+  opens: boolean;
   resolve: (reply: ChildReply) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
+}
+
+/** A request waiting behind the one in flight (a sibling play's): its time-out starts when it is sent. */
+interface Queued {
+  message: ChildRequest;
+  operation: string;
+  play: number | null;
+  timeoutMs: number;
+  deadlineAt: number | null;
+  resolve: (reply: ChildReply) => void;
+  reject: (error: Error) => void;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** The play the request belongs to. Defaults to null (a request of the process itself). */
+  play?: number | null;
+  /** An overall deadline (epoch ms) that shortens the time-out when the request is sent. Defaults to none. */
+  deadlineAt?: number | null;
+}
+
+/** Why a process ended, and for which play's request, so that sibling plays can say so. */
+interface EndCause {
+  play: number | null;
+  reason: string;
 }
 
 const STDERR_TAIL = 8192;
@@ -61,6 +90,12 @@ const TICK_MS = 10;
  * newline-delimited JSON pipe; every byte the child sends is untrusted: a frame that is not
  * valid JSON, too large, unasked for or for another request kills the child with a
  * SandboxProtocolError. A watchdog checks the child's memory and CPU all the time, busy or idle.
+ *
+ * Several plays of the bound code may be open at once (`beginPlay`): their requests are sent one
+ * at a time in order, and each request's time-out counts from when it is sent, so a sibling's
+ * long step delays a play but never fails it. A process that ends fails every play it holds: the
+ * play whose request was running with its own error, the others with a SandboxSiblingError that
+ * names that reason.
  */
 export class SandboxProcess {
   /** The environment code this process is bound to after its first open (it never runs other code). */
@@ -70,6 +105,24 @@ export class SandboxProcess {
   lastUsed = 0;
   private nextId = 1;
   private pending: Pending | null = null;
+  private readonly queue: Queued[] = [];
+  /** Open plays and when each began (performance.now()). */
+  private readonly plays = new Map<number, number>();
+  private nextPlay = 1;
+  /** The most plays open at once so far. */
+  private peakPlays = 0;
+  /** Plays begun whose open has not been answered yet. */
+  private readonly opening = new Set<number>();
+  /** Plays promised to opens that have not begun them yet (see `reservePlay`). */
+  private reserved = 0;
+  /** A play that must have the process to itself is open (validation's replay). */
+  private exclusive = false;
+  /** The last play answer's `shareable`. */
+  private lastShareable = false;
+  /** Plays dropped because a sibling changed state outside the memory, with why. */
+  private readonly lost = new Map<number, string>();
+  private endCause: EndCause | null = null;
+  private replyListeners: Array<(reply: ChildReply) => void> = [];
   private dead = false;
   private killed = false;
   private stderrTail = "";
@@ -147,6 +200,11 @@ export class SandboxProcess {
     return [...this.tree];
   }
 
+  /** What one parked play's copy of the interpreter may take beside the limit (the pristine memory + the kept growth), in bytes. */
+  get parkedCopyBytes(): number {
+    return this.baseCopyBytes;
+  }
+
   /** The largest resident memory seen, in bytes. */
   get peakRssBytes(): number {
     return this.peakRss;
@@ -162,27 +220,133 @@ export class SandboxProcess {
     else this.exitListeners.push(listener);
   }
 
-  /** Sends one request and waits for its reply, at most `timeoutMs`. */
-  request(message: ChildRequest, operation: string, timeoutMs: number): Promise<ChildReply> {
-    if (!this.alive) return Promise.reject(new SandboxCrashedError(operation, "the sandbox process is no longer running"));
-    if (this.pending) return Promise.reject(new SandboxCrashedError(operation, `a request (${this.pending.operation}) is still running`));
-    const id = this.nextId++;
+  /** Called with every reply the child gives to a play's request, after its plays' bookkeeping. */
+  onReply(listener: (reply: ChildReply) => void): void {
+    this.replyListeners.push(listener);
+  }
+
+  /** Plays open in this process now. */
+  get playsOpen(): number {
+    return this.plays.size;
+  }
+
+  /**
+   * A new play of the bound code in this process (its id goes with every request of the play).
+   * `exclusive`: no other play may join while it is open. Consumes a reservation if one was made.
+   */
+  beginPlay(exclusive = false): number {
+    const play = this.nextPlay++;
+    if (this.reserved > 0) this.reserved--;
+    this.plays.set(play, performance.now());
+    this.peakPlays = Math.max(this.peakPlays, this.plays.size);
+    this.opening.add(play);
+    if (exclusive) this.exclusive = true;
+    return play;
+  }
+
+  /** Keeps room for one play that an open will begin shortly (a waiting open handed this process). */
+  reservePlay(): void {
+    this.reserved++;
+  }
+
+  /** Ends a play's bookkeeping; returns when it began, or undefined for a play not open. */
+  endPlay(play: number): number | undefined {
+    const began = this.plays.get(play);
+    this.plays.delete(play);
+    this.opening.delete(play);
+    this.lost.delete(play);
+    if (this.plays.size === 0) this.exclusive = false;
+    return began;
+  }
+
+  /**
+   * True when another play may join the open ones: the last answer to a play said the child can
+   * park the play in its interpreter, every open play's open was answered, no play needs the
+   * process to itself, and fewer than `maxPlays` are open or promised.
+   */
+  canTakePlay(maxPlays: number): boolean {
+    const count = this.plays.size + this.reserved;
+    return this.alive && this.plays.size > 0 && count < maxPlays && this.lastShareable && this.opening.size === 0 && !this.exclusive;
+  }
+
+  /** Why `play` can no longer go on in this process because of a sibling play, or null while it can. */
+  siblingLoss(play: number): string | null {
+    const lost = this.lost.get(play);
+    if (lost !== undefined) return lost;
+    const cause = this.endCause;
+    if (!this.alive && cause && cause.play !== null && cause.play !== play) return `ended the process: ${cause.reason}`;
+    return null;
+  }
+
+  /**
+   * Sends one request, after the ones before it, and waits for its reply: at most `timeoutMs` from
+   * when it is sent (shortened by `deadlineAt`), never counting the wait behind a sibling's request.
+   */
+  request(message: ChildRequest, operation: string, timeoutMs: number, options: RequestOptions = {}): Promise<ChildReply> {
+    const play = options.play ?? null;
+    if (!this.alive) return Promise.reject(this.endedError(operation, play, true));
     return new Promise<ChildReply>((resolve, reject) => {
-      const timer = setTimeout(() => this.fail(new SandboxTimeoutError(operation, timeoutMs)), timeoutMs);
-      this.pending = { id, operation, resolve, reject, timer };
-      this.idleSinceCpu = null;
-      const input = this.child.stdio[3] as Writable | null;
-      if (!input) return this.fail(new SandboxCrashedError(operation, "the sandbox has no protocol pipe"));
-      input.write(`${JSON.stringify({ id, ...message })}\n`);
+      this.queue.push({ message, operation, play, timeoutMs, deadlineAt: options.deadlineAt ?? null, resolve, reject });
+      this.sendNext();
     });
   }
 
-  /** Kills the child (SIGKILL); safe to call twice. */
-  kill(): void {
+  /** Kills the child (SIGKILL); safe to call twice. `cause`: why, for the plays it holds. */
+  kill(cause?: EndCause): void {
     if (this.dead || this.killed) return;
+    this.endCause ??= cause ?? { play: this.pending?.play ?? null, reason: "the sandbox process was ended" };
     this.killed = true;
     clearInterval(this.watchdog);
     this.child.kill("SIGKILL");
+    this.rejectQueued();
+  }
+
+  /** The error of a request that cannot be sent: the process ended, because of a sibling play or not. */
+  private endedError(operation: string, play: number | null, neverRan: boolean): Error {
+    const loss = play === null ? null : this.siblingLoss(play);
+    if (loss !== null) return new SandboxSiblingError(operation, loss, neverRan);
+    const cause = this.endCause?.reason;
+    return new SandboxCrashedError(operation, `the sandbox process is no longer running${cause ? ` (${cause})` : ""}`);
+  }
+
+  /** Fails every request still waiting to be sent (the process ended). */
+  private rejectQueued(): void {
+    for (const queued of this.queue.splice(0)) queued.reject(this.endedError(queued.operation, queued.play, true));
+  }
+
+  /** Sends the next waiting request when none is in flight; its time-out starts now. */
+  private sendNext(): void {
+    if (this.pending || !this.alive) return;
+    const next = this.queue.shift();
+    if (!next) return;
+    const id = this.nextId++;
+    const timeoutMs = next.deadlineAt === null ? next.timeoutMs : Math.max(1, Math.min(next.timeoutMs, next.deadlineAt - Date.now()));
+    const timer = setTimeout(() => this.fail(new SandboxTimeoutError(next.operation, timeoutMs)), timeoutMs);
+    this.pending = { id, operation: next.operation, play: next.play, opens: next.message.op === "open", resolve: next.resolve, reject: next.reject, timer };
+    this.idleSinceCpu = null;
+    const input = this.child.stdio[3] as Writable | null;
+    if (!input) return this.fail(new SandboxCrashedError(next.operation, "the sandbox has no protocol pipe"));
+    input.write(`${JSON.stringify({ id, ...next.message })}\n`);
+  }
+
+  /**
+   * A play's answer: whether the child can take another play now. When it cannot while other
+   * plays are open, those plays' parked state is gone (the child dropped it): each is failed with
+   * that reason, and their waiting requests with it.
+   */
+  private noteShareable(reply: ChildReply, pending: Pending): void {
+    if (pending.opens && pending.play !== null) this.opening.delete(pending.play);
+    if (typeof reply.shareable !== "boolean") return;
+    this.lastShareable = reply.shareable;
+    if (reply.shareable) return;
+    const reason = `changed state outside the interpreter's memory (or grew it past the kept growth) during its ${pending.operation}, so this play's parked state could no longer be put back exactly; the sibling keeps the process to itself`;
+    for (const play of this.plays.keys()) if (play !== pending.play) this.lost.set(play, reason);
+    for (let index = this.queue.length - 1; index >= 0; index--) {
+      const queued = this.queue[index] as Queued;
+      if (queued.play === null || !this.lost.has(queued.play)) continue;
+      this.queue.splice(index, 1);
+      queued.reject(new SandboxSiblingError(queued.operation, reason, true));
+    }
   }
 
   /** Memory and CPU, busy or idle: fast while a request runs, slower while idle. */
@@ -196,7 +360,10 @@ export class SandboxProcess {
     const operation = this.pending?.operation ?? "between requests";
     if (rssBytes !== null) {
       this.peakRss = Math.max(this.peakRss, rssBytes);
-      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes) {
+      // Beside the environment's limit: the base copy and, once plays shared the process, the buffer
+      // each of them parks in (the child keeps one per play it ever held at once), each at most as large.
+      const parkBuffers = this.peakPlays >= 2 ? this.peakPlays : 0;
+      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers)) {
         const usedMb = Math.round(rssBytes / 1024 / 1024);
         this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
         return;
@@ -248,11 +415,18 @@ export class SandboxProcess {
     if (problem) return this.violation(problem);
     const reply = parsed as ChildReply;
     this.settle();
-    if (reply.ok) pending.resolve(reply);
-    else {
+    if (reply.ok) {
+      if (pending.play !== null) {
+        this.noteShareable(reply, pending);
+        for (const listener of this.replyListeners) listener(reply);
+      }
+      pending.resolve(reply);
+      this.sendNext();
+    } else {
       // The child's own machinery failed (not the environment's code): its state is unknown.
-      this.kill();
-      pending.reject(new SandboxCrashedError(pending.operation, (reply.error ?? "unknown error").split("\n")[0] ?? ""));
+      const detail = (reply.error ?? "unknown error").split("\n")[0] ?? "";
+      this.kill({ play: pending.play, reason: `its ${pending.operation} failed in the sandbox's own machinery (${detail})` });
+      pending.reject(new SandboxCrashedError(pending.operation, detail));
     }
   }
 
@@ -260,10 +434,10 @@ export class SandboxProcess {
     this.fail(new SandboxProtocolError(this.pending?.operation ?? "between requests", detail));
   }
 
-  /** Kills the child and rejects the pending request with `error`. */
+  /** Kills the child and rejects the pending request with `error` (the waiting ones with a sibling's error naming it). */
   private fail(error: Error): void {
     const pending = this.pending;
-    this.kill();
+    this.kill({ play: pending?.play ?? null, reason: error.message });
     if (!pending) return;
     this.settle();
     pending.reject(error);
@@ -291,12 +465,13 @@ export class SandboxProcess {
     if (pending) {
       this.settle();
       const detail = this.describeExit(code, signal, error);
-      pending.reject(
-        /heap out of memory|Out of memory|OOM/i.test(this.stderrTail)
-          ? new SandboxMemoryError(pending.operation, `${detail}; it is replaced`)
-          : new SandboxCrashedError(pending.operation, detail),
-      );
+      const failure = /heap out of memory|Out of memory|OOM/i.test(this.stderrTail) ? new SandboxMemoryError(pending.operation, `${detail}; it is replaced`) : new SandboxCrashedError(pending.operation, detail);
+      this.endCause ??= { play: pending.play, reason: failure.message };
+      pending.reject(failure);
+    } else {
+      this.endCause ??= { play: null, reason: this.describeExit(code, signal, error) };
     }
+    this.rejectQueued();
     for (const listener of this.exitListeners.splice(0)) listener();
   }
 }
@@ -309,6 +484,8 @@ const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
   reply: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   resetMs: (value) => value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0),
   kept: (value) => typeof value === "boolean",
+  shareable: (value) => typeof value === "boolean",
+  switchMs: (value) => value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0),
   fromBase: (value) => typeof value === "boolean",
   startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   snapshot: (value) => value === null || typeof value === "string",

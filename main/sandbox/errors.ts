@@ -1,4 +1,4 @@
-// Errors of the sandboxed environment runtime. The first four come from the sandbox itself
+// Errors of the sandboxed environment runtime. The first five come from the sandbox itself
 // (the process was killed or died); the last two from the environment's code.
 
 /** A call did not answer within its deadline; the sandbox process was killed and is replaced. */
@@ -25,12 +25,30 @@ export class SandboxMemoryError extends Error {
 
 /** The sandbox process died or could not start for a reason other than a timeout or memory. */
 export class SandboxCrashedError extends Error {
-  override readonly name = "SandboxCrashedError";
+  override readonly name: string = "SandboxCrashedError";
   constructor(
     readonly operation: string,
     detail: string,
   ) {
     super(`${operation}: the sandbox crashed, ${detail}`);
+  }
+}
+
+/**
+ * A play that shared its sandbox process with sibling plays of the same game lost it because of
+ * a sibling: the process was ended (a sibling's time-out, memory, protocol violation or crash), or
+ * a sibling changed state outside the interpreter's memory, so this play's parked state can no
+ * longer be put back exactly. Not the play's own code: `neverRan` says whether the failed request
+ * had reached the child (an open that never ran is opened again elsewhere).
+ */
+export class SandboxSiblingError extends SandboxCrashedError {
+  override readonly name = "SandboxSiblingError";
+  constructor(
+    operation: string,
+    detail: string,
+    readonly neverRan: boolean,
+  ) {
+    super(operation, `a sibling play of the same game in this sandbox process ${detail}`);
   }
 }
 

@@ -7,9 +7,9 @@ import type { TextCaps } from "./capText.js";
 
 export type ChildRequest =
   | { op: "init"; files: Record<string, string>; snapshotPath: string | null; snapshotHeader: string | null; wantSnapshot: boolean; maxKeptGrowthBytes: number }
-  | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number; textCaps: TextCaps }
-  | { op: "call"; json: string }
-  | { op: "close" }
+  | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number; textCaps: TextCaps; play: number }
+  | { op: "call"; json: string; play: number }
+  | { op: "close"; play: number }
   | { op: "repair"; code: string };
 
 /** A reply frame of the child (checked field by field by SandboxProcess before use). */
@@ -25,6 +25,14 @@ export interface ChildReply {
   fromBase?: boolean;
   /** close, repair: the interpreter can be restored exactly for another play of the same code. */
   kept?: boolean;
+  /**
+   * open, call, close: the child can take another play of its code beside the open ones (the play
+   * in the interpreter can be parked: nothing outside the memory changed, the memory within the
+   * kept growth). False drops every parked play: their state can no longer be put back exactly.
+   */
+  shareable?: boolean;
+  /** open, call, close: ms this request spent switching plays (parking one, putting another back); null when it switched none. */
+  switchMs?: number | null;
   /** init: the snapshot the child made (base64), when asked for one. */
   snapshot?: string | null;
   /** init: milliseconds the child took to get its interpreter ready. */

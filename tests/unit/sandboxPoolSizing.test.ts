@@ -17,4 +17,10 @@ describe("SandboxPool.memoryCapacity", () => {
     expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 0.5 * GiB, heldBytes: 0 })).toBe(2);
     expect(SandboxPool.memoryCapacity(7, { limitMb: 1024, availableBytes: 64 * GiB, heldBytes: 0 })).toBe(7);
   });
+
+  it("counts a buffer per play for processes whose plays share them (playsPerProcess), none when they do not", () => {
+    // 12 GiB over 1024 MiB + 4 x 128 MiB = 1536 MiB per process: 8.
+    expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 10 * GiB, heldBytes: 2 * GiB, playsPerProcess: 4, parkedCopyMb: 128 })).toBe(8);
+    expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 10 * GiB, heldBytes: 2 * GiB, playsPerProcess: 1, parkedCopyMb: 128 })).toBe(12);
+  });
 });

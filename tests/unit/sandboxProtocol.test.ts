@@ -67,7 +67,7 @@ describe("the sandbox protocol, seen from the engine", () => {
     const { process } = await start(`${READY}\nsetTimeout(() => { const end = Date.now() + 20000; while (Date.now() < end) {} }, 50);`, { idleCpuLimitMs: 300 });
     await exitOf(process);
     expect(process.alive).toBe(false);
-    await expect(process.request({ op: "close" }, "close()", 1000)).rejects.toBeInstanceOf(SandboxCrashedError);
+    await expect(process.request({ op: "close", play: 1 }, "close()", 1000)).rejects.toBeInstanceOf(SandboxCrashedError);
   });
 
   it("kills a child whose memory grows between requests", async () => {
@@ -78,7 +78,7 @@ describe("the sandbox protocol, seen from the engine", () => {
 
   it("gives a memory error to the call during which the memory limit is crossed", async () => {
     const { process } = await start(`${READY}\nconst hoard = []; fs.readSync(3, buffer); setInterval(() => hoard.push(Buffer.alloc(32 << 20, 1)), 20);`, { memoryLimitMb: 200 });
-    const error = await process.request({ op: "close" }, "close()", 30_000).catch((caught: unknown) => caught);
+    const error = await process.request({ op: "close", play: 1 }, "close()", 30_000).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SandboxMemoryError);
   });
 

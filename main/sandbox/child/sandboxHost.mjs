@@ -16,6 +16,15 @@
 // base is the interpreter right after that open, and later opens answer as it did without running
 // the code again (the open is deterministic: the harness seeds randomness and the clock first).
 // The base is put back right after the reply to `close`, while the engine stores the episode.
+//
+// Several plays of the bound code may be open at once (each request names its play): the one
+// whose state is in the interpreter is `current`, the others are parked. A request for another
+// play parks the current one (a copy of the memory, the virtual clock and generator and the umask:
+// what the base holds) and puts the requested play's copy back (a new play starts from the base),
+// the same exact restore as between plays. A play may be parked only while nothing outside the
+// memory changed (`fingerprint()` equals the base's) and the memory is within the kept growth;
+// every reply says whether that holds (`shareable`). When it stops holding, the parked plays can
+// never be put back exactly: they are dropped, and the engine fails them with that reason.
 // Between requests the main thread blocks in a read of descriptor 3: apart from that restore (a
 // memory copy, no Python), no JavaScript callback, timer or promise job runs while the child is idle.
 
@@ -189,6 +198,27 @@ let restoreAfterReply = false;
 let lastRestoreMs = /** @type {number | null} */ (null);
 /** Bytes of the pristine interpreter's memory (the first base). */
 let pristineBytes = 0;
+/** The open play whose state is in the interpreter, or null (the base, or a closed play's leftovers). */
+let current = /** @type {number | null} */ (null);
+/**
+ * The other open plays, each with what `park()` copied: the memory (its first `length` bytes of
+ * the play's buffer) and the state outside it that the base holds too.
+ * @type {Map<number, { length: number, sources: Float64Array, umask: number }>}
+ */
+const parked = new Map();
+/**
+ * The buffer each open play's memory is parked in, kept while the play is open, and the buffers of
+ * closed plays for the next plays to park in: allocating and faulting in tens of MiB at every
+ * switch costs more than the copy. Each is as large as the memory may be kept (pristine + kept
+ * growth) but only the part written is resident, so the child holds at most one copy per play it
+ * ever had open at once (the engine allows for exactly that).
+ * @type {Map<number, Uint8Array>}
+ */
+const playBuffers = new Map();
+/** @type {Uint8Array[]} */
+const spareBuffers = [];
+/** How long the last switch between plays took (park one, put another back), in ms; null when none since the last reply. */
+let lastSwitchMs = /** @type {number | null} */ (null);
 
 /** What lives outside the interpreter's memory and must not change for a restore to be exact. */
 function fingerprint() {
@@ -506,17 +536,90 @@ function takeBase() {
   base = { memory, fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
 }
 
-/** @param {{ code: string, maxObservationChars: number, maxPrintChars: number, textCaps: Record<string, number> }} request */
+/** True when the play in the interpreter could be parked: nothing outside the memory changed and the memory is within the kept growth. */
+function parkable() {
+  return base !== null && fingerprint() === base.fingerprint && withinKeptGrowth();
+}
+
+/** The play id a request names (a positive whole number). */
+function playOf(/** @type {{ play?: unknown }} */ request) {
+  if (!Number.isSafeInteger(request.play) || /** @type {number} */ (request.play) < 1) throw new Error("the request names no play");
+  return /** @type {number} */ (request.play);
+}
+
+/** Copies the current play's state into its slot; the interpreter then holds nothing anyone may keep using. */
+function park() {
+  if (current === null) return;
+  if (!parkable()) throw new Error(`play ${current} cannot be parked (state outside the memory changed, or the memory grew past the kept growth)`);
+  const heap = wasm.HEAPU8;
+  let buffer = playBuffers.get(current) ?? spareBuffers.pop() ?? new Uint8Array(pristineBytes + maxKeptGrowthBytes);
+  if (buffer.length < heap.length) buffer = new Uint8Array(heap.length);
+  buffer.set(heap);
+  playBuffers.set(current, buffer);
+  parked.set(current, { length: heap.length, sources: sources.slice(), umask: currentUmask() });
+  current = null;
+  dirty = true;
+}
+
+/** Makes `play` the current play: parks the current one and puts `play`'s copy back (the memory past it zeroed, as after a restore of the base). */
+function switchTo(/** @type {number} */ play) {
+  if (play === current) return;
+  const slot = parked.get(play);
+  const buffer = playBuffers.get(play);
+  if (!slot || !buffer) throw new Error(`play ${play} is not open in this sandbox`);
+  const started = realNow();
+  park();
+  const heap = wasm.HEAPU8;
+  heap.set(buffer.subarray(0, slot.length));
+  if (heap.length > slot.length) heap.fill(0, slot.length);
+  process.umask(slot.umask);
+  sources.set(slot.sources);
+  parked.delete(play);
+  current = play;
+  dirty = true;
+  lastSwitchMs = realNow() - started;
+}
+
+/**
+ * Whether the child can take another play (and keep its parked ones) after this request: the
+ * current play, if any, can be parked. When it cannot, the parked plays can never be put back
+ * exactly and are dropped here (the engine fails them on this answer).
+ */
+function shareable() {
+  const can = current === null ? base !== null && fingerprint() === base.fingerprint : parkable();
+  if (!can) {
+    for (const play of parked.keys()) endBuffer(play);
+    parked.clear();
+  }
+  return can;
+}
+
+/** A play is over (closed, or dropped): its buffer is kept for the next play to park. */
+function endBuffer(/** @type {number} */ play) {
+  const buffer = playBuffers.get(play);
+  playBuffers.delete(play);
+  if (buffer) spareBuffers.push(buffer);
+}
+
+/** @param {{ code: string, maxObservationChars: number, maxPrintChars: number, textCaps: Record<string, number>, play?: unknown }} request */
 function open(request) {
   if (typeof request.code !== "string") throw new Error("open needs the code");
   if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
+  const play = playOf(request);
+  if (play === current || parked.has(play)) throw new Error(`play ${play} is already open`);
   const limits = JSON.stringify([request.maxObservationChars, request.maxPrintChars, request.textCaps]);
   if (openedBase && openedBase.limits !== limits) throw new Error("this sandbox was opened with other limits");
+  if (current !== null) {
+    const started = realNow();
+    park();
+    lastSwitchMs = realNow() - started;
+  }
   if (dirty) restoreBase();
   const resetMs = opens > 0 ? lastRestoreMs : null;
   boundCode = request.code;
   opens++;
   dirty = true;
+  current = play;
   if (openedBase) {
     loaderOutput = openedBase.output;
     return { json: openedBase.json, resetMs, fromBase: true };
@@ -524,7 +627,7 @@ function open(request) {
   reseedSources(0);
   const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars, textCaps: request.textCaps }));
   // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
-  if (opens >= 2 && withinKeptGrowth() && JSON.parse(json)?.ok === true) {
+  if (opens >= 2 && withinKeptGrowth() && fingerprint() === base?.fingerprint && JSON.parse(json)?.ok === true) {
     takeBase();
     openedBase = { json, output: loaderOutput, limits };
   }
@@ -541,6 +644,7 @@ function open(request) {
 function repair(request) {
   if (typeof request.code !== "string") throw new Error("repair needs the code");
   if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
+  if (current !== null || parked.size > 0) throw new Error("repair needs a sandbox with no play open");
   if (dirty) restoreBase();
   dirty = true;
   const json = handle(JSON.stringify({ op: "repair", code: request.code }));
@@ -551,11 +655,15 @@ function repair(request) {
   return { json, kept: fingerprint() === base?.fingerprint && withinKeptGrowth() };
 }
 
-function close() {
+function close(/** @type {number} */ play) {
+  switchTo(play);
   const json = handle(JSON.stringify({ op: "close" }));
-  // Kept only when the next play can be restored exactly and the memory did not grow too far; then restored right after the reply.
+  endBuffer(play);
+  current = null;
+  // Kept only when the next play can be restored exactly and the memory did not grow too far; then
+  // restored right after the reply, unless a parked play comes back next (its switch puts its own copy back).
   const kept = fingerprint() === base?.fingerprint && withinKeptGrowth();
-  restoreAfterReply = kept;
+  restoreAfterReply = kept && parked.size === 0;
   return { json, kept };
 }
 
@@ -567,23 +675,29 @@ function close() {
  */
 function answer(request) {
   loaderOutput = "";
+  lastSwitchMs = null;
   const id = Number.isSafeInteger(request?.id) ? request.id : 0;
+  /** What every play's answer ends with: whether another play can be taken, and the switch this request cost. */
+  const sharing = () => `"shareable":${shareable()},"switchMs":${lastSwitchMs === null ? "null" : lastSwitchMs.toFixed(3)}`;
   try {
     switch (request?.op) {
       case "open": {
         const { json, resetMs, fromBase } = open(request);
-        return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"resetMs":${resetMs === null ? "null" : resetMs.toFixed(3)},"fromBase":${fromBase},"reply":${json}}`;
+        return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"resetMs":${resetMs === null ? "null" : resetMs.toFixed(3)},"fromBase":${fromBase},${sharing()},"reply":${json}}`;
       }
       case "call": {
         if (typeof request.json !== "string") throw new Error("call needs json");
+        switchTo(playOf(request));
         // The harness reseeds Python's generators at every reset; the realm's sources follow (the engine wrote this request).
         const call = JSON.parse(request.json);
         if (call?.op === "reset" && Number.isSafeInteger(call.seed)) reseedSources(call.seed);
-        return `{"id":${id},"ok":true,"output":${JSON.stringify(loaderOutput)},"reply":${handle(request.json)}}`;
+        const output = JSON.stringify(loaderOutput);
+        const json = handle(request.json);
+        return `{"id":${id},"ok":true,"output":${output},${sharing()},"reply":${json}}`;
       }
       case "close": {
-        const { json, kept } = close();
-        return `{"id":${id},"ok":true,"output":"","kept":${kept},"reply":${json}}`;
+        const { json, kept } = close(playOf(request));
+        return `{"id":${id},"ok":true,"output":"","kept":${kept},${sharing()},"reply":${json}}`;
       }
       case "repair": {
         const { json, kept } = repair(request);
