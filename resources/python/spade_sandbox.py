@@ -49,7 +49,7 @@ for _name in PRELOADED:
 import spade_env  # noqa: E402
 import spade_repair  # noqa: E402
 import spade_determinism  # noqa: E402
-from spade_bridges import seal_bridges  # noqa: E402
+from spade_bridges import seal_bridges, seal_namespaces  # noqa: E402
 
 ENV_MODULE = "spade_environment"
 HARNESS_MODULE = __name__
@@ -514,8 +514,11 @@ def prepare():
         if state["connected"]:
             raise RuntimeError("connect() may run once per interpreter")
         state["connected"] = True
-        seal_bridges(determinism["SandboxEventLoopPolicy"], determinism["refusal"]("creating a JavaScript object"), frozenset({HARNESS_MODULE, seal_bridges.__module__}))
+        seal_bridges(determinism["SandboxEventLoopPolicy"], determinism["refusal"]("creating a JavaScript object"), own_modules, sealed)
         state["armed"] = True
         return handle
 
+    # The seal's lasting half, in the snapshot: connect() then re-seals only what the restore changed.
+    own_modules = frozenset({HARNESS_MODULE, seal_bridges.__module__})
+    sealed = seal_namespaces(determinism["SandboxEventLoopPolicy"], own_modules)
     globals()["connect"] = connect
