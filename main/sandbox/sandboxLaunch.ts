@@ -66,14 +66,6 @@ export function sandboxHostScript(): string {
  */
 export const WASM_COMPILE_FLAGS = ["--wasm-lazy-compilation", "--wasm-tiering-budget=50000000"];
 
-/**
- * V8 grows the young generation's two semi-spaces to 16 MiB each while Pyodide boots and keeps
- * them resident; capped at 1 MiB, a fresh process holds about 10 MiB less (measured in `spade
- * bench`'s sandbox section), with no measurable cost per step: the child's JavaScript allocates
- * a few small strings per request, and the interpreter's memory is WebAssembly memory, not heap.
- */
-export const YOUNG_GENERATION_FLAGS = ["--max-semi-space-size=1"];
-
 const IN_PROCESS_LAYERS = [
   "separate process with an empty environment",
   "Node permission model (reads: Pyodide, the sandbox scripts and the snapshot; no writes, no child processes), checked by the child at start-up",
@@ -103,7 +95,6 @@ export function buildSandboxLaunch(options: SandboxLaunchOptions = {}): SandboxL
     "--disallow-code-generation-from-strings",
     ...WASM_COMPILE_FLAGS,
     `--max-old-space-size=${options.jsHeapMb ?? 512}`,
-    ...YOUNG_GENERATION_FLAGS,
     "--disable-warning=ExperimentalWarning",
     "--disable-warning=SecurityWarning",
     script,

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { dirname } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSandboxLaunch, permissionFlag, pyodideDirectory, sandboxEnvironment, sandboxHostScript, YOUNG_GENERATION_FLAGS } from "../../main/sandbox/sandboxLaunch.js";
+import { buildSandboxLaunch, permissionFlag, pyodideDirectory, sandboxEnvironment, sandboxHostScript } from "../../main/sandbox/sandboxLaunch.js";
 
 /** Starts the sandbox host with `flags` and returns its first frame. */
 function firstFrame(flags: string[]): Promise<{ ok: boolean; error?: string }> {
@@ -36,12 +36,6 @@ describe("the sandbox child's command line", () => {
     expect(permissionFlag("22.13.0")).toBe("--permission");
     expect(permissionFlag("24.1.0")).toBe("--permission");
     expect(buildSandboxLaunch().args).toContain(permissionFlag());
-  });
-  it("caps the child's young generation at 1 MiB per semi-space", () => {
-    expect(YOUNG_GENERATION_FLAGS).toEqual(["--max-semi-space-size=1"]);
-    const args = buildSandboxLaunch().args;
-    expect(args.indexOf("--max-semi-space-size=1")).toBeGreaterThan(-1);
-    expect(args.indexOf("--max-semi-space-size=1")).toBeLessThan(args.indexOf(sandboxHostScript()));
   });
   it("refuses to run code without the permission model, or with code generation from strings allowed", async () => {
     const withoutPermission = await firstFrame(["--disallow-code-generation-from-strings"]);
