@@ -7,8 +7,10 @@ copies the interpreter's memory right after ``connect()`` and puts that copy bac
 play after the first, so no state survives from one play to the next; this module does not check
 cleanliness, it only has to hold for the duration of one play.
 
-``connect`` takes every road to JavaScript away from Python (spade_bridges.py), removes this
-module from ``sys.modules`` and arms the audit hook. The functions put in place of the entropy
+``prepare`` clears bridge objects from every module's namespace before the snapshot, and
+``connect`` takes every remaining road to JavaScript away from Python (spade_bridges.py: what the
+restore changed, the bridge modules, the FFI classes), removes this module from ``sys.modules``
+and arms the audit hook. The functions put in place of the entropy
 and clock sources and Pyodide's event loop live in spade_determinism.py. The audit
 hook (which Python code cannot remove) then refuses, while environment code may run: importing
 the bridges or ``ctypes``; getting hold of frames (``sys._getframe``, ``tb_frame``, ``gi_frame``
@@ -49,7 +51,7 @@ for _name in PRELOADED:
 import spade_env  # noqa: E402
 import spade_repair  # noqa: E402
 import spade_determinism  # noqa: E402
-from spade_bridges import seal_bridges  # noqa: E402
+from spade_bridges import seal_bridges, seal_namespaces  # noqa: E402
 
 ENV_MODULE = "spade_environment"
 HARNESS_MODULE = __name__
@@ -514,8 +516,11 @@ def prepare():
         if state["connected"]:
             raise RuntimeError("connect() may run once per interpreter")
         state["connected"] = True
-        seal_bridges(determinism["SandboxEventLoopPolicy"], determinism["refusal"]("creating a JavaScript object"), frozenset({HARNESS_MODULE, seal_bridges.__module__}))
+        seal_bridges(determinism["SandboxEventLoopPolicy"], determinism["refusal"]("creating a JavaScript object"), own_modules, sealed)
         state["armed"] = True
         return handle
 
+    # The seal's lasting half, in the snapshot: connect() then re-seals only what the restore changed.
+    own_modules = frozenset({HARNESS_MODULE, seal_bridges.__module__})
+    sealed = seal_namespaces(determinism["SandboxEventLoopPolicy"], own_modules)
     globals()["connect"] = connect

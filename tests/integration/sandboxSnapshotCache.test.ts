@@ -40,7 +40,7 @@ describe("the snapshot cache as the sandbox uses it", () => {
       expect(phasesOf(pool)).toContain("interpreterBoot");
       expect(readFileSync(path).equals(corrupt)).toBe(false);
       // The cold process is replaced by one that loaded the rewritten snapshot (which the engine verified first).
-      expect(phasesOf(pool)).toContain("snapshotRestore");
+      expect(phasesOf(pool)).toContain("snapshotCopy");
       let session = await pool.open(GAME, { freshProcess: true });
       await session.close();
       await pool.prewarm(1);

@@ -358,10 +358,16 @@ async function initialize(request) {
   return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length, phases };
 }
 
+/** Pyodide's own snapshot header: magic, offset of the memory image, JSON length, 0, the build id (8 words), then its JSON. */
+const PYODIDE_HEADER_WORDS = 12;
+
 /**
  * The snapshot in the cache file (after its header), or null (noted in the loader output) when
  * there is none, it cannot be read, or the file does not start with exactly the header the engine
- * verified (its key and the snapshot's SHA-256): then the interpreter boots cold.
+ * verified (its key and the snapshot's SHA-256): then the interpreter boots cold. Only Pyodide's
+ * own header (its configuration, a few KiB) is read here; `bootFromSnapshot` reads the memory
+ * image from the open file straight into the interpreter's memory, so it is never held twice.
+ * @returns {{ fd: number, header: Uint8Array, memoryOffset: number, memoryBytes: number } | null}
  */
 function readSnapshot(/** @type {string | null} */ path, /** @type {string | null} */ verifiedHeader) {
   if (!path) return null;
@@ -369,27 +375,64 @@ function readSnapshot(/** @type {string | null} */ path, /** @type {string | nul
     captureLoaderOutput("the cached snapshot came without a verified header; starting cold");
     return null;
   }
-  const header = Buffer.from(verifiedHeader, "base64");
+  const expected = Buffer.from(verifiedHeader, "base64");
+  let fd = -1;
   try {
-    const bytes = fs.readFileSync(path);
-    if (header.length < 16 || bytes.length <= header.length || !bytes.subarray(0, header.length).equals(header)) {
+    fd = fs.openSync(path, "r");
+    const size = fs.fstatSync(fd).size;
+    const readAt = (/** @type {number} */ length, /** @type {number} */ position) => {
+      const bytes = Buffer.alloc(length);
+      if (fs.readSync(fd, bytes, 0, length, position) !== length) throw new Error("the file is shorter than its header says");
+      return bytes;
+    };
+    if (expected.length < 16 || size <= expected.length + PYODIDE_HEADER_WORDS * 4 || !readAt(expected.length, 0).equals(expected)) {
       captureLoaderOutput("the cached snapshot does not match the header the engine verified; starting cold");
+      fs.closeSync(fd);
       return null;
     }
-    return new Uint8Array(bytes.buffer, bytes.byteOffset + header.length, bytes.length - header.length);
+    const memoryStart = readAt(8, expected.length).readUInt32LE(4);
+    if (memoryStart < PYODIDE_HEADER_WORDS * 4 || memoryStart % 16 !== 0 || expected.length + memoryStart >= size) throw new Error("its Pyodide header is malformed");
+    return { fd, header: readAt(memoryStart, expected.length), memoryOffset: expected.length + memoryStart, memoryBytes: size - expected.length - memoryStart };
   } catch (error) {
+    if (fd >= 0) fs.closeSync(fd);
     captureLoaderOutput(`the cached snapshot could not be read (${String(error)}); starting cold`);
     return null;
   }
 }
 
-/** Loads the interpreter from a memory snapshot; null (noted) when the snapshot does not load. */
-async function bootFromSnapshot(/** @type {Uint8Array} */ given) {
+/**
+ * Loads the interpreter from a memory snapshot; null (noted) when the snapshot does not load.
+ * Pyodide sizes the new memory from the snapshot it is given and copies the image in. It is given
+ * its header in front of zero pages of the image's size (allocated, never touched, so never
+ * resident), and its copy is replaced by a read of the image from the file straight into the
+ * interpreter's memory.
+ * @param {{ fd: number, header: Uint8Array, memoryOffset: number, memoryBytes: number }} given
+ */
+async function bootFromSnapshot(given) {
   try {
-    return await loadInterpreter({ _loadSnapshot: given });
+    const sized = new Uint8Array(given.header.length + given.memoryBytes);
+    sized.set(given.header);
+    const readImage = (/** @type {any} */ api, /** @type {any} */ module) => {
+      const restoreSnapshot = api.restoreSnapshot;
+      api.restoreSnapshot = (/** @type {Uint8Array} */ snapshot) => {
+        const config = restoreSnapshot(snapshot.subarray(0, given.header.length));
+        const heap = module.HEAPU8;
+        if (heap.length < given.memoryBytes) throw new Error("the interpreter's memory is smaller than the snapshot");
+        for (let done = 0; done < given.memoryBytes; ) {
+          const count = fs.readSync(given.fd, heap, done, given.memoryBytes - done, given.memoryOffset + done);
+          if (count === 0) throw new Error("the snapshot file ended early");
+          done += count;
+        }
+        markPhase("snapshotCopy");
+        return config;
+      };
+    };
+    return await loadInterpreter({ _loadSnapshot: sized }, readImage);
   } catch (error) {
     captureLoaderOutput(`the cached snapshot did not load (${String(error)}); starting cold`);
     return null;
+  } finally {
+    fs.closeSync(given.fd);
   }
 }
 
@@ -407,25 +450,38 @@ async function bootCold(/** @type {{ wantSnapshot: boolean, files: Record<string
 }
 
 /**
- * loadPyodide with the WebAssembly compile and instantiation marked as their own phase (Pyodide's
- * `createPyodideModule` seam: its Emscripten factory, with the instantiation hook wrapped).
+ * loadPyodide with its steps marked as phases of their own, through Pyodide's `createPyodideModule`
+ * seam (its Emscripten factory): the WebAssembly compile and instantiation (the instantiation hook
+ * wrapped), Emscripten's start (dynamic linking, the file system), Pyodide's bootstrap (the Python
+ * side of its API) and its setup. `prepare` may wrap the API's functions before loadPyodide calls them.
  * @param {Record<string, unknown>} extra
+ * @param {(api: any, module: any) => void} [prepare]
  */
-async function loadInterpreter(extra) {
+async function loadInterpreter(extra, prepare) {
   await grantModuleImport();
   const { default: factory } = await import(pathToFileURL(`${pyodideDir}/pyodide.asm.mjs`).href);
   markPhase("pyodideImport");
-  const createPyodideModule = (/** @type {any} */ settings) => {
+  const createPyodideModule = async (/** @type {any} */ settings) => {
     const instantiate = settings.instantiateWasm;
     settings.instantiateWasm = (/** @type {any} */ imports, /** @type {(instance: unknown, module: unknown) => void} */ done) =>
       instantiate(imports, (/** @type {unknown} */ instance, /** @type {unknown} */ module) => {
         markPhase("wasmCompileInstantiate");
         done(instance, module);
       });
-    return factory(settings);
+    const module = await factory(settings);
+    markPhase("emscriptenStart");
+    const api = settings.API;
+    prepare?.(api, module);
+    const finalizeBootstrap = api.finalizeBootstrap;
+    api.finalizeBootstrap = (/** @type {unknown[]} */ ...args) => {
+      const result = finalizeBootstrap(...args);
+      markPhase("pyodideBootstrap");
+      return result;
+    };
+    return module;
   };
   const py = await loadPyodide(loadOptions({ ...extra, createPyodideModule }));
-  markPhase(extra._loadSnapshot ? "snapshotRestore" : "interpreterBoot");
+  markPhase(extra._loadSnapshot ? "pyodideSetup" : "interpreterBoot");
   return py;
 }
 
