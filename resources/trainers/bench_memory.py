@@ -4,9 +4,14 @@
     bench_memory.py --model M.gguf [--lines 4 --length 512 --trained 256] [--hyper '{...}'] [--threads N]
 
 runs one round of the gguf trainer on a random batch in this process and prints one JSON object:
-the measured peak (anonymous resident memory above the level after the model was loaded, plus the
-held weights: file pages of the GGUF mapping do not count), the prediction and its parts, trained
-tokens/s and the round's seconds.
+the measured peak, the prediction and its parts, trained tokens/s and the round's seconds. The
+process first does what a persistent worker has done before a round: the model is loaded and a
+small round has run (PyTorch's kernels, thread pool and code pages in place); glibc's heap is then
+trimmed (``malloc_trim``) so the round starts from the memory it holds, not from blocks freed while
+loading. The peak is the kernel's exact high-water mark of the process's resident memory (VmHWM,
+reset through /proc/self/clear_refs just before the round) above the level at its start, plus the
+held weights: no sampling interval can miss a short-lived tensor. Where that reset is not possible
+a thread samples the anonymous resident memory every 2 ms instead.
 
     bench_memory.py --suite DIR [--types F16,Q8_0,Q4_K] [--sizes 10M,50M,200M] [--threads N]
 
@@ -36,13 +41,58 @@ SUITE = [
 ]
 
 
-def anon_rss():
-    """This process's anonymous resident memory in bytes (RssAnon)."""
+def status_bytes(field):
+    """A memory field of /proc/self/status (VmRSS, VmHWM, RssAnon) in bytes; 0 where there is none."""
     with open("/proc/self/status", encoding="ascii") as f:
         for row in f:
-            if row.startswith("RssAnon:"):
+            if row.startswith(field + ":"):
                 return int(row.split()[1]) * 1024
     return 0
+
+
+def anon_rss():
+    """This process's anonymous resident memory in bytes (RssAnon)."""
+    return status_bytes("RssAnon")
+
+
+def reset_high_water():
+    """Resets the kernel's resident high-water mark (VmHWM) to the current size; False where it cannot (not Linux)."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def trim_heap():
+    """Gives glibc's free heap blocks back to the system (malloc_trim), where the C library has it."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class HighWater:
+    """The peak resident memory of a block above its start: the kernel's VmHWM, or a PeakSampler where VmHWM cannot be reset."""
+
+    def __enter__(self):
+        self._exact = reset_high_water()
+        if self._exact:
+            self._base = status_bytes("VmRSS")
+        else:
+            self._sampler = PeakSampler().__enter__()
+            self._base = anon_rss()
+        return self
+
+    def __exit__(self, *exc):
+        if self._exact:
+            self.peak = status_bytes("VmHWM") - self._base
+        else:
+            self._sampler.__exit__(*exc)
+            self.peak = self._sampler.peak - self._base
 
 
 class PeakSampler:
@@ -89,12 +139,17 @@ def measure(args):
         mask = [0] * (args.length - args.trained) + [1] * args.trained
         row = {"role": "agent", "tokens": tokens, "mask": mask, "advantage": 1.0 if i % 2 else -1.0, "ref": {"runId": 1, "environmentId": 1, "episodeId": i, "turn": 0, "attempt": None}}
         lines.append(spade_grpo.parse_batch_line(row, f"random:{i + 1}"))
+    # the worker's state before a round: a round has run (kernels, threads, code pages), then the heap is trimmed
+    n = min(32, len(lines[0].tokens))
+    warm = spade_grpo.parse_batch_line({"role": "agent", "tokens": lines[0].tokens[:n], "mask": [0] * (n - n // 2) + [1] * (n // 2), "advantage": 1.0}, "warm-up:1")
+    spade_step.train_round(GgufPolicy(model, Lora.fresh(model, hyper["rank"], hyper["alpha"], hyper["targets"], hyper["seed"] + 1), hyper["outputChunkTokens"]), [warm], hyper, lambda event: None, 0)
     lora = Lora.fresh(model, hyper["rank"], hyper["alpha"], hyper["targets"], hyper["seed"])
     policy = GgufPolicy(model, lora, hyper["outputChunkTokens"])
+    trim_heap()
     base = anon_rss()
-    with PeakSampler() as sampler:
+    with HighWater() as high:
         metrics = spade_step.train_round(policy, lines, hyper, lambda event: None, 1)
-    measured = sampler.peak - base + weights
+    measured = high.peak + weights
     predicted = spade_memory.predict(spade_memory.shape_of(model), [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper, 4, weights, spade_memory.layer_working_bytes(model, 4))
     params = sum(t.numel() for t in [model.token_embd] + ([model.output] if model.output is not model.token_embd else []) + [t for layer in model.layers for t in layer.values() if t is not None])
     return {
