@@ -33,6 +33,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spade_memory  # noqa: E402
 import spade_random_model  # noqa: E402
 
+#: The sampling settings of the bench's lines: the agent's defaults (shared/runConfig.ts), top-k and top-p as a run samples.
+AGENT_SAMPLING = {"temperature": 0.6, "topK": 20, "topP": 0.95}
+
 #: The suite's models: (label, shape, layers, vocab), about 10M, 50M and 200M parameters.
 SUITE = [
     ("10M", dict(spade_random_model.SHAPES["tiny"], embd=384, ffn=1024, heads=6, kv_heads=2, head_dim=64, vocab=8192), 4, None),
@@ -119,6 +122,43 @@ class PeakSampler:
         self.peak = max(self.peak, anon_rss())
 
 
+def measure_output_layer(args):
+    """The output layer alone, as a round's step runs it: the recorded function (the sampling transform), the trained and the
+    server's full softmax in the forward pass, then the trained one's backward, over --positions hidden states of --dim values
+    and a --vocab-entry output matrix, in chunks of outputChunkTokens rows. The peak above the inputs, and the prediction."""
+    import torch
+
+    import spade_grpo
+    import spade_logprobs
+
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    hyper = spade_grpo.parse_hyper(json.loads(args.hyper))
+    chunk = hyper["outputChunkTokens"]
+    generator = torch.Generator().manual_seed(args.seed)
+    weight = torch.randn(args.vocab, args.dim, generator=generator) * 0.5
+    settings = spade_grpo.parse_sampling(AGENT_SAMPLING, "bench")
+
+    def step(positions):
+        hidden = torch.randn(positions, args.dim, generator=generator).requires_grad_()
+        targets = torch.randint(0, args.vocab, (positions,), generator=generator)
+        recorded = spade_logprobs.sampling_transform_logprobs(hidden, weight, targets, settings, chunk)
+        trained = spade_logprobs.full_logprobs(hidden, weight, targets, 1.0, chunk)
+        server = spade_logprobs.full_logprobs(hidden, weight, targets, settings["temperature"], chunk)
+        del recorded, server
+        trained.sum().backward()
+        return hidden.grad
+
+    step(min(args.positions, 2 * chunk))  # kernels and code pages in place, as in a worker
+    trim_heap()
+    with HighWater() as high:
+        step(args.positions)
+    # the inputs (hidden states and their gradient) are the caller's, as a round's kept part; the chunk is what the model predicts
+    inputs = args.positions * args.dim * 4 * 2
+    predicted = spade_memory.output_chunk_bytes(min(chunk, args.positions), args.vocab, True)
+    return {"positions": args.positions, "vocab": args.vocab, "dim": args.dim, "outputChunkTokens": chunk, "measuredBytes": max(high.peak - inputs, 0), "predictedBytes": predicted, "ratio": max(high.peak - inputs, 0) / predicted}
+
+
 def measure(args):
     import torch
 
@@ -137,7 +177,7 @@ def measure(args):
     for i in range(args.lines):
         tokens = [rng.randrange(model.vocab_size) for _ in range(args.length)]
         mask = [0] * (args.length - args.trained) + [1] * args.trained
-        row = {"role": "agent", "tokens": tokens, "mask": mask, "advantage": 1.0 if i % 2 else -1.0, "ref": {"runId": 1, "environmentId": 1, "episodeId": i, "turn": 0, "attempt": None}}
+        row = {"role": "agent", "tokens": tokens, "mask": mask, "advantage": 1.0 if i % 2 else -1.0, "sampling": AGENT_SAMPLING, "ref": {"runId": 1, "environmentId": 1, "episodeId": i, "turn": 0, "attempt": None}}
         lines.append(spade_grpo.parse_batch_line(row, f"random:{i + 1}"))
     # the worker's state before a round: a round has run (kernels, threads, code pages), then the heap is trimmed
     n = min(32, len(lines[0].tokens))
@@ -200,8 +240,13 @@ def main(argv):
     parser.add_argument("--hyper", default='{"rank": 8}')
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--output-layer", dest="positions", type=int, default=None, help="measure the output layer alone over this many positions (with --vocab, --dim)")
+    parser.add_argument("--vocab", type=int, default=16000)
+    parser.add_argument("--dim", type=int, default=64)
     args = parser.parse_args(argv)
-    if args.suite:
+    if args.positions is not None:
+        print(json.dumps(measure_output_layer(args)))
+    elif args.suite:
         print(json.dumps(suite(args)))
     elif args.model:
         print(json.dumps(measure(args)))

@@ -73,10 +73,13 @@ KEPT_SHARE = 0.5
 #: Bytes per (position x vocabulary entry) of the output layer's chunk (heap, mapping): the full softmax (logits, their
 #: tempered copy, the exponentials; the gradient at the backward) and the sampling transform (probabilities, their sort's
 #: values and int64 order, the cumulative sum, the masks).
+#: Measured (bench_memory.py --output-layer, 64-dim hidden states): the sampling transform 45 B per entry in the heap
+#: (16k entries, chunks of 512; its arrays near glibc's threshold vary 0.9-1.6x between runs as the heap lays them out),
+#: 38-44 in whole mappings (70k entries, chunks of 128-512); the full softmax 23-27 in the heap (10M model, 8k entries).
 OUT_FULL = 24.0
 OUT_FULL_MAPPED = 12.0
 OUT_SAMPLING = 45.0
-OUT_SAMPLING_MAPPED = 45.0
+OUT_SAMPLING_MAPPED = 40.0
 
 GB = 1e9
 
