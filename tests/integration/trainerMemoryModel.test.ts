@@ -28,7 +28,7 @@ describe.skipIf(!hasTorch)("the trainer's memory model", () => {
   it("predicts a 10M-parameter Q8_0 round's peak within 15%", () => {
     const { models } = bench<{ models: Array<{ label: string; ratio: number; measuredPeakBytes: number; predictedPeakBytes: number; error?: string }> }>(["--suite", dir, "--sizes", "10M", "--types", "Q8_0"]);
     expect(models).toHaveLength(1);
-    const [row] = models;
+    const row = models[0]!;
     expect(row.error, row.error).toBeUndefined();
     expect(row.ratio, `${row.label}: ${row.measuredPeakBytes} measured vs ${row.predictedPeakBytes} predicted`).toBeGreaterThanOrEqual(0.85);
     expect(row.ratio, `${row.label}: ${row.measuredPeakBytes} measured vs ${row.predictedPeakBytes} predicted`).toBeLessThanOrEqual(1.15);
