@@ -117,7 +117,7 @@ export class TrainingRound implements TrainingStep {
     }
     const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
     const { weights, lora, activations, outputLayer } = prediction.parts;
-    return `training: the largest round (${longest}-token context, micro-batch ${config.hyper.microBatchTokens} tokens) is predicted to peak at ${gb(prediction.peakBytes)} (weights ${gb(weights)}, LoRA + Adam ${gb(lora)}, activations ${gb(activations)}, output layer ${gb(outputLayer)})${prediction.freeBytes === null ? "" : `; ${gb(prediction.freeBytes)} free`}`;
+    return `training: the largest round (${longest}-token context, micro-batch ${config.hyper.microBatchTokens} tokens) is predicted to peak at ${gb(prediction.peakBytes)} (weights ${gb(weights)}, LoRA + Adam ${gb(lora)}, then the larger of activations ${gb(activations)} and the output layer ${gb(outputLayer)}, which never coexist)${prediction.freeBytes === null ? "" : `; ${gb(prediction.freeBytes)} free`}`;
   }
 
   async afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted"> {

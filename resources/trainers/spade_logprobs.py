@@ -8,9 +8,12 @@ layer's memory is bounded by the chunk, not by the sequence length:
 - ``full`` (the reference's definition: slime's full-vocabulary softmax of logits / temperature)
   runs through a custom autograd function that keeps only the hidden states and one log-sum-exp
   per position, and recomputes each chunk's logits in the backward pass. No sort.
-- ``sampling`` (llama.cpp's sampling transform: top-k / top-p / min-p, then temperature) keeps
-  each chunk's hidden states and recomputes the chunk under ``torch.utils.checkpoint``: the sort
-  it needs exists for one chunk at a time.
+- ``sampling`` (llama.cpp's sampling transform: top-k / top-p / min-p, then temperature) runs
+  through a custom autograd function too: the forward pass computes each chunk without a graph
+  and the backward pass recomputes it with one, so the sort it needs exists for one chunk at a
+  time. (``torch.utils.checkpoint`` per chunk did the same arithmetic, but torch 1.13's
+  non-reentrant form kept about 130 MB per chunk of 512 positions x 16k entries until the
+  backward pass: the output layer's memory grew with the sequence length.)
 
 A definition is ``("full", temperature)`` or ``("sampling", settings)`` with settings as a batch
 line's ``sampling`` object (None: the plain softmax).
@@ -97,24 +100,50 @@ def full_logprobs(hidden, weight, targets, temperature=1.0, chunk=DEFAULT_CHUNK)
     return _FUNCTION.apply(hidden, weight, targets, float(temperature), max(1, int(chunk)))
 
 
-def sampling_transform_logprobs(hidden, weight, targets, settings, chunk=DEFAULT_CHUNK):
-    """llama.cpp's sampling-transform log-probs at `targets`, chunked; each chunk recomputed in the backward pass."""
+def _sampling_logprob_function():
     torch = _torch()
     from spade_grpo import sampling_logprobs
 
-    def piece(h, t):
-        return sampling_logprobs((h @ weight.t()).float(), t, settings)
+    class SamplingTransformLogprob(torch.autograd.Function):
+        """llama.cpp's sampling-transform log-probs of hidden @ weight.T at targets, chunk by chunk; the weight is frozen."""
 
-    pieces = []
-    for start in range(0, hidden.shape[0], max(1, int(chunk))):
-        h, t = hidden[start : start + chunk], targets[start : start + chunk]
-        if torch.is_grad_enabled() and h.requires_grad:
-            from torch.utils.checkpoint import checkpoint
+        @staticmethod
+        def forward(ctx, hidden, weight, targets, settings, chunk):
+            out = torch.empty(hidden.shape[0], dtype=torch.float32, device=hidden.device)
+            for start in range(0, hidden.shape[0], chunk):
+                end = start + chunk
+                out[start:end] = sampling_logprobs(hidden[start:end] @ weight.t(), targets[start:end], settings)
+            ctx.save_for_backward(hidden, weight, targets)
+            ctx.settings = settings
+            ctx.chunk = chunk
+            return out
 
-            pieces.append(checkpoint(piece, h, t, use_reentrant=False))
-        else:
-            pieces.append(piece(h, t))
-    return torch.cat(pieces) if pieces else hidden.new_zeros(0, dtype=torch.float32)
+        @staticmethod
+        def backward(ctx, grad_out):
+            hidden, weight, targets = ctx.saved_tensors
+            grad_hidden = torch.empty_like(hidden)
+            for start in range(0, hidden.shape[0], ctx.chunk):
+                end = start + ctx.chunk
+                with torch.enable_grad():
+                    h = hidden[start:end].detach().requires_grad_()
+                    values = sampling_logprobs(h @ weight.t(), targets[start:end], ctx.settings)
+                    (grad_hidden[start:end],) = torch.autograd.grad(values, h, grad_out[start:end].to(values.dtype))
+            return grad_hidden, None, None, None, None
+
+    return SamplingTransformLogprob
+
+
+_SAMPLING_FUNCTION = None
+
+
+def sampling_transform_logprobs(hidden, weight, targets, settings, chunk=DEFAULT_CHUNK):
+    """llama.cpp's sampling-transform log-probs at `targets`, chunked; each chunk recomputed in the backward pass."""
+    global _SAMPLING_FUNCTION
+    if weight.requires_grad:
+        raise ValueError("sampling_transform_logprobs: the output weight is frozen here (LoRA does not adapt it); it may not require gradients")
+    if _SAMPLING_FUNCTION is None:
+        _SAMPLING_FUNCTION = _sampling_logprob_function()
+    return _SAMPLING_FUNCTION.apply(hidden, weight, targets, settings, max(1, int(chunk)))
 
 
 def logprobs(hidden, weight, targets, definition, chunk=DEFAULT_CHUNK):

@@ -1,41 +1,90 @@
 """The memory model of a training round: its peak for a model, a batch, a rank and settings.
 
-    peak = base weights as held + one layer's dequantised working copy
-         + LoRA (fp32 parameter, gradient, Adam m and v: 16 bytes per LoRA parameter)
-         + activations of the largest micro-batch
-         + the output layer's chunk
+A round's forward and backward pass go through two phases that never hold their memory at once:
+the output layer (spade_logprobs: the end of the forward pass and the start of the backward pass)
+and the blocks' backward pass (one block recomputed under checkpointing, with its gradients). The
+output layer's backward has run, and freed its chunks and its copy of the output matrix, before the
+first block's backward starts. So
 
-- Activations (N = padded tokens of the micro-batch, B its sequences, T the longest, b the compute
-  dtype's bytes): one block keeps ``ACT_E * E + ACT_F * F`` elements per token for its backward
-  pass, plus its attention weights ``ACT_ATTN * H * T`` per token where attention is not fused
-  (torch < 2, or the float32 path that reproduces llama.cpp's f16 rounding). Without checkpointing
-  every block keeps them; with it each block keeps its input (E per token) and one block at a time
-  is recomputed, which with its gradients costs about ``CKPT_BLOCKS`` blocks' activations. With few
-  layers checkpointing can cost more than it saves; from about 4 layers on it lowers the peak.
-- The output layer (spade_logprobs) holds at most ``outputChunkTokens`` positions x vocabulary at
-  a time: ``OUT_FULL`` bytes per entry for the reference's full softmax (logits, their exponentials,
-  their gradient), ``OUT_SAMPLING`` for the sampling transform (its sort). It does not grow with
-  the sequence length.
+    peak = base weights as held
+         + LoRA (fp32 parameter, gradient, Adam m and v: 16 bytes per LoRA parameter; a round that
+           continues its parent's optimiser has the moments loaded before its forward pass)
+         + what the blocks keep for the backward pass (kept)
+         + max(block phase, output phase)
 
-The coefficients were measured on the CPU (float32, torch 1.13) with random-weight models of the
-Qwen2.5 layer shapes, 2 layers (resources/trainers/bench_memory.py); the quantised-weight holding
-enters only through ``held_weight_bytes`` and ``layer_working_bytes``.
+- **kept**: with checkpointing, each block's input (E per token) and the final hidden states of the
+  trained positions with their gradient; without it, every other block's saved tensors
+  (``KEPT_SHARE`` of a block phase's activations each).
+- **block phase**: one block's activations and gradients at the widest point of its backward pass,
+  ``ACT_E * E + ACT_F * F`` elements per token of the micro-batch (N = sequences x longest), plus its
+  attention weights ``ACT_ATTN`` per (sequence, head, query, key) where attention is not fused
+  (torch < 2, or the float32 path that reproduces llama.cpp's f16 rounding; ``ACT_ATTN_ALONE`` of
+  them where they outweigh the rest of the block), plus one projection's
+  dequantised copy: spade_weights dequantises one weight at a time, in the forward and again in the
+  backward pass, and keeps none (the largest matrix counts, not a block's sum).
+- **output phase**: the output matrix's dequantised copy (read whole by the chunked log-probs) plus
+  one chunk's temporaries: rows x vocabulary x ``OUT_*`` bytes, where rows is
+  min(outputChunkTokens, the most trained tokens of one line in the micro-batch) since the chunks
+  are taken line by line. It does not grow with the sequence length beyond the chunk. Every round's
+  forward pass also computes the recorded function (llama.cpp's sampling transform, for the
+  log-prob check), whose top-p sort is the widest temporary where lines were sampled with top-k,
+  top-p or min-p (a run's default); the reference's full softmax alone needs ``OUT_FULL``.
+
+The allocator. On the CPU a tensor is a glibc ``malloc``: one of at least ``GLIBC_MMAP_MAX`` (glibc's
+largest dynamic mmap threshold, 32 MiB on 64-bit) is its own mapping and goes back to the system when
+freed; a smaller one comes from the heap, which keeps freed blocks for reuse, and the recomputed
+forward's temporaries, the backward's gradients of other sizes and the chunks of several
+definitions leave it fragmented: the resident peak of a phase is about twice its live tensors there
+(measured with PyTorch's profiler: 77 MB live vs 166 MB resident at 10M parameters, 314 vs 608 at
+50M; with glibc's threshold pinned at 1 MiB the resident peak falls to the live one, at about 30%
+less speed). So each class of tensors (E-wide rows, F-wide rows, attention weights, output chunks)
+has a coefficient for the heap and one for whole mappings, by the size of one tensor of the class.
+The coefficients are resident bytes measured on this CPU (float32, torch 1.13, 1 thread) with
+random-weight models of real layer shapes (resources/trainers/bench_memory.py: 10M, 50M and 200M
+parameters, 2-8 layers, 128-1024 tokens per sequence, output chunks of 64-1024 rows). The same
+coefficients serve on CUDA, whose caching allocator also keeps freed blocks for reuse (the GPU
+check measures it). The quantised-weight holding enters only through ``held_weight_bytes`` and the
+working copies.
 
 Only the standard library is imported here; ``free_memory`` imports torch.
 """
+from collections import namedtuple
 
-#: Elements kept per token per block for the backward pass (measured; see the module doc).
-ACT_E = 14.0
-ACT_F = 5.0
-#: Attention weights kept per token per head per key position where attention is not fused.
-ACT_ATTN = 2.0
-#: Blocks' worth of activations alive at once in a checkpointed backward pass (the recomputed block and its gradients).
-CKPT_BLOCKS = 2.0
-#: Bytes per (position x vocabulary entry) of the output layer's chunk.
-OUT_FULL = 12.0
+#: glibc's largest dynamic mmap threshold (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit): a tensor this large is a mapping of its own.
+GLIBC_MMAP_MAX = 32 * 1024 * 1024
+#: Elements per token of a recomputed block at the widest point of its backward pass, per unit of E and of F (heap, mapping).
+#: Live, a block keeps about 6 E + 5 q + kv + 4 F per token (norms, projections, RoPE, the attention's operands, the
+#: MLP's gate, SiLU, up and product) and its backward adds two F-wide gradients; the heap about doubles that.
+ACT_E = 39.0
+ACT_E_MAPPED = 39.0
+ACT_F = 21.0
+ACT_F_MAPPED = 10.0
+#: Attention-weight copies per (sequence, head, query, key), float32, where attention is not fused: the softmax output and
+#: its f16 rounding are kept, and the backward adds the softmax's gradient and its input's. In the heap most of them live in
+#: blocks the E- and F-wide tensors freed (1.3 measured at 128-512 tokens), until the attention weights are the block's
+#: widest tensors by far (one long sequence, a narrow model): then the heap holds about ACT_ATTN_ALONE of their blocks
+#: (scores, scaled, masked, softmax, rounded, and their gradients pass through it; 10M at 1 x 1024 tokens: 11.6).
+ACT_ATTN = 1.3
+ACT_ATTN_MAPPED = 4.0
+ACT_ATTN_ALONE = 11.5
+ACT_ATTN_ALONE_MAPPED = 5.0
+#: Without checkpointing, the share of a block phase's activations every other block keeps to the backward pass (10M: 0.52).
+KEPT_SHARE = 0.5
+#: Bytes per (position x vocabulary entry) of the output layer's chunk (heap, mapping): the full softmax (logits, their
+#: tempered copy, the exponentials; the gradient at the backward) and the sampling transform (probabilities, their sort's
+#: values and int64 order, the cumulative sum, the masks).
+#: Measured (bench_memory.py --output-layer, 64-dim hidden states): the sampling transform 45 B per entry in the heap
+#: (16k entries, chunks of 512; its arrays near glibc's threshold vary 0.9-1.6x between runs as the heap lays them out),
+#: 38-44 in whole mappings (70k entries, chunks of 128-512); the full softmax 23-27 in the heap (10M model, 8k entries).
+OUT_FULL = 24.0
+OUT_FULL_MAPPED = 12.0
 OUT_SAMPLING = 45.0
+OUT_SAMPLING_MAPPED = 40.0
 
 GB = 1e9
+
+#: The dequantised copies a round makes of its base weights: one projection at a time in the blocks, the output matrix whole.
+WorkingCopies = namedtuple("WorkingCopies", ["block", "output"])
 
 
 class MemoryBudgetError(MemoryError):
@@ -51,54 +100,83 @@ def lora_parameters(shape, rank, targets):
 
 
 def micro_batch_shapes(lengths, trained, micro_batch_tokens):
-    """(sequences, longest, trained tokens) of each micro-batch, grouped as spade_grpo.micro_batches groups lines."""
-    groups, current, longest, count = [], 0, 0, 0
+    """(sequences, longest, trained tokens, most trained tokens of one line) of each micro-batch, grouped as spade_grpo.micro_batches groups lines."""
+    groups, current, longest, count, widest = [], 0, 0, 0, 0
     for n, t in zip(lengths, trained):
         if current and max(longest, n) * (current + 1) > micro_batch_tokens:
-            groups.append((current, longest, count))
-            current, longest, count = 0, 0, 0
+            groups.append((current, longest, count, widest))
+            current, longest, count, widest = 0, 0, 0, 0
         current += 1
         longest = max(longest, n)
         count += t
+        widest = max(widest, t)
     if current:
-        groups.append((current, longest, count))
+        groups.append((current, longest, count, widest))
     return groups
 
 
-def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=None, layer_working_bytes=0, fused_attention=False):
+def _by_allocation(one_tensor_bytes, heap, mapped):
+    """The coefficient of a class of tensors: its own mapping from GLIBC_MMAP_MAX on, else the heap's."""
+    return mapped if one_tensor_bytes >= GLIBC_MMAP_MAX else heap
+
+
+def block_phase_activations(shape, sequences, longest, dtype_bytes, fused_attention):
+    """Bytes of one block's activations and gradients at the widest point of its backward pass."""
+    e, f, heads = shape["embd"], shape["ffn"], shape["heads"]
+    tokens = sequences * longest
+    act = tokens * dtype_bytes * (e * _by_allocation(tokens * e * dtype_bytes, ACT_E, ACT_E_MAPPED) + f * _by_allocation(tokens * f * dtype_bytes, ACT_F, ACT_F_MAPPED))
+    if not fused_attention:
+        weights = sequences * heads * longest * longest * 4
+        act = max(act + weights * _by_allocation(weights, ACT_ATTN, ACT_ATTN_MAPPED), weights * _by_allocation(weights, ACT_ATTN_ALONE, ACT_ATTN_ALONE_MAPPED))
+    return act
+
+
+def output_chunk_bytes(rows, vocab, sampling_transform):
+    """Bytes of one output-layer chunk's temporaries: `rows` positions x the vocabulary."""
+    one = rows * vocab * 4
+    if sampling_transform:
+        return one / 4 * _by_allocation(one, OUT_SAMPLING, OUT_SAMPLING_MAPPED)
+    return one / 4 * _by_allocation(one, OUT_FULL, OUT_FULL_MAPPED)
+
+
+def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=None, layer_working_bytes=0, fused_attention=False, truncating=True):
     """The round's predicted peak in bytes and its parts.
 
     shape: embd, ffn, heads, kv_heads, head_dim, vocab, layers, tied (spade_random_model.SHAPES
     entries plus ``layers``, or ``shape_of(model)``); lengths / trained: each batch line's tokens and
     trained tokens (the prediction of the batch before it exists: the config's expected lines);
     held_weight_bytes: the base weights as the trainer holds them (default: every parameter in the
-    compute dtype).
+    compute dtype); layer_working_bytes: the dequantised copies (``WorkingCopies``, or one number
+    counted in both phases); truncating: whether the lines were sampled with top-k, top-p or min-p
+    (the recorded function's sort then sets the output chunk's width).
+
+    The parts: ``weights`` (held), ``lora``, ``activations`` (kept + the block phase with its working
+    copy) and ``outputLayer`` (the output phase with the output matrix's copy); the peak is weights +
+    lora + the larger of activations and kept + outputLayer.
     """
-    e, f, heads, vocab, layers = shape["embd"], shape["ffn"], shape["heads"], shape["vocab"], shape["layers"]
+    e, vocab, layers = shape["embd"], shape["vocab"], shape["layers"]
     if held_weight_bytes is None:
         from spade_random_model import parameter_count
 
         held_weight_bytes = parameter_count(shape, layers, vocab) * dtype_bytes
+    copies = layer_working_bytes if isinstance(layer_working_bytes, WorkingCopies) else WorkingCopies(layer_working_bytes, layer_working_bytes)
     lora = 16 * lora_parameters(shape, hyper["rank"], hyper["targets"])
-    groups = micro_batch_shapes(lengths, trained, hyper["microBatchTokens"])
-    activations, output_layer = 0, 0
-    per_entry = OUT_FULL if hyper["logprobs"] == "reference" else OUT_SAMPLING
-    for sequences, longest, count in groups:
+    sampling_transform = truncating or hyper["logprobs"] != "reference"
+    activations, output_layer, kept_at_output = 0, 0, 0
+    for sequences, longest, count, widest in micro_batch_shapes(lengths, trained, hyper["microBatchTokens"]):
         tokens = sequences * longest
-        block = tokens * dtype_bytes * (ACT_E * e + ACT_F * f)
-        if not fused_attention:
-            block += sequences * longest * longest * heads * ACT_ATTN * 4
-        # checkpointing: every block's input, and one block recomputed with its gradients (measured: ~2 blocks)
-        kept = tokens * e * dtype_bytes * layers + CKPT_BLOCKS * block if hyper["checkpointing"] else block * layers
-        activations = max(activations, kept + count * e * dtype_bytes * 2)
-        output_layer = max(output_layer, min(hyper["outputChunkTokens"], max(count, 1)) * vocab * per_entry)
-    parts = {
-        "weights": held_weight_bytes + layer_working_bytes,
-        "lora": lora,
-        "activations": activations,
-        "outputLayer": output_layer,
-    }
-    parts["peak"] = sum(parts.values())
+        block = block_phase_activations(shape, sequences, longest, dtype_bytes, fused_attention)
+        hidden = count * e * dtype_bytes * 2  # the trained positions' final hidden states and their gradient
+        if hyper["checkpointing"]:
+            kept = tokens * e * dtype_bytes * layers + hidden
+        else:
+            kept = (layers - 1) * KEPT_SHARE * block + hidden
+        activations = max(activations, kept + block + copies.block)
+        chunk = output_chunk_bytes(min(hyper["outputChunkTokens"], max(widest, 1)), vocab, sampling_transform)
+        if copies.output + chunk + kept > output_layer + kept_at_output:
+            output_layer, kept_at_output = copies.output + chunk, kept
+    parts = {"weights": held_weight_bytes, "lora": lora, "activations": activations, "outputLayer": output_layer}
+    parts["peak"] = held_weight_bytes + lora + max(activations, kept_at_output + output_layer)
     return parts
 
 
@@ -122,9 +200,10 @@ def _held_bytes(weight):
 
 
 def layer_working_bytes(model, dtype_bytes):
-    """The largest dequantised copy alive when weights are held quantised: one block's weights (in the blocks' forward
-    and backward passes) or the output matrix (the chunked log-probs read it whole; freed after the output layer's
-    backward, before the blocks' backward), never both.
+    """The dequantised copies alive when weights are held quantised (``WorkingCopies``): in the blocks, the largest single
+    projection (spade_weights dequantises one weight per matmul, forward and backward, and keeps none); in the output
+    layer, the output matrix (the chunked log-probs read it whole; freed after the output layer's backward, before the
+    blocks' backward).
 
     A weight whose bytes already are the compute dtype (F32 in float32, F16 in float16) is used as a view: no copy.
     """
@@ -132,8 +211,8 @@ def layer_working_bytes(model, dtype_bytes):
         working = getattr(weight, "working_bytes", None)
         return working() if working is not None else 0
 
-    block = max((sum(dense(t) for t in layer.values() if t is not None) for layer in model.layers), default=0)
-    return max(block, dense(model.output))
+    block = max((dense(t) for layer in model.layers for t in layer.values() if t is not None), default=0)
+    return WorkingCopies(block, dense(model.output))
 
 
 def worst_case(longest, hyper):
@@ -148,10 +227,13 @@ def report(parts, free):
     return {"peakBytes": int(parts["peak"]), "freeBytes": None if free is None else int(free), "parts": {k: int(v) for k, v in parts.items() if k != "peak"}}
 
 
+def _parts_text(parts):
+    return f"weights {parts['weights'] / GB:.2f} GB, lora {parts['lora'] / GB:.2f} GB, then the larger of activations {parts['activations'] / GB:.2f} GB and outputLayer {parts['outputLayer'] / GB:.2f} GB"
+
+
 def describe(parts, free, device_name):
-    text = ", ".join(f"{name} {parts[name] / GB:.2f}" for name in ("weights", "lora", "activations", "outputLayer"))
     free_text = "unknown" if free is None else f"{free / GB:.2f} GB"
-    return f"predicted training peak {parts['peak'] / GB:.2f} GB ({text} GB) on {device_name}, free {free_text}"
+    return f"predicted training peak {parts['peak'] / GB:.2f} GB ({_parts_text(parts)}) on {device_name}, free {free_text}"
 
 
 def shape_of(model):
@@ -194,8 +276,6 @@ def what_to_lower(parts, hyper):
             advice.append("turn training.checkpointing on")
         advice.append(f"lower training.microBatchTokens (now {hyper['microBatchTokens']}) or the agent's / designer's maxTokens")
     advice.append(f"lower training.outputChunkTokens (now {hyper['outputChunkTokens']})")
-    if hyper["logprobs"] != "reference":
-        advice.append('use training.logprobs "reference" (no sort over the vocabulary)')
     advice.append(f"lower training.rank (now {hyper['rank']})")
     advice.append("or train a smaller model / a smaller quantisation")
     return "; ".join(advice)
@@ -205,5 +285,4 @@ def check(parts, free, hyper, device_name):
     """Refuses a round whose predicted peak exceeds the free memory."""
     if free is None or parts["peak"] <= free:
         return
-    detail = ", ".join(f"{name} {parts[name] / GB:.2f} GB" for name in ("weights", "lora", "activations", "outputLayer"))
-    raise MemoryBudgetError(f"the training round needs about {parts['peak'] / GB:.2f} GB ({detail}) but {device_name} has {free / GB:.2f} GB free: {what_to_lower(parts, hyper)}")
+    raise MemoryBudgetError(f"the training round needs about {parts['peak'] / GB:.2f} GB ({_parts_text(parts)}) but {device_name} has {free / GB:.2f} GB free: {what_to_lower(parts, hyper)}")
