@@ -39,7 +39,7 @@ export interface RoundTrainProgress {
 export interface RoundMemoryPrediction {
   peakBytes: number;
   freeBytes: number | null;
-  parts: { weights: number; lora: number; activations: number; outputLayer: number };
+  parts: { weights: number; lora: number; activations: number; outputLayer: number; outputKept: number };
 }
 
 /** A persistent trainer a run's rounds share (the base weights load once); cancelled by the signal. */

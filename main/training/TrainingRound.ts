@@ -116,8 +116,8 @@ export class TrainingRound implements TrainingStep {
       throw new Error(`training: ${(error as Error).message}`, { cause: error });
     }
     const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
-    const { weights, lora, activations, outputLayer } = prediction.parts;
-    return `training: the largest round (${longest}-token context, micro-batch ${config.hyper.microBatchTokens} tokens) is predicted to peak at ${gb(prediction.peakBytes)} (weights ${gb(weights)}, LoRA + Adam ${gb(lora)}, then the larger of activations ${gb(activations)} and the output layer ${gb(outputLayer)}, which never coexist)${prediction.freeBytes === null ? "" : `; ${gb(prediction.freeBytes)} free`}`;
+    const { weights, lora, activations, outputLayer, outputKept } = prediction.parts;
+    return `training: the largest round (${longest}-token context, micro-batch ${config.hyper.microBatchTokens} tokens) is predicted to peak at ${gb(prediction.peakBytes)} (weights ${gb(weights)}, LoRA + Adam ${gb(lora)}, then the larger of activations ${gb(activations)} and the output layer ${gb(outputLayer)} with the ${gb(outputKept)} of activations it keeps, which never coexist)${prediction.freeBytes === null ? "" : `; ${gb(prediction.freeBytes)} free`}`;
   }
 
   async afterIteration(iteration: number, signal?: AbortSignal): Promise<"done" | "interrupted"> {

@@ -73,7 +73,7 @@ export const trainerMessageSchema = z.discriminatedUnion("type", [
     type: z.literal("memory"),
     peakBytes: z.number().int().nonnegative(),
     freeBytes: z.number().int().nonnegative().nullable(),
-    parts: z.object({ weights: z.number().nonnegative(), lora: z.number().nonnegative(), activations: z.number().nonnegative(), outputLayer: z.number().nonnegative() }),
+    parts: z.object({ weights: z.number().nonnegative(), lora: z.number().nonnegative(), activations: z.number().nonnegative(), outputLayer: z.number().nonnegative(), outputKept: z.number().nonnegative() }),
   }),
   z.object({ type: z.literal("done"), round }),
   z.object({ type: z.literal("error"), round, message: z.string() }),

@@ -151,8 +151,9 @@ def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=Non
     (the recorded function's sort then sets the output chunk's width).
 
     The parts: ``weights`` (held), ``lora``, ``activations`` (kept + the block phase with its working
-    copy) and ``outputLayer`` (the output phase with the output matrix's copy); the peak is weights +
-    lora + the larger of activations and kept + outputLayer.
+    copy), ``outputLayer`` (the output phase with the output matrix's copy) and ``outputKept`` (the
+    activations still held while the output layer runs); the peak is weights + lora + the larger of
+    activations and outputKept + outputLayer.
     """
     e, vocab, layers = shape["embd"], shape["vocab"], shape["layers"]
     if held_weight_bytes is None:
@@ -175,7 +176,7 @@ def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=Non
         chunk = output_chunk_bytes(min(hyper["outputChunkTokens"], max(widest, 1)), vocab, sampling_transform)
         if copies.output + chunk + kept > output_layer + kept_at_output:
             output_layer, kept_at_output = copies.output + chunk, kept
-    parts = {"weights": held_weight_bytes, "lora": lora, "activations": activations, "outputLayer": output_layer}
+    parts = {"weights": held_weight_bytes, "lora": lora, "activations": activations, "outputLayer": output_layer, "outputKept": kept_at_output}
     parts["peak"] = held_weight_bytes + lora + max(activations, kept_at_output + output_layer)
     return parts
 

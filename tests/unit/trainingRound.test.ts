@@ -75,7 +75,7 @@ class MemoryTrainer extends FakeTrainer {
   async checkMemory(request: { baseModel: string; hyper: { microBatchTokens: number }; longest: number }) {
     this.asked.push({ baseModel: request.baseModel, longest: request.longest, microBatchTokens: request.hyper.microBatchTokens });
     if (this.refuse) throw new Error(this.refuse);
-    return { peakBytes: 3.5e9, freeBytes: 8e9, parts: { weights: 2e9, lora: 0.5e9, activations: 0.75e9, outputLayer: 0.25e9 } };
+    return { peakBytes: 3.5e9, freeBytes: 8e9, parts: { weights: 2e9, lora: 0.5e9, activations: 0.75e9, outputLayer: 0.25e9, outputKept: 0.1e9 } };
   }
 }
 
@@ -252,7 +252,7 @@ describe("TrainingRound", () => {
     const backend = Object.assign(new RecordingBackend(), { contextSize: 2048 });
     const note = await round(trainer, backend).prepare();
     expect(trainer.asked).toEqual([{ baseModel: tiny.path, longest: 2048, microBatchTokens: 4096 }]);
-    expect(note).toBe("training: the largest round (2048-token context, micro-batch 4096 tokens) is predicted to peak at 3.50 GB (weights 2.00 GB, LoRA + Adam 0.50 GB, then the larger of activations 0.75 GB and the output layer 0.25 GB, which never coexist); 8.00 GB free");
+    expect(note).toBe("training: the largest round (2048-token context, micro-batch 4096 tokens) is predicted to peak at 3.50 GB (weights 2.00 GB, LoRA + Adam 0.50 GB, then the larger of activations 0.75 GB and the output layer 0.25 GB with the 0.10 GB of activations it keeps, which never coexist); 8.00 GB free");
     trainer.refuse = "the training round needs about 9.00 GB (...) but cuda:0 has 8.00 GB free: lower training.microBatchTokens (now 4096)";
     await expect(round(trainer, backend).prepare()).rejects.toThrow(/^training: the training round needs about 9\.00 GB .* lower training\.microBatchTokens/);
     // a trainer without a memory model is not asked
