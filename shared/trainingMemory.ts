@@ -243,6 +243,15 @@ export interface TrainingMemorySettings {
   truncating?: boolean;
 }
 
+/**
+ * The memory model's device for the trainer's device kind as `spade trainer check` reports it
+ * ("cuda", "cuda:1", "mps", "cpu"): train_gguf computes in bf16 on CUDA and in float32 elsewhere.
+ * Unknown (null) is a GPU: the recommendations are for cards.
+ */
+export function trainingMemoryDevice(kind: string | null): "cuda" | "cpu" {
+  return kind === null || kind.startsWith("cuda") ? "cuda" : "cpu";
+}
+
 /** The trainer's predicted peak of a training round, with the inputs it was predicted from. */
 export interface TrainingMemoryEstimate extends TrainingPeak {
   /** The peak (the same as `peak`). */

@@ -46,6 +46,10 @@ coefficients serve on CUDA, whose caching allocator also keeps freed blocks for 
 check measures it). The quantised-weight holding enters only through ``held_weight_bytes`` and the
 working copies.
 
+The workbench says before download what trains where with the same model, written out again in
+TypeScript (shared/trainingMemory.ts, ``predictTrainingPeak``): a change here, to a constant or a
+term, must be made there too; tests/unit/trainingMemoryParity.test.ts runs both on the same inputs.
+
 Only the standard library is imported here; ``free_memory`` imports torch.
 """
 from collections import namedtuple

@@ -47,12 +47,21 @@ describe("prepareRecommendations", () => {
     const rows = prepareRecommendations(recommendedModels, 8 * GiB);
     expect(rows).toHaveLength(recommendedModels.length);
     const qwen3 = rows.find((row) => row.model.label.startsWith("Qwen3 4B"))!;
-    expect(qwen3.quantisations.find((q) => q.name === "Q4_K_M")).toMatchObject({ verdict: "plays and trains", uri: "hf:unsloth/Qwen3-4B-Instruct-2507-GGUF:Q4_K_M" });
+    expect(qwen3.quantisations.find((q) => q.name === "Q4_K_M")).toMatchObject({ verdict: "plays", uri: "hf:unsloth/Qwen3-4B-Instruct-2507-GGUF:Q4_K_M" });
+    const coder15 = rows.find((row) => row.model.label.startsWith("Qwen2.5-Coder 1.5B"))!;
+    expect(coder15.quantisations.find((q) => q.name === "Q4_K_M")!.verdict).toBe("plays and trains");
     const coder32 = rows.find((row) => row.model.label.startsWith("Qwen2.5-Coder 32B"))!;
     expect(coder32.quantisations.every((q) => q.verdict === "too big")).toBe(true);
     const coder7 = rows.find((row) => row.model.label.startsWith("Qwen2.5-Coder 7B"))!.quantisations;
     expect(coder7.find((q) => q.name === "Q4_K_M")!.verdict).toBe("plays");
     expect(coder7.find((q) => q.name === "F16")!.verdict).toBe("too big");
+  });
+
+  it("on a CPU trainer, predicts training in float32 (the trainer's dtype there)", () => {
+    const coder7 = (kind: string | null) => prepareRecommendations(recommendedModels, 16 * GiB, kind).find((row) => row.model.label.startsWith("Qwen2.5-Coder 7B"))!.quantisations.find((q) => q.name === "Q4_K_M")!;
+    expect(coder7("cuda").verdict).toBe("plays and trains");
+    expect(coder7("cpu").verdict).toBe("plays");
+    expect(coder7("cpu").trainGb!).toBeGreaterThan(coder7("cuda").trainGb! + 5);
   });
 
   it("without the machine's memory, judges each model against the card it is picked for", () => {

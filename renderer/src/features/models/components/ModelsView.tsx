@@ -36,7 +36,7 @@ export function ModelsView({ adapterId }: { adapterId: number | null }) {
         </>
       )}
       <DownloadForm key={picked} initialUri={picked} onDownloaded={models.reload} />
-      <RecommendedModels onPick={setPicked} memoryBytes={trainer.data?.device.totalBytes ?? null} checking={trainer.loading} />
+      <RecommendedModels onPick={setPicked} memoryBytes={trainer.data?.device.totalBytes ?? null} deviceKind={trainer.data?.device.kind ?? null} checking={trainer.loading} />
       <h2>Adapters</h2>
       {adapters.error && <ErrorBox error={adapters.error} onRetry={adapters.reload} />}
       {adapters.data && adapters.data.list.length === 0 && <p className="empty">No adapters trained yet (<code>spade train</code>).</p>}

@@ -4,17 +4,18 @@ import { prepareRecommendations } from "../lib/prepareRecommendations.js";
 /**
  * Models known to write Python well enough for the designer, by the memory they need; for each
  * quantisation, before download, whether it plays and trains on this machine (`memoryBytes`: the
- * trainer's device memory, null when unknown). "Use" fills the download box.
+ * trainer's device memory, null when unknown; `deviceKind`: its kind, "cuda", "cpu", ...), training
+ * as the trainer's memory model predicts it for the default settings. "Use" fills the download box.
  */
-export function RecommendedModels({ onPick, memoryBytes, checking }: { onPick: (uri: string) => void; memoryBytes: number | null; checking: boolean }) {
-  const rows = prepareRecommendations(recommendedModels, memoryBytes);
+export function RecommendedModels({ onPick, memoryBytes, deviceKind, checking }: { onPick: (uri: string) => void; memoryBytes: number | null; deviceKind: string | null; checking: boolean }) {
+  const rows = prepareRecommendations(recommendedModels, memoryBytes, deviceKind);
   return (
     <div className="card" data-testid="recommended-models" data-memory={checking ? "checking" : memoryBytes === null ? "unknown" : "known"}>
       <h3>Recommended models</h3>
       <p className="muted small">
         {memoryBytes === null
           ? `Pick by your GPU's memory (or RAM, CPU only)${checking ? "; checking this machine's..." : "."}`
-          : `Against this machine's ${(memoryBytes / 2 ** 30).toFixed(1)} GiB (the trainer's device), per quantisation: whether it plays, and whether it also trains.`}{" "}
+          : `Against this machine's ${(memoryBytes / 2 ** 30).toFixed(1)} GiB (the trainer's device), per quantisation: whether it plays, and whether it also trains (the trainer's memory model, default settings).`}{" "}
         The URI also works as <code>backend.modelPath</code> in a run config.
       </p>
       <table className="table compact">

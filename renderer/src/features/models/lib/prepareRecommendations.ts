@@ -1,4 +1,5 @@
 import { recommendationFits, type RecommendedModel } from "../../../../../shared/recommendedModels.js";
+import { trainingMemoryDevice } from "../../../../../shared/trainingMemory.js";
 
 export interface RecommendationRow {
   model: RecommendedModel;
@@ -6,11 +7,17 @@ export interface RecommendationRow {
   quantisations: Array<{ name: string; uri: string; fileGb: number; verdict: "plays and trains" | "plays" | "too big"; playGb: number; trainGb: number | null }>;
 }
 
-/** Each listed model's quantisations with whether they play and train in `memoryBytes` (this machine's device); null memory: unknown, every verdict from the card the model is picked for. */
-export function prepareRecommendations(models: readonly RecommendedModel[], memoryBytes: number | null): RecommendationRow[] {
+/**
+ * Each listed model's quantisations with whether they play and train in `memoryBytes` (this
+ * machine's trainer device, of `deviceKind`: "cuda", "cpu", ...), training predicted by the
+ * trainer's memory model with the default settings; null memory: unknown, every verdict from the
+ * GPU the model is picked for.
+ */
+export function prepareRecommendations(models: readonly RecommendedModel[], memoryBytes: number | null, deviceKind: string | null = null): RecommendationRow[] {
+  const device = trainingMemoryDevice(memoryBytes === null ? null : deviceKind);
   return models.map((model) => ({
     model,
-    quantisations: recommendationFits(model, memoryBytes ?? model.memoryGb * 2 ** 30).map((fit) => ({
+    quantisations: recommendationFits(model, memoryBytes ?? model.memoryGb * 2 ** 30, { device }).map((fit) => ({
       name: fit.quantisation,
       uri: fit.uri,
       fileGb: fit.fileBytes / 1e9,
