@@ -235,3 +235,30 @@ describe("recycled sandbox processes", () => {
     expect(starting.stats().processesStarted).toBeGreaterThan(started);
   }, 180_000);
 });
+
+describe("recycling chooses the process a game does not need", () => {
+  let pool: SandboxPool;
+  beforeAll(async () => {
+    pool = await createTestPool({ concurrency: 1, prewarm: 0, capacity: 2 });
+  }, 120_000);
+  afterAll(async () => {
+    await pool?.dispose();
+  });
+
+  it("recycles another game's idle process for a new game, never one whose game has plays to come", async () => {
+    const game = (name: string) => VICTIM.replace("class VictimEnv", `class ${name}Env`);
+    pool.planPlays(game("A"), 3);
+    const a = await pool.open(game("A"), { planned: true });
+    const processA = processOf(a);
+    await a.close();
+    const processB = await playOnce(pool, game("B")); // idle after A: the process idle longest is A's
+    const recycled = pool.stats().processesRecycled;
+    const processC = await playOnce(pool, game("C")); // B's process is recycled for C, not A's
+    expect(processC).toBe(processB);
+    expect(pool.stats().processesRecycled).toBe(recycled + 1);
+    expect(pool.stats().processesEvicted).toBe(0);
+    const again = await pool.open(game("A"), { planned: true });
+    expect(processOf(again)).toBe(processA);
+    await again.close();
+  }, 120_000);
+});
