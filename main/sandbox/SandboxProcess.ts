@@ -157,6 +157,8 @@ export class SandboxProcess {
    * before any environment code existed) plus the growth the child keeps.
    */
   private baseCopyBytes = 0;
+  /** The pristine copy a recyclable child keeps apart from the base (the pristine memory), or 0. */
+  private pristineCopyBytes = 0;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -197,8 +199,9 @@ export class SandboxProcess {
       const recyclable = options.recyclable ?? false;
       const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, snapshotHeader: options.snapshotHeader?.toString("base64") ?? null, wantSnapshot: options.wantSnapshot, maxKeptGrowthBytes, recyclable }, "sandbox start", options.startTimeoutMs);
       const pristineBytes = Math.min(reply.memoryBytes ?? 0, MAX_PRISTINE_BYTES);
+      sandbox.baseCopyBytes = pristineBytes + maxKeptGrowthBytes;
       // A recyclable child keeps the pristine copy beside the post-open base.
-      sandbox.baseCopyBytes = pristineBytes * (recyclable ? 2 : 1) + maxKeptGrowthBytes;
+      sandbox.pristineCopyBytes = recyclable ? pristineBytes : 0;
       sandbox.frameLimit = options.maxFrameBytes;
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
       if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
@@ -413,7 +416,7 @@ export class SandboxProcess {
       // Beside the environment's limit: the base copy and, once plays shared the process, the buffer
       // each of them parks in (the child keeps one per play it ever held at once), each at most as large.
       const parkBuffers = this.peakPlays >= 2 ? this.peakPlays : 0;
-      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers)) {
+      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers) + this.pristineCopyBytes) {
         const usedMb = Math.round(rssBytes / 1024 / 1024);
         this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
         return;
