@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resourcePath } from "../../main/paths.js";
+import { TEXT_CAPS } from "../../main/sandbox/capText.js";
 import type { EnvSession } from "../../main/sandbox/EnvSession.js";
+import { buildSandboxLaunch } from "../../main/sandbox/sandboxLaunch.js";
 import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
-import type { SandboxProcess } from "../../main/sandbox/SandboxProcess.js";
+import { SandboxProcess } from "../../main/sandbox/SandboxProcess.js";
 import { createTestPool } from "../support/sandboxTestPool.js";
 
 // Processes put back to their pristine state serve another game (`recycleProcesses`): a recycled
@@ -261,4 +265,53 @@ describe("recycling chooses the process a game does not need", () => {
     expect(processOf(again)).toBe(processA);
     await again.close();
   }, 120_000);
+});
+
+describe("the child's recycle, asked directly", () => {
+  const files = Object.fromEntries(["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"].map((name) => [name, readFileSync(resourcePath("python", name), "utf8")]));
+  const start = async (recyclable: boolean) =>
+    (
+      await SandboxProcess.start({ launch: buildSandboxLaunch({ confinement: "auto" }), files, snapshotPath: null, wantSnapshot: false, memoryLimitMb: 1024, memoryPollMs: 25, idleCpuLimitMs: 5000, startTimeoutMs: 120_000, maxFrameBytes: 4 * 1024 * 1024, recyclable })
+    ).process;
+  const open = (process: SandboxProcess, code: string) => {
+    const play = process.beginPlay();
+    return process.request({ op: "open", code, maxObservationChars: 65_536, maxPrintChars: 65_536, textCaps: TEXT_CAPS, play }, "open", 20_000, { play }).then(() => play);
+  };
+  const reset = (process: SandboxProcess, play: number) => process.request({ op: "call", json: JSON.stringify({ op: "reset", seed: 1 }), play }, "reset()", 20_000, { play });
+  const close = async (process: SandboxProcess, play: number) => {
+    const reply = await process.request({ op: "close", play }, "close", 20_000, { play });
+    process.endPlay(play);
+    return reply;
+  };
+
+  it("refuses with a play open, after state outside the memory changed, and in a child started without recycling; recycles otherwise", async () => {
+    const [kept, piped, plain] = await Promise.all([start(true), start(true), start(false)]);
+    try {
+      const game = VICTIM.replace("class VictimEnv", "class DirectEnv");
+      let play = await open(kept, game);
+      await reset(kept, play);
+      await expect(kept.recycle(20_000)).rejects.toThrow(/no play open/);
+      await close(kept, play);
+      expect(await kept.recycle(20_000)).toMatchObject({ recycled: true, reason: "" });
+      expect(kept.boundCode).toBeNull();
+      // Bound to no code any more: another game opens in it.
+      play = await open(kept, VICTIM.replace("class VictimEnv", "class SecondEnv"));
+      expect((await reset(kept, play)).reply).toMatchObject({ ok: true });
+      await close(kept, play);
+
+      play = await open(piped, "import os\nclass PipeEnv:\n    def reset(self, seed=None):\n        self.ends = os.pipe()\n        return 'pipe', {}\n    def step(self, action):\n        return '', 0.0, True, False, {}\n");
+      await reset(piped, play);
+      expect((await close(piped, play)).kept).toBe(false);
+      const refused = await piped.recycle(20_000);
+      expect(refused.recycled).toBe(false);
+      expect(refused.reason).toMatch(/state outside the interpreter's memory changed/);
+      expect(piped.alive).toBe(false);
+
+      const notRecyclable = await plain.recycle(20_000);
+      expect(notRecyclable).toMatchObject({ recycled: false, reason: "this sandbox was started without recycling" });
+      expect(plain.alive).toBe(false);
+    } finally {
+      for (const process of [kept, piped, plain]) process.kill();
+    }
+  }, 240_000);
 });
