@@ -35,7 +35,8 @@ export function diffConfigs(configs: readonly unknown[]): ConfigDifference[] {
  * - `designer.maxTokens`, `agent.maxTokens`, `hint.maxTokens`: token budgets of later calls.
  * - `sandbox.stepTimeoutMs`, `sandbox.validationTimeoutMs`: time limits of later calls;
  *   `sandbox.processes`, `sandbox.playsPerProcess`: how many sandbox processes run them and how
- *   many plays share one (a play's transcript is the same either way).
+ *   many plays share one, `sandbox.recycleProcesses`: whether a process serves another game after
+ *   a reset to its pristine state (a play's transcript is the same either way).
  * - `trainer`: what `spade train` does with the run afterwards.
  */
 export const resumeSafeKeys = [
@@ -49,6 +50,7 @@ export const resumeSafeKeys = [
   "sandbox.validationTimeoutMs",
   "sandbox.processes",
   "sandbox.playsPerProcess",
+  "sandbox.recycleProcesses",
   "trainer",
 ] as const;
 

@@ -173,6 +173,8 @@ export interface SandboxConfig {
   processes: number | null;
   /** The most plays of one game a sandbox process holds open at once (the child switches between them by an exact memory restore); 1 gives every play a process of its own. Defaults to 4. */
   playsPerProcess: number;
+  /** A sandbox process whose game no longer needs it is put back to its pristine state (memory restored byte for byte, everything outside it fingerprinted) and serves another game, instead of a new process being started; see the README's threat model. Defaults to true. */
+  recycleProcesses: boolean;
   /** Run generated code even where no OS confinement (bubblewrap, sandbox-exec) is available: reduced isolation. Defaults to false (the SPADE_SANDBOX_ALLOW_UNCONFINED=1 environment variable also allows it). */
   allowUnconfined: boolean;
 }
@@ -359,6 +361,7 @@ const sandboxSchema = strict({
   validationTimeoutMs: int(1).optional(),
   processes: int(1, 1024).nullish().describe("Sandbox processes kept for the run; null sizes the pool from the backend. Defaults to null."),
   playsPerProcess: int(1, 64).optional().describe("The most plays of one game a sandbox process holds open at once; 1 gives every play a process of its own. Defaults to 4."),
+  recycleProcesses: bool().optional().describe("Put a sandbox process whose game no longer needs it back to its pristine state (memory restored, state outside it fingerprinted) to serve another game, instead of starting a new process. Defaults to true."),
   allowUnconfined: bool().optional().describe("Run generated code even where no OS confinement is available. Defaults to false."),
 });
 
@@ -544,6 +547,7 @@ function fillSandbox(o: z.output<typeof sandboxSchema>): SandboxConfig {
     validationTimeoutMs: o.validationTimeoutMs ?? 60_000,
     processes: o.processes ?? null,
     playsPerProcess: o.playsPerProcess ?? 4,
+    recycleProcesses: o.recycleProcesses ?? true,
     allowUnconfined: o.allowUnconfined ?? false,
   };
 }

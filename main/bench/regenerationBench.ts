@@ -19,7 +19,7 @@ const maxTurns = 3;
 
 /**
  * One rollout's figures: server utilisation (request service time / (concurrency x wall)), the
- * peak requests in flight, the sandbox processes started, and the wall time against the ideal
+ * peak requests in flight, the sandbox processes started and recycled, and the wall time against the ideal
  * (every request's latency spread over the `concurrency` slots).
  */
 export interface RolloutFigures {
@@ -28,6 +28,8 @@ export interface RolloutFigures {
   peakInFlight: number;
   requests: number;
   processesStarted: number;
+  /** Processes put back to their pristine state to serve another game (`sandbox.recycleProcesses`). */
+  processesRecycled: number;
   wallSeconds: number;
   idealSeconds: number;
   wallOverIdeal: number;
@@ -63,6 +65,7 @@ export const regenerationBench: BenchSection = {
       for (const iterations of [1, 2]) {
         server.reset();
         const startedProcesses = pool.stats().processesStarted;
+        const recycledProcesses = pool.stats().processesRecycled;
         const sharedBefore = pool.stats().sharedOpens;
         const start = performance.now();
         await new SelfPlayLoop(run.id, configFor(iterations), { db, backend, pool, corpus: null }).run();
@@ -74,6 +77,7 @@ export const regenerationBench: BenchSection = {
           peakInFlight: stats.peak,
           requests: stats.requests,
           processesStarted: pool.stats().processesStarted - startedProcesses,
+          processesRecycled: pool.stats().processesRecycled - recycledProcesses,
           wallSeconds,
           idealSeconds,
           wallOverIdeal: wallSeconds / idealSeconds,
@@ -81,7 +85,7 @@ export const regenerationBench: BenchSection = {
         rollouts.push(figures);
         const name = iterations === 1 ? "regeneration" : "replay";
         log(`${name} rollout: ${pool.stats().sharedOpens - sharedBefore} plays joined a process holding another play of their game (peak ${pool.stats().sharedPlaysPeak} in one process, switch p50 ${pool.stats().playSwitchP50Ms?.toFixed(2) ?? "-"} ms)`);
-        log(`${name} rollout: ${stats.requests} requests, peak ${stats.peak} in flight, utilization ${(figures.utilization * 100).toFixed(0)}%, ${figures.processesStarted} sandbox processes started, ${wallSeconds.toFixed(1)} s (ideal ${idealSeconds.toFixed(1)} s)`);
+        log(`${name} rollout: ${stats.requests} requests, peak ${stats.peak} in flight, utilization ${(figures.utilization * 100).toFixed(0)}%, ${figures.processesStarted} sandbox processes started, ${figures.processesRecycled} recycled, ${wallSeconds.toFixed(1)} s (ideal ${idealSeconds.toFixed(1)} s)`);
       }
       await backend.dispose();
       db.close();
@@ -100,6 +104,7 @@ export const regenerationBench: BenchSection = {
         sharedOpens: poolStats.sharedOpens,
         playSwitchP50Ms: poolStats.playSwitchP50Ms,
         playsPerProcess: pool.playsPerProcess,
+        recycleCpuMsP50: poolStats.recycleCpuMsP50,
       };
     } finally {
       await pool?.dispose();

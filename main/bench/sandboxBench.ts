@@ -78,7 +78,8 @@ async function measureSteps(pool: SandboxPool, code: string): Promise<{ stepsPer
  * phase, as the child measured it.
  */
 async function measureFreshStarts(log: (line: string) => void): Promise<Record<string, BenchValue>> {
-  const pool = await SandboxPool.create({ size: 1, prewarm: 1 });
+  // Recycling off: every never-used process here is a new start.
+  const pool = await SandboxPool.create({ size: 1, prewarm: 1, recycleProcesses: false });
   try {
     for (let index = 1; index < FRESH_STARTS; index++) {
       const session = await pool.open(`class FreshEnv:\n    def reset(self, seed=None):\n        return "fresh ${index}", {}\n    def step(self, action):\n        return "", 0.0, True, False, {}\n`, { freshProcess: true });
@@ -89,6 +90,30 @@ async function measureFreshStarts(log: (line: string) => void): Promise<Record<s
     const phases = Object.fromEntries(profile.phases.map((phase) => [phase.name, { cpuMs: round(phase.cpuMs, 1), wallMs: round(phase.wallMs, 1) }]));
     log(`fresh sandbox process (${profile.starts} starts, one at a time): p50 ${profile.cpuMsP50 ?? "?"} ms CPU, ${Math.round(profile.rssMbP50 ?? Number.NaN)} MiB resident; by phase (CPU/wall ms): ${profile.phases.map((phase) => `${phase.name} ${round(phase.cpuMs, 1)}/${round(phase.wallMs, 1)}`).join(", ")}`);
     return { freshProcessCpuMs: profile.cpuMsP50, freshProcessRssMiB: profile.rssMbP50 === null ? null : Math.round(profile.rssMbP50), freshProcessPhases: phases };
+  } finally {
+    await pool.dispose();
+  }
+}
+
+/**
+ * A fresh sandbox by recycling (`sandbox.recycleProcesses`): a game played in a process, its plays
+ * announced done, the process put back to its pristine state for the next game. The child's CPU
+ * and wall ms per recycle (medians), beside a fresh start's.
+ */
+async function measureRecycles(log: (line: string) => void): Promise<Record<string, BenchValue>> {
+  const pool = await SandboxPool.create({ size: 1, prewarm: 0, recycleProcesses: true });
+  try {
+    for (let index = 0; index < FRESH_STARTS; index++) {
+      const code = `import random\nclass RecycledEnv:\n    def reset(self, seed=None):\n        self.held = [random.random() for _ in range(10000)]\n        return "recycled ${index}", {}\n    def step(self, action):\n        return "", 0.0, True, False, {}\n`;
+      const session = await pool.open(code);
+      await session.reset(index);
+      await session.close();
+      pool.planPlays(code, 0);
+      for (let waited = 0; pool.stats().processesRecycled <= index && waited < 30_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const stats = pool.stats();
+    log(`fresh sandbox by recycling a process (${stats.processesRecycled} recycles, ${stats.processesStarted} processes started): p50 ${round(stats.recycleCpuMsP50 ?? Number.NaN, 1)} ms CPU, ${round(stats.recycleP50Ms ?? Number.NaN, 1)} ms wall`);
+    return { recycleCpuMs: stats.recycleCpuMsP50 === null ? null : round(stats.recycleCpuMsP50, 1), recycleMs: stats.recycleP50Ms === null ? null : round(stats.recycleP50Ms, 1), recycles: stats.processesRecycled };
   } finally {
     await pool.dispose();
   }
@@ -146,8 +171,10 @@ export const sandboxBench: BenchSection = {
       }
       log(`never-used process from the warm pool: p50 ${round(fresh ?? Number.NaN)} ms (one sandbox, validations back to back: ${round(stats.freshProcessP50Ms ?? Number.NaN)} ms); pristine state for the next play: p50 ${round(stats.playResetP50Ms ?? Number.NaN)} ms; memory per sandbox process: ${stats.memoryPerProcessMb} MiB`);
       const start = await measureFreshStarts(log);
+      const recycled = await measureRecycles(log);
       return {
         ...start,
+        ...recycled,
         stepsPerSec: Math.round(stepsPerSec),
         stepP50Ms: round(stepP50Ms),
         nativePythonStepsPerSec: Math.round(native),

@@ -37,6 +37,17 @@ export interface SandboxPoolOptions {
    * process. 1 turns sharing off (one play per process). Defaults to 4.
    */
   playsPerProcess?: number;
+  /**
+   * Put a process whose game no longer needs it back to its pristine state (the state it had when
+   * it became ready, before any environment code) and hand it out as a never-used process, instead
+   * of ending it or leaving it idle: when its game has no plays to come (the announced plays,
+   * `planPlays`, are done), and when a never-used process is wanted (validation's replay
+   * included) while a game holds an idle process beyond what its plays to come need. The child
+   * refuses (and is ended, then replaced) unless nothing outside the interpreter's memory changed
+   * and the memory never grew; see the README's threat model. A recycled process counts as
+   * never-used (`freshProcess`). Defaults to true.
+   */
+  recycleProcesses?: boolean;
   /** Processes with no session open for this long are ended (the warm set too) until the next open; null keeps them for as long as the pool lives (a run, whose games come back in the next rollout). Defaults to null. */
   idleReleaseMs?: number | null;
   /** Deadline of one `step()`, in ms. Defaults to 30000. */
@@ -106,6 +117,12 @@ export interface SandboxPoolStats {
   processesReleasedIdle: number;
   /** Idle processes of one game ended to make room for another game's open. */
   processesEvicted: number;
+  /** Processes put back to their pristine state and handed out again as never-used (see `recycleProcesses`). */
+  processesRecycled: number;
+  /** Median wall time of a recycle in the child, in ms; null when none. */
+  recycleP50Ms: number | null;
+  /** Median CPU a recycle took in the child, in ms; null when none. */
+  recycleCpuMsP50: number | null;
   /** Plays that joined a process holding another play of their game (see `playsPerProcess`). */
   sharedOpens: number;
   /** The most plays one process held open at once. */
@@ -149,6 +166,8 @@ let warnedUnconfined = false;
 const SAMPLES = 256;
 /** How many environments' first open answers the pool remembers (oldest forgotten first). */
 const MAX_REMEMBERED_OPEN_ANSWERS = 4096;
+/** How many games whose announced plays are done the pool remembers (oldest forgotten first). */
+const MAX_REMEMBERED_DONE = 4096;
 
 function pushSample(values: number[], value: number): void {
   values.push(value);
@@ -187,7 +206,14 @@ export class SandboxPool {
   /** Set when processes failed to start three times in a row. */
   private broken: Error | null = null;
   private launch: SandboxLaunch;
-  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0, sharedOpens: 0, sharedPlaysPeak: 0, opensRerouted: 0 };
+  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0, sharedOpens: 0, sharedPlaysPeak: 0, opensRerouted: 0, processesRecycled: 0 };
+  /** Processes being put back to their pristine state now (still live, not yet never-used). */
+  private recycling = 0;
+  /** Games (code) whose announced plays are all done: their processes are recycled once free. */
+  private readonly done = new Set<string>();
+  /** Wall and CPU ms of the children's recycles. */
+  private readonly recycleWalls: number[] = [];
+  private readonly recycleCpu: number[] = [];
   /** Switch times the children reported (ms). */
   private readonly switches: number[] = [];
   /** Games (hashes of their code) one of whose plays could not be parked: their plays never share a process again. */
@@ -279,7 +305,9 @@ export class SandboxPool {
       confinement: options.confinement ?? "auto",
       idleReleaseMs: options.idleReleaseMs ?? null,
       playsPerProcess: options.playsPerProcess ?? 4,
+      recycleProcesses: options.recycleProcesses ?? true,
     };
+    if (typeof resolved.recycleProcesses !== "boolean") throw new TypeError(`SandboxPool option recycleProcesses must be true or false, got ${String(resolved.recycleProcesses)}`);
     for (const [name, value] of Object.entries({ ...resolved, size, concurrency: sizing.concurrency, cores: sizing.cores, ...(sizing.capacity === null ? {} : { capacity: sizing.capacity }) })) {
       if (typeof value === "number" && (!Number.isInteger(value) || value < 1)) {
         throw new RangeError(`SandboxPool option ${name} must be a whole number of at least 1, got ${value}`);
@@ -332,6 +360,8 @@ export class SandboxPool {
       freshProcessP50Ms: median(this.freshWaits),
       playResetP50Ms: median(this.resets),
       playSwitchP50Ms: median(this.switches),
+      recycleP50Ms: median(this.recycleWalls),
+      recycleCpuMsP50: median(this.recycleCpu),
       capacity: this.capacityLimit,
       live: this.live.size,
       starting: this.starting,
@@ -362,8 +392,14 @@ export class SandboxPool {
    */
   planPlays(code: string, count: number): void {
     if (!Number.isInteger(count) || count < 0) throw new RangeError(`planPlays(code, count) expects a whole number of at least 0, got ${count}`);
-    if (count === 0) this.planned.delete(code);
-    else this.planned.set(code, count);
+    if (count === 0) {
+      this.planned.delete(code);
+      this.markDone(code);
+      for (const process of this.idle.filter((candidate) => candidate.boundCode === code)) this.recycleInto(process);
+    } else {
+      this.planned.set(code, count);
+      this.done.delete(code);
+    }
     this.resize();
     this.topUp();
   }
@@ -401,8 +437,10 @@ export class SandboxPool {
     };
     if (options.planned === true) {
       const toCome = this.planned.get(code) ?? 0;
-      if (toCome <= 1) this.planned.delete(code);
-      else this.planned.set(code, toCome - 1);
+      if (toCome <= 1) {
+        this.planned.delete(code);
+        this.markDone(code);
+      } else this.planned.set(code, toCome - 1);
     }
     // Validation's replay needs a never-used process and keeps it to itself; other plays may share one.
     const mode: AcquireMode = options.freshProcess === true ? "fresh" : "play";
@@ -661,6 +699,11 @@ export class SandboxPool {
       return;
     }
     this.idle.push(process);
+    // A game whose plays are all done does not need its process: it serves the next game.
+    if (process.boundCode !== null && this.done.has(process.boundCode)) {
+      this.recycleInto(process);
+      return;
+    }
     this.topUp();
     this.armIdleRelease();
   }
@@ -680,8 +723,14 @@ export class SandboxPool {
       waiter?.resolve(this.fresh.shift() as SandboxProcess);
     }
     const waiting = this.waitersNeedingFresh();
+    // A process a game does not need is recycled (a memory copy) rather than a new one started.
+    while (this.fresh.length + this.starting + this.recycling < waiting) {
+      const spare = this.recycleCandidate();
+      if (!spare) break;
+      this.recycleInto(spare);
+    }
     const wanted = Math.max(waiting, this.neededForPlans()) + (this.dormant ? 0 : this.prewarmTarget);
-    while (this.fresh.length + this.starting < wanted && this.starting < this.maxStarting) {
+    while (this.fresh.length + this.starting + this.recycling < wanted && this.starting < this.maxStarting) {
       if (this.live.size + this.starting >= this.capacityLimit) {
         if (this.fresh.length + this.starting >= waiting) return;
         const victim = this.evictionCandidate();
@@ -757,6 +806,57 @@ export class SandboxPool {
     return this.idle.reduce((best, process) => ((this.planned.get(process.boundCode as string) ?? 0) < (this.planned.get(best.boundCode as string) ?? 0) ? process : best));
   }
 
+  /**
+   * The idle process to recycle for a waiting open (with `recycleProcesses`): like
+   * `evictionCandidate`, the one idle longest among games with no plays to come, else among
+   * processes beyond what their game keeps; a game never gives up a process it keeps. Null: none.
+   */
+  private recycleCandidate(): SandboxProcess | null {
+    if (!this.options.recycleProcesses) return null;
+    const oldest = (list: SandboxProcess[]) => list.reduce<SandboxProcess | null>((best, process) => (best === null || process.lastUsed < best.lastUsed ? process : best), null);
+    const free = this.idle.filter((process) => process.boundCode === null || !this.planned.has(process.boundCode));
+    if (free.length > 0) return oldest(free);
+    const bound = this.boundCounts();
+    return oldest(this.idle.filter((process) => (bound.get(process.boundCode as string) ?? 0) > this.keptFor(process.boundCode as string)));
+  }
+
+  /** Remembers that a game's announced plays are done (bounded, oldest forgotten first). */
+  private markDone(code: string): void {
+    if (!this.options.recycleProcesses) return;
+    if (this.done.size >= MAX_REMEMBERED_DONE) this.done.delete(this.done.values().next().value as string);
+    this.done.add(code);
+  }
+
+  /**
+   * Puts an idle process back to its pristine state in the background; it then joins the
+   * never-used processes (first in line: it is resident already). A refused or failed recycle
+   * ends the process (replaced as any ended process is). Only with `recycleProcesses`.
+   */
+  private recycleInto(process: SandboxProcess): void {
+    if (!this.options.recycleProcesses || this.disposed) return;
+    const index = this.idle.indexOf(process);
+    if (index < 0) return;
+    this.idle.splice(index, 1);
+    this.recycling++;
+    process
+      .recycle(this.options.callTimeoutMs)
+      .catch((error: Error) => ({ recycled: false, reason: error.message, ms: null, cpuMs: null }))
+      .then((outcome) => {
+        this.recycling--;
+        if (outcome.ms !== null) pushSample(this.recycleWalls, outcome.ms);
+        if (outcome.cpuMs !== null) pushSample(this.recycleCpu, outcome.cpuMs);
+        if (!outcome.recycled || this.disposed || !process.alive) {
+          process.kill();
+          return;
+        }
+        this.counters.processesRecycled++;
+        this.fresh.unshift(process);
+        this.topUp();
+        this.armIdleRelease();
+      })
+      .catch(() => process.kill());
+  }
+
   /** The memory-bound capacity, again: for the concurrency, the warm set and the games with plays to come. */
   private resize(): void {
     if (!this.memoryBoundCapacity) return;
@@ -814,6 +914,7 @@ export class SandboxPool {
         snapshotPath: this.snapshotPath,
         snapshotHeader: this.snapshotHeader,
         wantSnapshot: this.snapshotPath === null,
+        recyclable: this.options.recycleProcesses,
         memoryLimitMb: this.options.memoryLimitMb,
         memoryPollMs: this.options.memoryPollMs,
         idleCpuLimitMs: this.options.idleCpuLimitMs,

@@ -25,6 +25,20 @@ export interface SandboxProcessOptions {
   idleCpuLimitMs: number;
   /** How far the interpreter may grow past its pristine memory and still be kept for the next play, in bytes. Defaults to 64 MiB. */
   maxKeptGrowthBytes?: number;
+  /** The child keeps a copy of its pristine interpreter apart, so that it can be recycled for another game (`recycle`). Defaults to false. */
+  recyclable?: boolean;
+}
+
+/** The outcome of a `recycle` request. */
+export interface RecycleOutcome {
+  /** The child is back in its pristine state and may serve another game; false: it was ended. */
+  recycled: boolean;
+  /** Why the child refused (or the request failed); empty when recycled. */
+  reason: string;
+  /** Wall ms of the recycle in the child; null when it did not answer. */
+  ms: number | null;
+  /** CPU ms the child used for it; null when it did not answer. */
+  cpuMs: number | null;
 }
 
 export interface StartedSandbox {
@@ -100,8 +114,10 @@ const TICK_MS = 10;
 export class SandboxProcess {
   /** The environment code this process is bound to after its first open (it never runs other code). */
   boundCode: string | null = null;
-  /** Sessions this process has served. */
+  /** Sessions this process has served since it started or was last recycled. */
   sessions = 0;
+  /** Times this process was put back to its pristine state for another game. */
+  recycles = 0;
   lastUsed = 0;
   private nextId = 1;
   private pending: Pending | null = null;
@@ -141,6 +157,8 @@ export class SandboxProcess {
    * before any environment code existed) plus the growth the child keeps.
    */
   private baseCopyBytes = 0;
+  /** The pristine copy a recyclable child keeps apart from the base (the pristine memory), or 0. */
+  private pristineCopyBytes = 0;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -178,8 +196,12 @@ export class SandboxProcess {
     try {
       if (options.wantSnapshot) sandbox.frameLimit = SNAPSHOT_FRAME_BYTES;
       const maxKeptGrowthBytes = options.maxKeptGrowthBytes ?? DEFAULT_MAX_KEPT_GROWTH_BYTES;
-      const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, snapshotHeader: options.snapshotHeader?.toString("base64") ?? null, wantSnapshot: options.wantSnapshot, maxKeptGrowthBytes }, "sandbox start", options.startTimeoutMs);
-      sandbox.baseCopyBytes = Math.min(reply.memoryBytes ?? 0, MAX_PRISTINE_BYTES) + maxKeptGrowthBytes;
+      const recyclable = options.recyclable ?? false;
+      const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, snapshotHeader: options.snapshotHeader?.toString("base64") ?? null, wantSnapshot: options.wantSnapshot, maxKeptGrowthBytes, recyclable }, "sandbox start", options.startTimeoutMs);
+      const pristineBytes = Math.min(reply.memoryBytes ?? 0, MAX_PRISTINE_BYTES);
+      sandbox.baseCopyBytes = pristineBytes + maxKeptGrowthBytes;
+      // A recyclable child keeps the pristine copy beside the post-open base.
+      sandbox.pristineCopyBytes = recyclable ? pristineBytes : 0;
       sandbox.frameLimit = options.maxFrameBytes;
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
       if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
@@ -291,6 +313,37 @@ export class SandboxProcess {
     });
   }
 
+  /**
+   * Puts the child back to its pristine state for another game (no play may be open): it checks
+   * that nothing outside the interpreter's memory changed and that the memory never grew, and
+   * then answers as a never-used child. A child that refuses, fails or does not answer within
+   * `timeoutMs` is killed. Only for a process started `recyclable`.
+   */
+  async recycle(timeoutMs: number): Promise<RecycleOutcome> {
+    if (this.plays.size > 0 || this.reserved > 0) throw new Error("recycle needs a sandbox process with no play open");
+    let reply: ChildReply;
+    try {
+      reply = await this.request({ op: "recycle" }, "recycle", timeoutMs);
+    } catch (error) {
+      this.kill();
+      return { recycled: false, reason: (error as Error).message, ms: null, cpuMs: null };
+    }
+    const ms = typeof reply.resetMs === "number" ? reply.resetMs : null;
+    const cpuMs = typeof reply.cpuMs === "number" ? reply.cpuMs : null;
+    if (reply.recycled !== true) {
+      const reason = (reply.output ?? "").slice(0, 300) || "the child did not say why";
+      this.kill({ play: null, reason: `its recycle was refused (${reason})` });
+      return { recycled: false, reason, ms, cpuMs };
+    }
+    this.boundCode = null;
+    this.sessions = 0;
+    this.recycles++;
+    this.lastShareable = false;
+    this.exclusive = false;
+    this.lost.clear();
+    return { recycled: true, reason: "", ms, cpuMs };
+  }
+
   /** Kills the child (SIGKILL); safe to call twice. `cause`: why, for the plays it holds. */
   kill(cause?: EndCause): void {
     if (this.dead || this.killed) return;
@@ -363,7 +416,7 @@ export class SandboxProcess {
       // Beside the environment's limit: the base copy and, once plays shared the process, the buffer
       // each of them parks in (the child keeps one per play it ever held at once), each at most as large.
       const parkBuffers = this.peakPlays >= 2 ? this.peakPlays : 0;
-      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers)) {
+      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers) + this.pristineCopyBytes) {
         const usedMb = Math.round(rssBytes / 1024 / 1024);
         this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
         return;
@@ -487,6 +540,8 @@ const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
   shareable: (value) => typeof value === "boolean",
   switchMs: (value) => value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0),
   fromBase: (value) => typeof value === "boolean",
+  recycled: (value) => typeof value === "boolean",
+  cpuMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   snapshot: (value) => value === null || typeof value === "string",
   memoryBytes: (value) => Number.isSafeInteger(value),

@@ -6,11 +6,12 @@ import type { JsonObject, ToolSchema } from "../../shared/environment.js";
 import type { TextCaps } from "./capText.js";
 
 export type ChildRequest =
-  | { op: "init"; files: Record<string, string>; snapshotPath: string | null; snapshotHeader: string | null; wantSnapshot: boolean; maxKeptGrowthBytes: number }
+  | { op: "init"; files: Record<string, string>; snapshotPath: string | null; snapshotHeader: string | null; wantSnapshot: boolean; maxKeptGrowthBytes: number; recyclable: boolean }
   | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number; textCaps: TextCaps; play: number }
   | { op: "call"; json: string; play: number }
   | { op: "close"; play: number }
-  | { op: "repair"; code: string };
+  | { op: "repair"; code: string }
+  | { op: "recycle" };
 
 /** A reply frame of the child (checked field by field by SandboxProcess before use). */
 export interface ChildReply {
@@ -19,7 +20,7 @@ export interface ChildReply {
   error?: string;
   /** The harness's answer for open/call/close: checked by SandboxEnvSession. */
   reply?: Record<string, unknown>;
-  /** open: ms the last restore of the interpreter took (done right after the previous close; null for the first play). */
+  /** open: ms the last restore of the interpreter took (done right after the previous close; null for the first play). recycle: ms the recycle took. */
   resetMs?: number | null;
   /** open: the session starts from the interpreter as an earlier open of the same code left it (the code did not run again). */
   fromBase?: boolean;
@@ -33,6 +34,10 @@ export interface ChildReply {
   shareable?: boolean;
   /** open, call, close: ms this request spent switching plays (parking one, putting another back); null when it switched none. */
   switchMs?: number | null;
+  /** recycle: the child is back in its pristine state (false: it refused, `output` says why, and must be ended). */
+  recycled?: boolean;
+  /** recycle: CPU ms the child used for it. */
+  cpuMs?: number;
   /** init: the snapshot the child made (base64), when asked for one. */
   snapshot?: string | null;
   /** init: milliseconds the child took to get its interpreter ready. */

@@ -39,8 +39,8 @@ import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
  * for validation); `sandbox.processes` caps the processes alive at once, else the pool caps itself
  * by free memory. Processes start as plays need them, a few ahead.
  */
-export function sandboxPoolSizing(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): Pick<SandboxPoolOptions, "concurrency" | "capacity" | "playsPerProcess"> {
-  return { concurrency: backend.parallelism + 1, playsPerProcess: config.sandbox.playsPerProcess, ...(config.sandbox.processes === null ? {} : { capacity: config.sandbox.processes }) };
+export function sandboxPoolSizing(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): Pick<SandboxPoolOptions, "concurrency" | "capacity" | "playsPerProcess" | "recycleProcesses"> {
+  return { concurrency: backend.parallelism + 1, playsPerProcess: config.sandbox.playsPerProcess, recycleProcesses: config.sandbox.recycleProcesses, ...(config.sandbox.processes === null ? {} : { capacity: config.sandbox.processes }) };
 }
 
 /**

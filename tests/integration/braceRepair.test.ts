@@ -110,7 +110,8 @@ describe("the f-string brace repair in the sandbox", () => {
 describe("a repair and the validation of its result", () => {
   let pool: SandboxPool;
   beforeAll(async () => {
-    pool = await createTestPool({ size: 1, prewarm: 0, capacity: 1 });
+    // Recycling off: the replay's process is a new start (with recycling, the repaired process is recycled for it; see sandboxRecycle).
+    pool = await createTestPool({ size: 1, prewarm: 0, capacity: 1, recycleProcesses: false });
   });
   afterAll(async () => {
     await pool?.dispose();

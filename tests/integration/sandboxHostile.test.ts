@@ -8,6 +8,7 @@ import { capText, TEXT_CAPS } from "../../main/sandbox/capText.js";
 import { playEnvironment } from "../../main/sandbox/playEnvironment.js";
 import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
 import { validateEnvironment } from "../../main/validator/validateEnvironment.js";
+import { inRecycledProcess, SANDBOX_PROCESS_MODES } from "../support/sandboxProcessModes.js";
 import { createTestPool } from "../support/sandboxTestPool.js";
 
 // Environment code written as an attacker would, run through one shared pool (as `spade envs
@@ -203,8 +204,10 @@ class TamperEnv:
 
 const hostileFixture = (name: string) => readFileSync(new URL(`../fixtures/environments/hostile/${name}.py`, import.meta.url), "utf8");
 
-describe("hostile environments against one shared pool", () => {
+// Against never-used processes, and against processes that ran another environment and were recycled.
+describe.each(SANDBOX_PROCESS_MODES)("hostile environments against one shared pool ($mode)", ({ options, recycled }) => {
   let pool: SandboxPool;
+  const opens = { all: 0, recycled: 0 };
   let dir: string;
   let tcp: Server;
   let unix: Server;
@@ -223,6 +226,8 @@ describe("hostile environments against one shared pool", () => {
 
   async function firstObservation(code: string, callTimeoutMs?: number): Promise<string> {
     const session = await pool.open(code, callTimeoutMs === undefined ? {} : { callTimeoutMs });
+    opens.all++;
+    if (inRecycledProcess(session)) opens.recycled++;
     try {
       return (await session.reset(1)).observation;
     } finally {
@@ -240,7 +245,7 @@ describe("hostile environments against one shared pool", () => {
     host = { secret: join(dir, "secret.txt"), marker: join(dir, "marker.txt"), jsMarker: join(dir, "escaped.txt"), socket: join(dir, "host.sock"), port: (tcp.address() as { port: number }).port, pid: process.pid };
     writeFileSync(host.secret, "TOP-SECRET-4711");
     process.env.SPADE_HOSTILE_SECRET = "env-secret-0815";
-    pool = await createTestPool({ size: 2, stepTimeoutMs: 5_000, callTimeoutMs: 20_000 });
+    pool = await createTestPool({ size: 2, stepTimeoutMs: 5_000, callTimeoutMs: 20_000, ...options });
     victimBefore = await victimNow();
   });
 
@@ -335,6 +340,16 @@ describe("hostile environments against one shared pool", () => {
     expect(after).toEqual(victimBefore);
     expect((victimBefore.verdict as { valid: boolean }).valid).toBe(true);
     expect(pool.stats().live).toBeGreaterThan(0);
+  });
+
+  it(recycled ? "ran its environments in processes that served another environment and were recycled" : "ran its environments in never-used processes only", () => {
+    if (recycled) {
+      expect(pool.stats().processesRecycled).toBeGreaterThan(0);
+      expect(opens.recycled).toBeGreaterThanOrEqual(opens.all / 2);
+    } else {
+      expect(pool.stats().processesRecycled).toBe(0);
+      expect(opens.recycled).toBe(0);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxEnvSession } from "../../main/sandbox/SandboxEnvSession.js";
 import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
+import { inRecycledProcess, SANDBOX_PROCESS_MODES } from "../support/sandboxProcessModes.js";
 import { createTestPool } from "../support/sandboxTestPool.js";
 
 // Reports what a fresh environment sees of the interpreter, then applies one tampering.
@@ -60,11 +61,13 @@ const REFUSED: Record<string, string> = {
 
 const cleanView = tamperingEnv("pass");
 
-describe("isolation between environments and sessions", () => {
+// Against never-used processes, and against processes that ran another environment and were recycled.
+describe.each(SANDBOX_PROCESS_MODES)("isolation between environments and sessions ($mode)", ({ options, recycled }) => {
   let pool: SandboxPool;
   let pristine: string;
+  const opens = { all: 0, recycled: 0 };
   beforeAll(async () => {
-    pool = await createTestPool({ size: 1 });
+    pool = await createTestPool({ size: 1, ...options });
     pristine = await firstObservation(cleanView);
   });
   afterAll(async () => {
@@ -73,6 +76,8 @@ describe("isolation between environments and sessions", () => {
 
   async function firstObservation(code: string): Promise<string> {
     const session = await pool.open(code);
+    opens.all++;
+    if (inRecycledProcess(session)) opens.recycled++;
     try {
       return (await session.reset(1)).observation;
     } finally {
@@ -162,5 +167,15 @@ class CountingEnv:
       await session.close();
     }
     expect(await firstObservation(cleanView)).toBe(pristine);
+  });
+
+  it(recycled ? "ran its environments in processes that served another environment and were recycled" : "ran its environments in never-used processes only", () => {
+    if (recycled) {
+      expect(pool.stats().processesRecycled).toBeGreaterThan(0);
+      expect(opens.recycled).toBeGreaterThanOrEqual(opens.all / 2);
+    } else {
+      expect(pool.stats().processesRecycled).toBe(0);
+      expect(opens.recycled).toBe(0);
+    }
   });
 });

@@ -26,7 +26,8 @@ const pidOf = (session: unknown) => (session as { process: { pid: number } }).pr
 describe("the sandbox pool under concurrent plays", () => {
   let pool: SandboxPool;
   beforeAll(async () => {
-    pool = await createTestPool({ concurrency: 5, prewarm: 2, capacity: 6 });
+    // Recycling off: a process that ran one environment is never handed to another (recycled processes: sandboxRecycle).
+    pool = await createTestPool({ concurrency: 5, prewarm: 2, capacity: 6, recycleProcesses: false });
   });
   afterAll(async () => {
     await pool?.dispose();

@@ -41,7 +41,8 @@ async function play(pool: SandboxPool, code: string, planned = false): Promise<n
 
 describe("the sandbox pool with announced plays", () => {
   it("makes room with another game's idle process, never one whose game has plays to come", async () => {
-    const pool = await createTestPool({ concurrency: 1, prewarm: 0, capacity: 2 });
+    // Recycling off: the room is made by ending a process (with it, the same choice recycles one; see sandboxRecycle).
+    const pool = await createTestPool({ concurrency: 1, prewarm: 0, capacity: 2, recycleProcesses: false });
     pools.push(pool);
     pool.planPlays(game("A"), 3);
     const pidA = await play(pool, game("A"), true);

@@ -35,7 +35,8 @@ describe("the snapshot cache as the sandbox uses it", () => {
     const corrupt = Buffer.from(good);
     corrupt.writeUInt8(corrupt.readUInt8(SNAPSHOT_HEADER_BYTES + 4096) ^ 0x01, SNAPSHOT_HEADER_BYTES + 4096);
     writeFileSync(path, corrupt);
-    const pool = await SandboxPool.create({ size: 1, prewarm: 1, snapshotCacheDir: dir });
+    // Recycling off: each never-used process asked for here is a new start, which reads the file.
+    const pool = await SandboxPool.create({ size: 1, prewarm: 1, snapshotCacheDir: dir, recycleProcesses: false });
     try {
       expect(phasesOf(pool)).toContain("interpreterBoot");
       expect(readFileSync(path).equals(corrupt)).toBe(false);

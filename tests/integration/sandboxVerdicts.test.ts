@@ -11,7 +11,8 @@ const publicSeedsOnly = readFileSync(fileURLToPath(new URL("../fixtures/environm
 
 let pool: SandboxPool;
 beforeAll(async () => {
-  pool = await createTestPool({ size: 1 });
+  // Recycling off: validation's replay gets a newly started process (with recycling, a recycled one; see sandboxRecycle).
+  pool = await createTestPool({ size: 1, recycleProcesses: false });
 });
 afterAll(async () => {
   await pool?.dispose();

@@ -54,6 +54,7 @@ describe("classifyResumeChanges", () => {
     expect(isResumeSafeKey("backendish")).toBe(false);
     expect(isResumeSafeKey("recipe")).toBe(false);
     expect(isResumeSafeKey("sandbox.playsPerProcess")).toBe(true);
+    expect(isResumeSafeKey("sandbox.recycleProcesses")).toBe(true);
     expect(classifyResumeChanges({ a: 1, backend: { lora: [] } }, { a: 2, backend: { lora: [{ path: "x" }] } }, ["backend.lora"])).toEqual({ safe: [], refused: [{ key: "a", stored: 1, given: 2 }] });
   });
 });

@@ -104,7 +104,17 @@ describe("sandbox.playsPerProcess", () => {
     const { sandboxPoolSizing } = await import("../../main/selfplay/RunController.js");
     expect(parseRunConfig(base, "run.json").sandbox.playsPerProcess).toBe(4);
     const single = parseRunConfig({ ...base, sandbox: { playsPerProcess: 1 } }, "run.json");
-    expect(sandboxPoolSizing(single, { parallelism: 16 })).toEqual({ concurrency: 17, playsPerProcess: 1 });
+    expect(sandboxPoolSizing(single, { parallelism: 16 })).toEqual({ concurrency: 17, playsPerProcess: 1, recycleProcesses: true });
     expect(() => parseRunConfig({ ...base, sandbox: { playsPerProcess: 0 } }, "run.json")).toThrow(/run\.json: sandbox\.playsPerProcess: expected an integer in \[1, 64\], got 0/);
+  });
+});
+
+describe("sandbox.recycleProcesses", () => {
+  it("defaults to recycling sandbox processes, reaches the pool's options, and refuses a value that is not a boolean naming the key", async () => {
+    const { sandboxPoolSizing } = await import("../../main/selfplay/RunController.js");
+    expect(parseRunConfig(base, "run.json").sandbox.recycleProcesses).toBe(true);
+    const off = parseRunConfig({ ...base, sandbox: { recycleProcesses: false } }, "run.json");
+    expect(sandboxPoolSizing(off, { parallelism: 4 })).toMatchObject({ recycleProcesses: false });
+    expect(() => parseRunConfig({ ...base, sandbox: { recycleProcesses: "yes" } }, "run.json")).toThrow(/run\.json: sandbox\.recycleProcesses: /);
   });
 });

@@ -27,6 +27,14 @@
 // never be put back exactly: they are dropped, and the engine fails them with that reason.
 // Between requests the main thread blocks in a read of descriptor 3: apart from that restore (a
 // memory copy, no Python), no JavaScript callback, timer or promise job runs while the child is idle.
+//
+// Recycling (`recyclable` at init, the engine's `sandbox.recycleProcesses`): the pristine copy is
+// then kept apart from the post-open base, and a `recycle` request (no play open) puts the child
+// back to the state it had when it became ready, for another game: only when nothing outside the
+// memory differs from the pristine state (`fingerprint()`) and the memory never grew past its
+// pristine size; it then puts back the pristine memory, the umask and the virtual sources, drops
+// the parked plays' buffers and forgets every per-game variable, so that it answers every request
+// as a never-used child does. Anything else refuses the recycle, and the engine ends the process.
 
 import { register } from "node:module";
 import crypto from "node:crypto";
@@ -198,6 +206,14 @@ let restoreAfterReply = false;
 let lastRestoreMs = /** @type {number | null} */ (null);
 /** Bytes of the pristine interpreter's memory (the first base). */
 let pristineBytes = 0;
+/**
+ * The pristine state itself (the memory when the child became ready, and what lived outside it),
+ * kept apart from a post-open base only when the child may be recycled for another game.
+ * @type {{ memory: Uint8Array, fingerprint: string, umask: number, sources: Float64Array } | null}
+ */
+let pristine = null;
+/** The engine may recycle this child for another game (`recycle`): the pristine copy is kept. */
+let recyclable = false;
 /** The open play whose state is in the interpreter, or null (the base, or a closed play's leftovers). */
 let current = /** @type {number | null} */ (null);
 /**
@@ -331,12 +347,13 @@ function neuterModule(/** @type {Record<string, unknown>} */ module, /** @type {
 }
 
 /**
- * @param {{ snapshotPath: string | null, snapshotHeader: string | null, wantSnapshot: boolean, files: Record<string, string>, maxKeptGrowthBytes: number }} request
+ * @param {{ snapshotPath: string | null, snapshotHeader: string | null, wantSnapshot: boolean, files: Record<string, string>, maxKeptGrowthBytes: number, recyclable?: boolean }} request
  */
 async function initialize(request) {
   const started = realNow();
   if (!Number.isSafeInteger(request.maxKeptGrowthBytes) || request.maxKeptGrowthBytes < 0) throw new Error("init needs maxKeptGrowthBytes");
   maxKeptGrowthBytes = request.maxKeptGrowthBytes;
+  recyclable = request.recyclable === true;
   markPhase("waitForInit");
   const given = readSnapshot(request.snapshotPath, request.snapshotHeader);
   markPhase("snapshotRead");
@@ -352,6 +369,7 @@ async function initialize(request) {
   markPhase("hardenRealm");
   base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
   pristineBytes = base.memory.length;
+  pristine = base;
   markPhase("baseCopy");
   warmUp();
   markPhase("warmUp");
@@ -587,7 +605,8 @@ function withinKeptGrowth() {
 /** Makes the current memory (right after an open) the base of every later play, reusing the pristine copy's buffer where it fits. */
 function takeBase() {
   const heap = wasm.HEAPU8;
-  const memory = base && base.memory.length === heap.length ? base.memory : new Uint8Array(heap.length);
+  const reuse = base !== null && base.memory.length === heap.length && !(recyclable && base === pristine);
+  const memory = reuse && base ? base.memory : new Uint8Array(heap.length);
   memory.set(heap);
   base = { memory, fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
 }
@@ -724,6 +743,36 @@ function close(/** @type {number} */ play) {
 }
 
 /**
+ * Puts the child back to its pristine state for another game: the pristine memory (the memory must
+ * not have grown past it), the umask and the virtual sources, with nothing outside the memory
+ * changed since (`fingerprint()`); the parked plays' buffers and every per-game variable are
+ * dropped. Returns why it cannot, or null when it did: a refused child is ended by the engine.
+ */
+function recycle() {
+  if (!recyclable || !pristine) return "this sandbox was started without recycling";
+  if (current !== null || parked.size > 0) return "a play is still open";
+  const now = fingerprint();
+  if (now !== pristine.fingerprint) return `state outside the interpreter's memory changed (${now} vs ${pristine.fingerprint})`;
+  const heap = wasm.HEAPU8;
+  if (heap.length !== pristine.memory.length) return `the interpreter's memory grew from ${pristine.memory.length} to ${heap.length} bytes`;
+  heap.set(pristine.memory);
+  process.umask(pristine.umask);
+  sources.set(pristine.sources);
+  base = pristine;
+  openedBase = null;
+  boundCode = null;
+  opens = 0;
+  dirty = false;
+  restoreAfterReply = false;
+  lastRestoreMs = null;
+  lastSwitchMs = null;
+  loaderOutput = "";
+  playBuffers.clear();
+  spareBuffers.length = 0;
+  return null;
+}
+
+/**
  * Answers one request. The reply is assembled as text around the harness's JSON (which Python's
  * json.dumps writes without newlines), so the child never parses what the environment produced.
  * @param {any} request
@@ -758,6 +807,14 @@ function answer(request) {
       case "repair": {
         const { json, kept } = repair(request);
         return `{"id":${id},"ok":true,"output":"","kept":${kept},"reply":${json}}`;
+      }
+      case "recycle": {
+        const started = realNow();
+        const cpu = cpuUsage();
+        const refused = recycle();
+        const used = cpuUsage(cpu);
+        const timing = `"resetMs":${(realNow() - started).toFixed(3)},"cpuMs":${((used.user + used.system) / 1000).toFixed(3)}`;
+        return JSON.stringify({ id, ok: true, recycled: refused === null, output: refused ?? "" }).replace(/}$/, `,${timing}}`);
       }
       default:
         throw new Error(`unknown request ${JSON.stringify(request?.op)}`);
