@@ -572,8 +572,8 @@ export class SandboxPool {
 
   /**
    * A process for `code`: its own idle one, else (a play) one of its processes that can take
-   * another play (a room is reserved in it), else a never-used one; waits when none exists and no
-   * room is left. `fresh`: only a never-used process; `exclusive`: no sharing (a repair).
+   * another play (a room is reserved in it) unless the warm set holds more never-used processes
+   * than its target, else a never-used one; waits when none exists and no room is left. `fresh`: only a never-used process; `exclusive`: no sharing (a repair).
    */
   private acquire(code: string, deadlineAt: number | null, mode: AcquireMode): Promise<SandboxProcess> {
     if (this.disposed) return Promise.reject(new SandboxCrashedError("open", "the sandbox pool was disposed"));
@@ -582,7 +582,8 @@ export class SandboxPool {
     const freshOnly = mode === "fresh";
     const own = freshOnly ? -1 : this.idle.findIndex((process) => process.boundCode === code);
     if (own >= 0) return Promise.resolve(this.idle.splice(own, 1)[0] as SandboxProcess);
-    const shared = mode === "play" ? this.sharedProcessFor(code) : null;
+    // A never-used process beyond the warm set's target (a recycled one, typically) serves a play better than sharing: no switches.
+    const shared = mode === "play" && this.fresh.length <= this.prewarmTarget ? this.sharedProcessFor(code) : null;
     if (shared) {
       shared.reservePlay();
       return Promise.resolve(shared);

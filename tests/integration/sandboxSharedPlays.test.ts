@@ -242,3 +242,26 @@ class SlowEnv:
     await next.close();
   }, 180_000);
 });
+
+describe("a play of a game with a process that can take it, while the warm set holds a surplus", () => {
+  it("takes a never-used process beyond the warm set's target instead of sharing, and shares once none is left", async () => {
+    const pool = await createTestPool({ concurrency: 1, prewarm: 2, capacity: 4, playsPerProcess: 4 });
+    try {
+      await pool.prewarm(2);
+      await pool.prewarm(0); // the target drops: the two ready processes are a surplus now
+      const first = await pool.open(STATEFUL);
+      const second = await pool.open(STATEFUL);
+      expect(pidOf(second)).not.toBe(pidOf(first));
+      // Once the surplus is used up, the next play shares a process of its game.
+      const sessions = [first, second];
+      const shared = pool.stats().sharedOpens;
+      while (pool.stats().sharedOpens === shared && sessions.length < 5) sessions.push(await pool.open(STATEFUL));
+      expect(pool.stats().sharedOpens).toBe(shared + 1);
+      const last = sessions.at(-1) as EnvSession;
+      expect(sessions.slice(0, -1).map(pidOf)).toContain(pidOf(last));
+      for (const session of sessions) await session.close();
+    } finally {
+      await pool.dispose();
+    }
+  }, 180_000);
+});
