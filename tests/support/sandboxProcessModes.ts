@@ -1,5 +1,6 @@
+import { expect } from "vitest";
 import type { EnvSession } from "../../main/sandbox/EnvSession.js";
-import type { SandboxPoolOptions } from "../../main/sandbox/SandboxPool.js";
+import type { SandboxPool, SandboxPoolOptions } from "../../main/sandbox/SandboxPool.js";
 import type { SandboxProcess } from "../../main/sandbox/SandboxProcess.js";
 
 /**
@@ -15,4 +16,15 @@ export const SANDBOX_PROCESS_MODES: Array<{ mode: string; options: SandboxPoolOp
 /** True when the session runs in a process that served another game and was recycled. */
 export function inRecycledProcess(session: EnvSession): boolean {
   return (session as unknown as { process: SandboxProcess }).process.recycles > 0;
+}
+
+/** Checks that a suite's environments ran in the processes its mode promises (`opens`: the suite's opens, and those in recycled processes). */
+export function expectOpensInMode(pool: SandboxPool, opens: { all: number; recycled: number }, recycled: boolean): void {
+  if (recycled) {
+    expect(pool.stats().processesRecycled).toBeGreaterThan(0);
+    expect(opens.recycled).toBeGreaterThanOrEqual(opens.all / 2);
+  } else {
+    expect(pool.stats().processesRecycled).toBe(0);
+    expect(opens.recycled).toBe(0);
+  }
 }

@@ -1,7 +1,7 @@
 // The trainers' pure parts (batch parsing, masking, the sampling transform, the GRPO/TIS loss, the
 // GGUF reader's tensor types, the dequantisers on hand-built blocks, the quantised weights; the
 // round's update: aggregation, steps, optimiser state, log-prob definitions, chunked output layer;
-// the memory model), tested in Python with Debian's torch: tests/fixtures/trainers/test_spade_*.py.
+// the memory model; the agreement check's emulation of llama.cpp's CPU rounding), tested in Python with Debian's torch: tests/fixtures/trainers/test_spade_*.py.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,9 +14,9 @@ const hasTorch = pythonHasTorch(python);
 if (!hasTorch) console.warn(`trainerPure tests skipped: ${python} cannot import torch (apt-get install python3-torch)`);
 const root = resolve(import.meta.dirname, "..", "..");
 
-describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py and spade_weights.py", () => {
-  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step test_spade_memory test_spade_quants test_spade_weights)", () => {
-    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step", "test_spade_memory", "test_spade_quants", "test_spade_weights"], {
+describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py, spade_weights.py and spade_llama_rounding.py", () => {
+  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step test_spade_memory test_spade_quants test_spade_weights test_spade_llama_rounding)", () => {
+    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step", "test_spade_memory", "test_spade_quants", "test_spade_weights", "test_spade_llama_rounding"], {
       cwd: resolve(root, "tests/fixtures/trainers"),
       env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
@@ -25,8 +25,8 @@ describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py and sp
     expect(report, report).toMatch(/\nOK\s*$/);
     expect(result.status, report).toBe(0);
     // every test class ran (a skipped or renamed file would not count as a pass)
-    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest", "WorkingCopyTest", "RandomModelTest", "TableTest", "FloatTest", "LegacyTest", "KQuantTest", "WeightsTest"]) expect(report).toContain(name);
-    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(50);
+    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest", "WorkingCopyTest", "RandomModelTest", "TableTest", "FloatTest", "LegacyTest", "KQuantTest", "WeightsTest", "QuantiserTest", "AttentionTest", "ModeTest"]) expect(report).toContain(name);
+    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(57);
   });
 
   it("have one set of defaults: the trainer's standalone hyperparameters are the run config's", () => {
