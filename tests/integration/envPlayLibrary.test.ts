@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { envPlayCommand } from "../../main/cli/commands/envPlayCommand.js";
+import { runCommand } from "../support/runCommand.js";
 import { LibraryHost } from "../../main/library/LibraryHost.js";
 import { formatLibraryProblem } from "../../main/library/LibraryProblem.js";
 import { resolveTrainerPython } from "../../main/training/resolveTrainerPython.js";
@@ -28,14 +29,8 @@ beforeAll(async () => {
 });
 afterAll(() => vi.restoreAllMocks());
 
-async function play(argv: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  try {
-    return { code: await envPlayCommand.run(argv), stdout };
-  } finally {
-    vi.restoreAllMocks();
-  }
+function play(argv: string[]): Promise<{ code: number; stdout: string }> {
+  return runCommand(envPlayCommand, argv);
 }
 
 describe("spade env play on a stored library problem", () => {

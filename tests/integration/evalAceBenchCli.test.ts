@@ -4,8 +4,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evalCommand } from "../../main/cli/commands/evalCommand.js";
+import { runCommand } from "../support/runCommand.js";
 import { storedItemScores, storedScore } from "../../main/eval/storeEvalReport.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { listEvalResults } from "../../main/store/queries/evalResults.js";
@@ -33,14 +34,8 @@ describe("spade eval on an ACEBench-Agent suite", () => {
     const db = join(dir, "workspace.sqlite");
     const backend = (model: string) => ({ kind: "openai", baseUrl: server.baseUrl, model, stream: false });
     writeFileSync(config, JSON.stringify({ backend: backend("agent"), userBackend: backend("user-sim"), db }));
-    let stdout = "";
-    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-    try {
-      expect(await evalCommand.run(["--suite", suitePath, "--config", config])).toBe(0);
-    } finally {
-      vi.restoreAllMocks();
-    }
+    const { code, stdout } = await runCommand(evalCommand, ["--suite", suitePath, "--config", config]);
+    expect(code).toBe(0);
     expect(stdout).toBe(`${suitePath}: 1/1 items end in the possible answer's state (end-to-end 100.0%, 95% CI [100.0, 100.0]; process 100.0%, 95% CI [100.0, 100.0]; user simulator: openai user-sim)\n`);
     expect(server.requests.filter((r) => r.body.model === "user-sim").length).toBe(3);
     const store = openDatabase(db, { readonly: true });

@@ -3,8 +3,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evalCommand } from "../../main/cli/commands/evalCommand.js";
+import { runCommand } from "../support/runCommand.js";
 import { completionBody, startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fakeOpenAiServer.js";
 
 const suiteDir = join(import.meta.dirname, "..", "fixtures", "evalEnvironments");
@@ -30,14 +31,8 @@ describe("environment suites", () => {
     const dir = mkdtempSync(join(tmpdir(), "spade-eval-env-"));
     const config = join(dir, "eval.json");
     writeFileSync(config, JSON.stringify({ backend: { kind: "openai", baseUrl: server.baseUrl, model: "m", stream: false } }));
-    let stdout = "";
-    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-    try {
-      expect(await evalCommand.run(["--suite", suiteDir, "--config", config, "--plays", "3", "--json"])).toBe(0);
-    } finally {
-      vi.restoreAllMocks();
-    }
+    const { code, stdout } = await runCommand(evalCommand, ["--suite", suiteDir, "--config", config, "--plays", "3", "--json"]);
+    expect(code).toBe(0);
     const report = JSON.parse(stdout);
     expect(report).toMatchObject({ suite: suiteDir, kind: "environments", n: 2, plays: 6, meanReturn: 0.75, winRate: 1 });
     expect(report.items.map((item: Record<string, unknown>) => [item.file, item.className, item.plays, item.meanReturn, item.winRate, item.errors])).toEqual([

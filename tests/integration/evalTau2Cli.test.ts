@@ -4,8 +4,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evalCommand } from "../../main/cli/commands/evalCommand.js";
+import { runCommand } from "../support/runCommand.js";
 import { completionBody, startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fakeOpenAiServer.js";
 
 const suitePath = resolve(import.meta.dirname, "../fixtures/evalSuites/tau2/tau2-shop.json");
@@ -29,14 +30,8 @@ describe("spade eval on a tau2 suite", () => {
     const config = join(dir, "eval.json");
     const backend = (model: string) => ({ kind: "openai", baseUrl: server.baseUrl, model, stream: false });
     writeFileSync(config, JSON.stringify({ backend: backend("agent"), userBackend: backend("sim") }));
-    let stdout = "";
-    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-    try {
-      expect(await evalCommand.run(["--suite", suitePath, "--config", config])).toBe(0);
-    } finally {
-      vi.restoreAllMocks();
-    }
+    const { code, stdout } = await runCommand(evalCommand, ["--suite", suitePath, "--config", config]);
+    expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^${suitePath.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: 3 tasks x 2 trials, pass@1 66\\.7%, 95% CI \\[\\d+\\.\\d, \\d+\\.\\d\\] \\(4/6 passed, 0 errors; shop_base 66\\.7%; user simulator: openai sim\\)\\n$`));
   }, 120_000);
 });

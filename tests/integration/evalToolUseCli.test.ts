@@ -4,8 +4,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evalCommand } from "../../main/cli/commands/evalCommand.js";
+import { runCommand } from "../support/runCommand.js";
 import { storedInterval, storedScore } from "../../main/eval/storeEvalReport.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { listEvalResults } from "../../main/store/queries/evalResults.js";
@@ -38,14 +39,8 @@ describe("spade eval on a tool-use suite", () => {
     const config = join(dir, "eval.json");
     const db = join(dir, "workspace.sqlite");
     writeFileSync(config, JSON.stringify({ backend: { kind: "openai", baseUrl: server.baseUrl, model: "m", stream: false }, db }));
-    let stdout = "";
-    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-    try {
-      expect(await evalCommand.run(["--suite", suitePath, "--config", config])).toBe(0);
-    } finally {
-      vi.restoreAllMocks();
-    }
+    const { code, stdout } = await runCommand(evalCommand, ["--suite", suitePath, "--config", config]);
+    expect(code).toBe(0);
     expect(stdout).toMatch(/BFCL_v4_multi_turn_base\.json: 2\/4 items pass the state and response checks \(50\.0%, 95% CI \[\d+\.\d, \d+\.\d\]\)\n$/);
     // The tools went to the server in the request; the API's results came back as tool messages.
     const sent = server.requests.find((r) => (r.body.messages as Array<{ role: string }>).some((m) => m.role === "tool"))!;

@@ -15,6 +15,7 @@ import { compileFixture } from "../fixtures/trainers/compileFixture.js";
 import { completionBody, startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fakeOpenAiServer.js";
 import { writeLoraAdapter, writeTinyLlamaModel, type TinyLlamaModel } from "../support/ggufWriter.js";
 import { seedTrainingWorkspace } from "../support/trainingFixture.js";
+import { runCommand } from "../support/runCommand.js";
 
 const gsm8k = join(import.meta.dirname, "..", "..", "..", "shared", "data", "gsm8k", "test.jsonl");
 let dir: string;
@@ -50,17 +51,7 @@ afterAll(() => server?.close());
 afterEach(() => vi.restoreAllMocks());
 
 /** Runs a command in-process and returns its exit code and stdout (stderr is swallowed). */
-async function cli(command: { run(argv: string[]): Promise<number> }, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await command.run(argv), stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
+const cli = runCommand;
 
 function writeJson(name: string, value: unknown): string {
   const path = join(dir, name);
