@@ -19,7 +19,7 @@ function isBytes(source) {
  * Installs the eager validation on this realm's `WebAssembly` (before anything compiles a module,
  * and before the realm is frozen). Returns `trustOnce(byteLength)`: the next module compiled from
  * exactly that many bytes (the interpreter's, whose size the host reads from its file) is the one
- * compiled with lazy validation.
+ * compiled with lazy validation; `trustOnce(-1)` withdraws a trust not used yet.
  * @param {any} [wasm] the realm's `WebAssembly` namespace
  * @returns {(byteLength: number) => void}
  */

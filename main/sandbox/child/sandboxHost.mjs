@@ -491,6 +491,7 @@ async function loadInterpreter(extra, prepare) {
     settings.instantiateWasm = (/** @type {any} */ imports, /** @type {(instance: unknown, module: unknown) => void} */ done) => {
       trustInterpreterModule(interpreterModuleBytes);
       return instantiate(imports, (/** @type {unknown} */ instance, /** @type {unknown} */ module) => {
+        trustInterpreterModule(-1);
         markPhase("wasmCompileInstantiate");
         done(instance, module);
       });
