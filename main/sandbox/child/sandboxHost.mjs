@@ -41,6 +41,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { pathToFileURL } from "node:url";
+import { validateModulesEagerly } from "./eagerValidation.mjs";
 import { hardenRealm } from "./hardenRealm.mjs";
 
 /**
@@ -170,6 +171,12 @@ let loaderOutput = "";
 function captureLoaderOutput(text) {
   if (loaderOutput.length < MAX_LOADER_OUTPUT) loaderOutput += `${text}\n`.slice(0, MAX_LOADER_OUTPUT - loaderOutput.length);
 }
+
+// The launch compiles WebAssembly with lazy validation; only the interpreter's own module (the one
+// file of that size in the read-only Pyodide folder) uses it, once: every other module, Pyodide's
+// feature probes first, is validated in full before it is compiled (eagerValidation.mjs).
+const trustInterpreterModule = validateModulesEagerly();
+const interpreterModuleBytes = fs.statSync(`${pyodideDir}/pyodide.asm.wasm`).size;
 
 markPhase("permissionsAndGate");
 await grantModuleImport();
@@ -481,11 +488,14 @@ async function loadInterpreter(extra, prepare) {
   markPhase("pyodideImport");
   const createPyodideModule = async (/** @type {any} */ settings) => {
     const instantiate = settings.instantiateWasm;
-    settings.instantiateWasm = (/** @type {any} */ imports, /** @type {(instance: unknown, module: unknown) => void} */ done) =>
-      instantiate(imports, (/** @type {unknown} */ instance, /** @type {unknown} */ module) => {
+    settings.instantiateWasm = (/** @type {any} */ imports, /** @type {(instance: unknown, module: unknown) => void} */ done) => {
+      trustInterpreterModule(interpreterModuleBytes);
+      return instantiate(imports, (/** @type {unknown} */ instance, /** @type {unknown} */ module) => {
+        trustInterpreterModule(-1);
         markPhase("wasmCompileInstantiate");
         done(instance, module);
       });
+    };
     const module = await factory(settings);
     markPhase("emscriptenStart");
     const api = settings.API;
