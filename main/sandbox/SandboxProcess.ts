@@ -344,6 +344,17 @@ export class SandboxProcess {
     return { recycled: true, reason: "", ms, cpuMs };
   }
 
+  /**
+   * The SHA-256 (hex) of the interpreter's whole memory as it is between requests (after the
+   * restore that follows a `close`): equal digests mean byte-identical memories, which is how the
+   * tests check that every restore and recycle is exact.
+   */
+  async memoryDigest(timeoutMs: number): Promise<string> {
+    const reply = await this.request({ op: "digest" }, "digest", timeoutMs);
+    if (typeof reply.digest !== "string") throw new SandboxProtocolError("digest", "the reply has no digest");
+    return reply.digest;
+  }
+
   /** Kills the child (SIGKILL); safe to call twice. `cause`: why, for the plays it holds. */
   kill(cause?: EndCause): void {
     if (this.dead || this.killed) return;
@@ -545,6 +556,7 @@ const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
   startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   snapshot: (value) => value === null || typeof value === "string",
   memoryBytes: (value) => Number.isSafeInteger(value),
+  digest: (value) => typeof value === "string" && /^[0-9a-f]{64}$/.test(value),
   phases: (value) => Array.isArray(value) && value.length <= 32 && value.every(isStartPhase),
 };
 

@@ -11,7 +11,8 @@ export type ChildRequest =
   | { op: "call"; json: string; play: number }
   | { op: "close"; play: number }
   | { op: "repair"; code: string }
-  | { op: "recycle" };
+  | { op: "recycle" }
+  | { op: "digest" };
 
 /** A reply frame of the child (checked field by field by SandboxProcess before use). */
 export interface ChildReply {
@@ -38,6 +39,8 @@ export interface ChildReply {
   recycled?: boolean;
   /** recycle: CPU ms the child used for it. */
   cpuMs?: number;
+  /** digest: the SHA-256 (hex) of the interpreter's whole memory. */
+  digest?: string;
   /** init: the snapshot the child made (base64), when asked for one. */
   snapshot?: string | null;
   /** init: milliseconds the child took to get its interpreter ready. */

@@ -817,6 +817,9 @@ function answer(request) {
         const timing = `"resetMs":${(realNow() - started).toFixed(3)},"cpuMs":${((used.user + used.system) / 1000).toFixed(3)}`;
         return JSON.stringify({ id, ok: true, recycled: refused === null, output: refused ?? "" }).replace(/}$/, `,${timing}}`);
       }
+      case "digest":
+        // What the interpreter's memory holds now (a restore after a reply has run): for checks that a restore is exact.
+        return JSON.stringify({ id, ok: true, output: "", digest: crypto.createHash("sha256").update(wasm.HEAPU8).digest("hex") });
       default:
         throw new Error(`unknown request ${JSON.stringify(request?.op)}`);
     }
