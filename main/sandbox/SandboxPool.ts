@@ -159,6 +159,8 @@ interface Waiter {
 
 /** What a parked play's memory copy is taken to cost before the first process reports its pristine memory, in MiB (about 30 MiB + the 64 MiB kept growth). */
 const PARKED_COPY_MB_ESTIMATE = 96;
+/** What a recyclable process's pristine copy is taken to hold resident before the first process reports it, in MiB (its non-zero pages: about 16 of the 30 MiB). */
+const PRISTINE_COPY_MB_ESTIMATE = 16;
 /** How many games the pool remembers as not shareable (oldest forgotten first). */
 const MAX_REMEMBERED_UNSHAREABLE = 4096;
 const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"];
@@ -220,6 +222,8 @@ export class SandboxPool {
   private readonly unshareable = new Set<string>();
   /** Bytes one parked play's copy may take (the largest pristine memory + the kept growth), once known. */
   private parkedCopyBytes: number | null = null;
+  /** What a recyclable process's pristine copy holds resident (the largest reported), once known. */
+  private pristineCopyBytes: number | null = null;
   /** Plays still to come per game (code), as the loop announced them. */
   private readonly planned = new Map<string, number>();
   /** Processes started at once at most (one per core). */
@@ -268,20 +272,22 @@ export class SandboxPool {
    * `wanted` processes, lowered to what the memory holds when every process grows to its limit
    * (`limitMb`, the size at which a process is killed; a fresh process is far smaller, but an idle
    * one keeps its peak) and, when plays share processes, holds `playsPerProcess` plays, each with
-   * a buffer to park in of up to `parkedCopyMb`: the memory available on the machine plus what the
-   * pool's own processes hold now, divided by that. At least 2.
+   * a buffer to park in of up to `parkedCopyMb`, and, when processes are recycled, the copy of its
+   * pristine memory (`pristineCopyMb`, what that copy holds resident): the memory available on the
+   * machine plus what the pool's own processes hold now, divided by that. At least 2.
    */
-  static memoryCapacity(wanted: number, memory: { limitMb: number; availableBytes: number; heldBytes: number; playsPerProcess?: number; parkedCopyMb?: number }): number {
+  static memoryCapacity(wanted: number, memory: { limitMb: number; availableBytes: number; heldBytes: number; playsPerProcess?: number; parkedCopyMb?: number; pristineCopyMb?: number }): number {
     const plays = memory.playsPerProcess ?? 1;
-    const perProcessMb = Math.max(1, memory.limitMb) + (plays >= 2 ? plays * (memory.parkedCopyMb ?? 0) : 0);
+    const perProcessMb = Math.max(1, memory.limitMb) + (plays >= 2 ? plays * (memory.parkedCopyMb ?? 0) : 0) + (memory.pristineCopyMb ?? 0);
     const fits = Math.floor((memory.availableBytes + memory.heldBytes) / (perProcessMb * 1024 * 1024));
     return Math.max(2, Math.min(wanted, fits));
   }
 
-  /** The parked copies a process may hold, for `memoryCapacity`. */
-  private parkedCopies(): { playsPerProcess: number; parkedCopyMb: number } {
+  /** The copies of the interpreter a process may hold beside its limit (parked plays, the pristine copy of a recyclable one), for `memoryCapacity`. */
+  private parkedCopies(): { playsPerProcess: number; parkedCopyMb: number; pristineCopyMb: number } {
     const parkedCopyMb = this.parkedCopyBytes === null ? PARKED_COPY_MB_ESTIMATE : this.parkedCopyBytes / 1024 / 1024;
-    return { playsPerProcess: this.options.playsPerProcess, parkedCopyMb };
+    const pristineCopyMb = !this.options.recycleProcesses ? 0 : this.pristineCopyBytes === null ? PRISTINE_COPY_MB_ESTIMATE : this.pristineCopyBytes / 1024 / 1024;
+    return { playsPerProcess: this.options.playsPerProcess, parkedCopyMb, pristineCopyMb };
   }
 
   static async create(options: SandboxPoolOptions = {}): Promise<SandboxPool> {
@@ -951,6 +957,7 @@ export class SandboxPool {
     const process = started.process;
     if (started.cpuMs !== null) pushSample(this.startCpu, started.cpuMs);
     this.parkedCopyBytes = Math.max(this.parkedCopyBytes ?? 0, process.parkedCopyBytes);
+    this.pristineCopyBytes = Math.max(this.pristineCopyBytes ?? 0, process.pristineCopyBytes);
     this.live.add(process);
     process.onExit(() => this.forget(process));
     process.onReply((reply) => this.noteReply(process, reply));

@@ -157,8 +157,8 @@ export class SandboxProcess {
    * before any environment code existed) plus the growth the child keeps.
    */
   private baseCopyBytes = 0;
-  /** The pristine copy a recyclable child keeps apart from the base (the pristine memory), or 0. */
-  private pristineCopyBytes = 0;
+  /** What the pristine copy a recyclable child keeps apart from the base holds resident (the pristine memory's non-zero pages), or 0. */
+  private pristineBytesKept = 0;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -200,8 +200,8 @@ export class SandboxProcess {
       const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, snapshotHeader: options.snapshotHeader?.toString("base64") ?? null, wantSnapshot: options.wantSnapshot, maxKeptGrowthBytes, recyclable }, "sandbox start", options.startTimeoutMs);
       const pristineBytes = Math.min(reply.memoryBytes ?? 0, MAX_PRISTINE_BYTES);
       sandbox.baseCopyBytes = pristineBytes + maxKeptGrowthBytes;
-      // A recyclable child keeps the pristine copy beside the post-open base.
-      sandbox.pristineCopyBytes = recyclable ? pristineBytes : 0;
+      // A recyclable child keeps the pristine copy beside the post-open base: resident, its non-zero pages only.
+      sandbox.pristineBytesKept = recyclable ? Math.min(reply.pristineResidentBytes ?? pristineBytes, pristineBytes) : 0;
       sandbox.frameLimit = options.maxFrameBytes;
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
       if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
@@ -225,6 +225,11 @@ export class SandboxProcess {
   /** What one parked play's copy of the interpreter may take beside the limit (the pristine memory + the kept growth), in bytes. */
   get parkedCopyBytes(): number {
     return this.baseCopyBytes;
+  }
+
+  /** What the copy of the pristine memory a recyclable child keeps holds resident (its non-zero pages), in bytes; 0 when the child is not recyclable. */
+  get pristineCopyBytes(): number {
+    return this.pristineBytesKept;
   }
 
   /** The largest resident memory seen, in bytes. */
@@ -427,7 +432,7 @@ export class SandboxProcess {
       // Beside the environment's limit: the base copy and, once plays shared the process, the buffer
       // each of them parks in (the child keeps one per play it ever held at once), each at most as large.
       const parkBuffers = this.peakPlays >= 2 ? this.peakPlays : 0;
-      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers) + this.pristineCopyBytes) {
+      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers) + this.pristineBytesKept) {
         const usedMb = Math.round(rssBytes / 1024 / 1024);
         this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
         return;
@@ -556,6 +561,7 @@ const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
   startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   snapshot: (value) => value === null || typeof value === "string",
   memoryBytes: (value) => Number.isSafeInteger(value),
+  pristineResidentBytes: (value) => Number.isSafeInteger(value) && (value as number) >= 0,
   digest: (value) => typeof value === "string" && /^[0-9a-f]{64}$/.test(value),
   phases: (value) => Array.isArray(value) && value.length <= 32 && value.every(isStartPhase),
 };

@@ -39,6 +39,8 @@ export interface ChildReply {
   recycled?: boolean;
   /** recycle: CPU ms the child used for it. */
   cpuMs?: number;
+  /** init: the bytes of the pristine memory's non-zero pages, which is what a copy of it holds resident (the child's copies skip zero pages). */
+  pristineResidentBytes?: number;
   /** digest: the SHA-256 (hex) of the interpreter's whole memory. */
   digest?: string;
   /** init: the snapshot the child made (base64), when asked for one. */

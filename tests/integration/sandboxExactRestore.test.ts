@@ -56,6 +56,11 @@ describe("exact restores of the interpreter's memory", () => {
   };
   const digest = () => child.memoryDigest(20_000);
 
+  it("reports what the pristine copy holds resident: its non-zero pages, well under the memory's size", async () => {
+    expect(child.pristineCopyBytes).toBeGreaterThan(1024 * 1024);
+    expect(child.pristineCopyBytes).toBeLessThan(0.75 * (child.parkedCopyBytes - 64 * 1024 * 1024));
+  });
+
   it("gives back exactly the base, a parked play and the pristine memory after plays that filled zero pages", async () => {
     const pristine = await digest();
 
