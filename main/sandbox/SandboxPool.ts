@@ -140,6 +140,8 @@ export interface SandboxStartProfile {
   cpuMsP50: number | null;
   /** Resident memory of a process when ready, in MiB; null where not measurable. */
   rssMbP50: number | null;
+  /** Proportional set size of a process when ready (its share of pages shared with other processes, such as Node's code), in MiB; null where not measurable. */
+  pssMbP50: number | null;
   /** Per phase in start order: the child's CPU ms (all its threads) and wall ms. */
   phases: Array<{ name: string; cpuMs: number; wallMs: number }>;
 }
@@ -239,7 +241,7 @@ export class SandboxPool {
   private readonly startWalls: number[] = [];
   private readonly resets: number[] = [];
   /** CPU ms, resident MiB and phases of each process start (the last SAMPLES), for `startProfile()`. */
-  private readonly starts: Array<{ cpuMs: number | null; rssMb: number | null; phases: StartPhase[] }> = [];
+  private readonly starts: Array<{ cpuMs: number | null; rssMb: number | null; pssMb: number | null; phases: StartPhase[] }> = [];
   /** The first successful open's answer per code (hashes), that every later open must repeat. */
   private readonly firstOpenAnswers = new Map<string, string>();
   private readonly memoryBoundCapacity: boolean;
@@ -386,6 +388,7 @@ export class SandboxPool {
       starts: this.starts.length,
       cpuMsP50: median(values((start) => start.cpuMs)),
       rssMbP50: median(values((start) => start.rssMb)),
+      pssMbP50: median(values((start) => start.pssMb)),
       phases: names.map((name) => ({ name, cpuMs: phase(name, 1), wallMs: phase(name, 2) })),
     };
   }
@@ -941,7 +944,7 @@ export class SandboxPool {
       }
     }
     this.counters.processesStarted++;
-    this.starts.push({ cpuMs: started.cpuMs, rssMb: started.rssBytes === null ? null : started.rssBytes / 1024 / 1024, phases: started.phases });
+    this.starts.push({ cpuMs: started.cpuMs, rssMb: started.rssBytes === null ? null : started.rssBytes / 1024 / 1024, pssMb: started.pssBytes === null ? null : started.pssBytes / 1024 / 1024, phases: started.phases });
     if (this.starts.length > SAMPLES) this.starts.shift();
     if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
     // A cold-booted interpreter is not in the state of one loaded from the snapshot (the in-memory

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { sandboxChildStdio } from "./confinement/childStdio.js";
 import { SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxSiblingError, SandboxTimeoutError } from "./errors.js";
-import { CPU_TICK_MS, processTree, readTreeUsage } from "./processMemory.js";
+import { CPU_TICK_MS, processTree, readTreePss, readTreeUsage } from "./processMemory.js";
 import type { ChildReply, ChildRequest, StartPhase } from "./protocol.js";
 import type { SandboxLaunch } from "./sandboxLaunch.js";
 
@@ -49,6 +49,8 @@ export interface StartedSandbox {
   startMs: number;
   /** Resident memory of the started sandbox (its whole process tree), in bytes; null where not measurable. */
   rssBytes: number | null;
+  /** Its proportional set size (shared pages counted as its share), in bytes; null where not measurable. */
+  pssBytes: number | null;
   /** CPU time of the whole process tree (confinement wrapper and runtime) from spawn to ready, in ms; null where not measurable. */
   cpuMs: number | null;
   /** Where the runtime's start went, as the child measured it (its own CPU, all threads, and wall time). */
@@ -206,7 +208,7 @@ export class SandboxProcess {
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
       if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
       const { rssBytes, cpuTicks } = readTreeUsage(sandbox.tree);
-      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes, cpuMs: cpuTicks === null ? null : cpuTicks * CPU_TICK_MS, phases: reply.phases ?? [] };
+      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes, pssBytes: readTreePss(sandbox.tree), cpuMs: cpuTicks === null ? null : cpuTicks * CPU_TICK_MS, phases: reply.phases ?? [] };
     } catch (error) {
       sandbox.kill();
       throw error;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXT_CAPS } from "../../main/sandbox/capText.js";
 import type { SandboxLaunch } from "../../main/sandbox/sandboxLaunch.js";
 import type { SandboxPool } from "../../main/sandbox/SandboxPool.js";
-import { SandboxProcess } from "../../main/sandbox/SandboxProcess.js";
+import { SandboxProcess, type StartedSandbox } from "../../main/sandbox/SandboxProcess.js";
 import { createTestPool } from "../support/sandboxTestPool.js";
 
 // The child's copies and restores of the interpreter's memory leave pages that are zero and stay
@@ -25,14 +25,14 @@ class DirtyEnv:
 describe("exact restores of the interpreter's memory", () => {
   let pool: SandboxPool;
   let child: SandboxProcess;
+  let started: StartedSandbox;
   beforeAll(async () => {
     // The pool writes (or finds) the snapshot; the child below loads from it as the pool's processes do.
     pool = await createTestPool({ prewarm: 0 });
     const from = pool as unknown as { launch: SandboxLaunch; files: Record<string, string>; snapshotPath: string | null; snapshotHeader: Buffer | null };
     expect(from.snapshotPath).not.toBeNull();
-    child = (
-      await SandboxProcess.start({ launch: from.launch, files: from.files, snapshotPath: from.snapshotPath, snapshotHeader: from.snapshotHeader, wantSnapshot: false, memoryLimitMb: 1024, memoryPollMs: 25, idleCpuLimitMs: 5000, startTimeoutMs: 120_000, maxFrameBytes: 4 * 1024 * 1024, recyclable: true })
-    ).process;
+    started = await SandboxProcess.start({ launch: from.launch, files: from.files, snapshotPath: from.snapshotPath, snapshotHeader: from.snapshotHeader, wantSnapshot: false, memoryLimitMb: 1024, memoryPollMs: 25, idleCpuLimitMs: 5000, startTimeoutMs: 120_000, maxFrameBytes: 4 * 1024 * 1024, recyclable: true });
+    child = started.process;
   }, 180_000);
   afterAll(async () => {
     child?.kill();
@@ -55,6 +55,13 @@ describe("exact restores of the interpreter's memory", () => {
     expect(reply.kept).toBe(true);
   };
   const digest = () => child.memoryDigest(20_000);
+
+  it.runIf(process.platform === "linux")("measures a started process's proportional set size beside its resident memory", () => {
+    expect(started.rssBytes).toBeGreaterThan(0);
+    expect(started.pssBytes).toBeGreaterThan(0);
+    // Node's code pages are shared with every other node process: the share is less than the whole.
+    expect(started.pssBytes as number).toBeLessThan(started.rssBytes as number);
+  });
 
   it("reports what the pristine copy holds resident: its non-zero pages, well under the memory's size", async () => {
     expect(child.pristineCopyBytes).toBeGreaterThan(1024 * 1024);
