@@ -88,8 +88,8 @@ async function measureFreshStarts(log: (line: string) => void): Promise<Record<s
     }
     const profile = pool.startProfile();
     const phases = Object.fromEntries(profile.phases.map((phase) => [phase.name, { cpuMs: round(phase.cpuMs, 1), wallMs: round(phase.wallMs, 1) }]));
-    log(`fresh sandbox process (${profile.starts} starts, one at a time): p50 ${profile.cpuMsP50 ?? "?"} ms CPU, ${Math.round(profile.rssMbP50 ?? Number.NaN)} MiB resident; by phase (CPU/wall ms): ${profile.phases.map((phase) => `${phase.name} ${round(phase.cpuMs, 1)}/${round(phase.wallMs, 1)}`).join(", ")}`);
-    return { freshProcessCpuMs: profile.cpuMsP50, freshProcessRssMiB: profile.rssMbP50 === null ? null : Math.round(profile.rssMbP50), freshProcessPhases: phases };
+    log(`fresh sandbox process (${profile.starts} starts, one at a time): p50 ${profile.cpuMsP50 ?? "?"} ms CPU, ${Math.round(profile.rssMbP50 ?? Number.NaN)} MiB resident (${Math.round(profile.pssMbP50 ?? Number.NaN)} MiB proportional); by phase (CPU/wall ms): ${profile.phases.map((phase) => `${phase.name} ${round(phase.cpuMs, 1)}/${round(phase.wallMs, 1)}`).join(", ")}`);
+    return { freshProcessCpuMs: profile.cpuMsP50, freshProcessRssMiB: profile.rssMbP50 === null ? null : Math.round(profile.rssMbP50), freshProcessPssMiB: profile.pssMbP50 === null ? null : Math.round(profile.pssMbP50), freshProcessPhases: phases };
   } finally {
     await pool.dispose();
   }

@@ -140,6 +140,8 @@ export interface SandboxStartProfile {
   cpuMsP50: number | null;
   /** Resident memory of a process when ready, in MiB; null where not measurable. */
   rssMbP50: number | null;
+  /** Proportional set size of a process when ready (its share of pages shared with other processes, such as Node's code), in MiB; null where not measurable. */
+  pssMbP50: number | null;
   /** Per phase in start order: the child's CPU ms (all its threads) and wall ms. */
   phases: Array<{ name: string; cpuMs: number; wallMs: number }>;
 }
@@ -159,6 +161,8 @@ interface Waiter {
 
 /** What a parked play's memory copy is taken to cost before the first process reports its pristine memory, in MiB (about 30 MiB + the 64 MiB kept growth). */
 const PARKED_COPY_MB_ESTIMATE = 96;
+/** What a recyclable process's pristine copy is taken to hold resident before the first process reports it, in MiB (its non-zero pages: about 16 of the 30 MiB). */
+const PRISTINE_COPY_MB_ESTIMATE = 16;
 /** How many games the pool remembers as not shareable (oldest forgotten first). */
 const MAX_REMEMBERED_UNSHAREABLE = 4096;
 const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"];
@@ -220,6 +224,8 @@ export class SandboxPool {
   private readonly unshareable = new Set<string>();
   /** Bytes one parked play's copy may take (the largest pristine memory + the kept growth), once known. */
   private parkedCopyBytes: number | null = null;
+  /** What a recyclable process's pristine copy holds resident (the largest reported), once known. */
+  private pristineCopyBytes: number | null = null;
   /** Plays still to come per game (code), as the loop announced them. */
   private readonly planned = new Map<string, number>();
   /** Processes started at once at most (one per core). */
@@ -235,7 +241,7 @@ export class SandboxPool {
   private readonly startWalls: number[] = [];
   private readonly resets: number[] = [];
   /** CPU ms, resident MiB and phases of each process start (the last SAMPLES), for `startProfile()`. */
-  private readonly starts: Array<{ cpuMs: number | null; rssMb: number | null; phases: StartPhase[] }> = [];
+  private readonly starts: Array<{ cpuMs: number | null; rssMb: number | null; pssMb: number | null; phases: StartPhase[] }> = [];
   /** The first successful open's answer per code (hashes), that every later open must repeat. */
   private readonly firstOpenAnswers = new Map<string, string>();
   private readonly memoryBoundCapacity: boolean;
@@ -268,20 +274,22 @@ export class SandboxPool {
    * `wanted` processes, lowered to what the memory holds when every process grows to its limit
    * (`limitMb`, the size at which a process is killed; a fresh process is far smaller, but an idle
    * one keeps its peak) and, when plays share processes, holds `playsPerProcess` plays, each with
-   * a buffer to park in of up to `parkedCopyMb`: the memory available on the machine plus what the
-   * pool's own processes hold now, divided by that. At least 2.
+   * a buffer to park in of up to `parkedCopyMb`, and, when processes are recycled, the copy of its
+   * pristine memory (`pristineCopyMb`, what that copy holds resident): the memory available on the
+   * machine plus what the pool's own processes hold now, divided by that. At least 2.
    */
-  static memoryCapacity(wanted: number, memory: { limitMb: number; availableBytes: number; heldBytes: number; playsPerProcess?: number; parkedCopyMb?: number }): number {
+  static memoryCapacity(wanted: number, memory: { limitMb: number; availableBytes: number; heldBytes: number; playsPerProcess?: number; parkedCopyMb?: number; pristineCopyMb?: number }): number {
     const plays = memory.playsPerProcess ?? 1;
-    const perProcessMb = Math.max(1, memory.limitMb) + (plays >= 2 ? plays * (memory.parkedCopyMb ?? 0) : 0);
+    const perProcessMb = Math.max(1, memory.limitMb) + (plays >= 2 ? plays * (memory.parkedCopyMb ?? 0) : 0) + (memory.pristineCopyMb ?? 0);
     const fits = Math.floor((memory.availableBytes + memory.heldBytes) / (perProcessMb * 1024 * 1024));
     return Math.max(2, Math.min(wanted, fits));
   }
 
-  /** The parked copies a process may hold, for `memoryCapacity`. */
-  private parkedCopies(): { playsPerProcess: number; parkedCopyMb: number } {
+  /** The copies of the interpreter a process may hold beside its limit (parked plays, the pristine copy of a recyclable one), for `memoryCapacity`. */
+  private parkedCopies(): { playsPerProcess: number; parkedCopyMb: number; pristineCopyMb: number } {
     const parkedCopyMb = this.parkedCopyBytes === null ? PARKED_COPY_MB_ESTIMATE : this.parkedCopyBytes / 1024 / 1024;
-    return { playsPerProcess: this.options.playsPerProcess, parkedCopyMb };
+    const pristineCopyMb = !this.options.recycleProcesses ? 0 : this.pristineCopyBytes === null ? PRISTINE_COPY_MB_ESTIMATE : this.pristineCopyBytes / 1024 / 1024;
+    return { playsPerProcess: this.options.playsPerProcess, parkedCopyMb, pristineCopyMb };
   }
 
   static async create(options: SandboxPoolOptions = {}): Promise<SandboxPool> {
@@ -380,6 +388,7 @@ export class SandboxPool {
       starts: this.starts.length,
       cpuMsP50: median(values((start) => start.cpuMs)),
       rssMbP50: median(values((start) => start.rssMb)),
+      pssMbP50: median(values((start) => start.pssMb)),
       phases: names.map((name) => ({ name, cpuMs: phase(name, 1), wallMs: phase(name, 2) })),
     };
   }
@@ -935,7 +944,7 @@ export class SandboxPool {
       }
     }
     this.counters.processesStarted++;
-    this.starts.push({ cpuMs: started.cpuMs, rssMb: started.rssBytes === null ? null : started.rssBytes / 1024 / 1024, phases: started.phases });
+    this.starts.push({ cpuMs: started.cpuMs, rssMb: started.rssBytes === null ? null : started.rssBytes / 1024 / 1024, pssMb: started.pssBytes === null ? null : started.pssBytes / 1024 / 1024, phases: started.phases });
     if (this.starts.length > SAMPLES) this.starts.shift();
     if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
     // A cold-booted interpreter is not in the state of one loaded from the snapshot (the in-memory
@@ -951,6 +960,7 @@ export class SandboxPool {
     const process = started.process;
     if (started.cpuMs !== null) pushSample(this.startCpu, started.cpuMs);
     this.parkedCopyBytes = Math.max(this.parkedCopyBytes ?? 0, process.parkedCopyBytes);
+    this.pristineCopyBytes = Math.max(this.pristineCopyBytes ?? 0, process.pristineCopyBytes);
     this.live.add(process);
     process.onExit(() => this.forget(process));
     process.onReply((reply) => this.noteReply(process, reply));

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { sandboxChildStdio } from "./confinement/childStdio.js";
 import { SandboxCrashedError, SandboxMemoryError, SandboxProtocolError, SandboxSiblingError, SandboxTimeoutError } from "./errors.js";
-import { CPU_TICK_MS, processTree, readTreeUsage } from "./processMemory.js";
+import { CPU_TICK_MS, processTree, readTreePss, readTreeUsage } from "./processMemory.js";
 import type { ChildReply, ChildRequest, StartPhase } from "./protocol.js";
 import type { SandboxLaunch } from "./sandboxLaunch.js";
 
@@ -49,6 +49,8 @@ export interface StartedSandbox {
   startMs: number;
   /** Resident memory of the started sandbox (its whole process tree), in bytes; null where not measurable. */
   rssBytes: number | null;
+  /** Its proportional set size (shared pages counted as its share), in bytes; null where not measurable. */
+  pssBytes: number | null;
   /** CPU time of the whole process tree (confinement wrapper and runtime) from spawn to ready, in ms; null where not measurable. */
   cpuMs: number | null;
   /** Where the runtime's start went, as the child measured it (its own CPU, all threads, and wall time). */
@@ -157,8 +159,8 @@ export class SandboxProcess {
    * before any environment code existed) plus the growth the child keeps.
    */
   private baseCopyBytes = 0;
-  /** The pristine copy a recyclable child keeps apart from the base (the pristine memory), or 0. */
-  private pristineCopyBytes = 0;
+  /** What the pristine copy a recyclable child keeps apart from the base holds resident (the pristine memory's non-zero pages), or 0. */
+  private pristineBytesKept = 0;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -200,13 +202,13 @@ export class SandboxProcess {
       const reply = await sandbox.request({ op: "init", files: options.files, snapshotPath: options.snapshotPath, snapshotHeader: options.snapshotHeader?.toString("base64") ?? null, wantSnapshot: options.wantSnapshot, maxKeptGrowthBytes, recyclable }, "sandbox start", options.startTimeoutMs);
       const pristineBytes = Math.min(reply.memoryBytes ?? 0, MAX_PRISTINE_BYTES);
       sandbox.baseCopyBytes = pristineBytes + maxKeptGrowthBytes;
-      // A recyclable child keeps the pristine copy beside the post-open base.
-      sandbox.pristineCopyBytes = recyclable ? pristineBytes : 0;
+      // A recyclable child keeps the pristine copy beside the post-open base: resident, its non-zero pages only.
+      sandbox.pristineBytesKept = recyclable ? Math.min(reply.pristineResidentBytes ?? pristineBytes, pristineBytes) : 0;
       sandbox.frameLimit = options.maxFrameBytes;
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
       if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
       const { rssBytes, cpuTicks } = readTreeUsage(sandbox.tree);
-      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes, cpuMs: cpuTicks === null ? null : cpuTicks * CPU_TICK_MS, phases: reply.phases ?? [] };
+      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes, pssBytes: readTreePss(sandbox.tree), cpuMs: cpuTicks === null ? null : cpuTicks * CPU_TICK_MS, phases: reply.phases ?? [] };
     } catch (error) {
       sandbox.kill();
       throw error;
@@ -225,6 +227,11 @@ export class SandboxProcess {
   /** What one parked play's copy of the interpreter may take beside the limit (the pristine memory + the kept growth), in bytes. */
   get parkedCopyBytes(): number {
     return this.baseCopyBytes;
+  }
+
+  /** What the copy of the pristine memory a recyclable child keeps holds resident (its non-zero pages), in bytes; 0 when the child is not recyclable. */
+  get pristineCopyBytes(): number {
+    return this.pristineBytesKept;
   }
 
   /** The largest resident memory seen, in bytes. */
@@ -344,6 +351,17 @@ export class SandboxProcess {
     return { recycled: true, reason: "", ms, cpuMs };
   }
 
+  /**
+   * The SHA-256 (hex) of the interpreter's whole memory as it is between requests (after the
+   * restore that follows a `close`): equal digests mean byte-identical memories, which is how the
+   * tests check that every restore and recycle is exact.
+   */
+  async memoryDigest(timeoutMs: number): Promise<string> {
+    const reply = await this.request({ op: "digest" }, "digest", timeoutMs);
+    if (typeof reply.digest !== "string") throw new SandboxProtocolError("digest", "the reply has no digest");
+    return reply.digest;
+  }
+
   /** Kills the child (SIGKILL); safe to call twice. `cause`: why, for the plays it holds. */
   kill(cause?: EndCause): void {
     if (this.dead || this.killed) return;
@@ -416,7 +434,7 @@ export class SandboxProcess {
       // Beside the environment's limit: the base copy and, once plays shared the process, the buffer
       // each of them parks in (the child keeps one per play it ever held at once), each at most as large.
       const parkBuffers = this.peakPlays >= 2 ? this.peakPlays : 0;
-      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers) + this.pristineCopyBytes) {
+      if (rssBytes > this.options.memoryLimitMb * 1024 * 1024 + this.baseCopyBytes * (1 + parkBuffers) + this.pristineBytesKept) {
         const usedMb = Math.round(rssBytes / 1024 / 1024);
         this.fail(new SandboxMemoryError(operation, `the sandbox used ${usedMb} MiB, over the ${this.options.memoryLimitMb} MiB limit; it was killed and replaced`));
         return;
@@ -545,6 +563,8 @@ const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
   startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   snapshot: (value) => value === null || typeof value === "string",
   memoryBytes: (value) => Number.isSafeInteger(value),
+  pristineResidentBytes: (value) => Number.isSafeInteger(value) && (value as number) >= 0,
+  digest: (value) => typeof value === "string" && /^[0-9a-f]{64}$/.test(value),
   phases: (value) => Array.isArray(value) && value.length <= 32 && value.every(isStartPhase),
 };
 

@@ -32,6 +32,31 @@ export function readRssBytes(pid: number): number | null {
   }
 }
 
+/**
+ * The proportional set size of a process in bytes (its resident memory, each page shared with
+ * other processes counted as its share: Node's own code pages are shared by every sandbox), from
+ * /proc/<pid>/smaps_rollup on Linux; null where that is not available or not readable.
+ */
+export function readPssBytes(pid: number): number | null {
+  if (process.platform !== "linux") return null;
+  try {
+    const match = /^Pss:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The proportional set size of a whole process tree in bytes; null where none is readable. */
+export function readTreePss(pids: number[]): number | null {
+  let pss: number | null = null;
+  for (const pid of pids) {
+    const bytes = readPssBytes(pid);
+    if (bytes !== null) pss = (pss ?? 0) + bytes;
+  }
+  return pss;
+}
+
 /** Milliseconds per clock tick of /proc's CPU times (Linux's USER_HZ is 100 on every architecture Node runs on). */
 export const CPU_TICK_MS = 10;
 

@@ -11,7 +11,8 @@ export type ChildRequest =
   | { op: "call"; json: string; play: number }
   | { op: "close"; play: number }
   | { op: "repair"; code: string }
-  | { op: "recycle" };
+  | { op: "recycle" }
+  | { op: "digest" };
 
 /** A reply frame of the child (checked field by field by SandboxProcess before use). */
 export interface ChildReply {
@@ -38,6 +39,10 @@ export interface ChildReply {
   recycled?: boolean;
   /** recycle: CPU ms the child used for it. */
   cpuMs?: number;
+  /** init: the bytes of the pristine memory's non-zero pages, which is what a copy of it holds resident (the child's copies skip zero pages). */
+  pristineResidentBytes?: number;
+  /** digest: the SHA-256 (hex) of the interpreter's whole memory. */
+  digest?: string;
   /** init: the snapshot the child made (base64), when asked for one. */
   snapshot?: string | null;
   /** init: milliseconds the child took to get its interpreter ready. */

@@ -23,4 +23,10 @@ describe("SandboxPool.memoryCapacity", () => {
     expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 10 * GiB, heldBytes: 2 * GiB, playsPerProcess: 4, parkedCopyMb: 128 })).toBe(8);
     expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 10 * GiB, heldBytes: 2 * GiB, playsPerProcess: 1, parkedCopyMb: 128 })).toBe(12);
   });
+
+  it("counts the pristine copy a recyclable process keeps, at what it holds resident", () => {
+    // 12 GiB over 1024 MiB + 512 MiB per process: 8; + 4 x 128 MiB parked copies besides: 6.
+    expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 10 * GiB, heldBytes: 2 * GiB, pristineCopyMb: 512 })).toBe(8);
+    expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 10 * GiB, heldBytes: 2 * GiB, playsPerProcess: 4, parkedCopyMb: 128, pristineCopyMb: 512 })).toBe(6);
+  });
 });

@@ -76,6 +76,27 @@ describe("a sandbox process shared by several plays", () => {
     }
   });
 
+  it("lets a play wait behind all its siblings' long steps, twice its own step limit in all, and still answer", async () => {
+    // The documented worst case at the default of 4 plays per process, up to (plays - 1) x the step
+    // limit: three siblings' steps of 1,000 ms each (two thirds of the 1,500 ms limit, leaving room
+    // for a loaded machine) queue before the fourth play's, which waits 3 s in all.
+    const limitMs = 1500;
+    const process = await start({ delays: { "1": 1000, "2": 1000, "3": 1000 } });
+    try {
+      const plays = [process.beginPlay(), process.beginPlay(), process.beginPlay(), process.beginPlay()];
+      await Promise.all(plays.map((play) => open(process, play)));
+      const started = performance.now();
+      const waited: number[] = [];
+      const replies = await Promise.all(plays.map((play) => call(process, play, limitMs).then((reply) => (waited.push(performance.now() - started), reply))));
+      expect(Math.max(...waited)).toBeGreaterThanOrEqual(3 * 1000 - 50);
+      expect(Math.max(...waited)).toBeGreaterThan(2 * limitMs);
+      replies.forEach((reply, index) => expect(reply.reply).toEqual({ ok: true, printed: "", result: { play: plays[index] } }));
+      expect(process.alive).toBe(true);
+    } finally {
+      process.kill();
+    }
+  });
+
   it("fails every play a process holds when a sibling's call times out: the sibling its time-out, the others a sibling error naming it", async () => {
     const process = await start({ hangOn: 1 });
     const stuck = process.beginPlay();

@@ -43,6 +43,7 @@ import os from "node:os";
 import { pathToFileURL } from "node:url";
 import { validateModulesEagerly } from "./eagerValidation.mjs";
 import { hardenRealm } from "./hardenRealm.mjs";
+import { copyPages, residentBytes, restorePages, savePages } from "./sparseMemory.mjs";
 
 /**
  * Where the start-up goes: [phase, CPU ms of this process (all threads), wall ms] per phase, from
@@ -192,7 +193,7 @@ let wasm = null;
 /**
  * The memory every play starts from and what lived outside it then: the pristine interpreter, and
  * from the first reuse on the interpreter right after the open of the bound code.
- * @type {{ memory: Uint8Array, fingerprint: string, umask: number, sources: Float64Array } | null}
+ * @type {{ memory: import("./sparseMemory.mjs").SavedPages, fingerprint: string, umask: number, sources: Float64Array } | null}
  */
 let base = null;
 /**
@@ -216,7 +217,7 @@ let pristineBytes = 0;
 /**
  * The pristine state itself (the memory when the child became ready, and what lived outside it),
  * kept apart from a post-open base only when the child may be recycled for another game.
- * @type {{ memory: Uint8Array, fingerprint: string, umask: number, sources: Float64Array } | null}
+ * @type {{ memory: import("./sparseMemory.mjs").SavedPages, fingerprint: string, umask: number, sources: Float64Array } | null}
  */
 let pristine = null;
 /** The engine may recycle this child for another game (`recycle`): the pristine copy is kept. */
@@ -225,16 +226,18 @@ let recyclable = false;
 let current = /** @type {number | null} */ (null);
 /**
  * The other open plays, each with what `park()` copied: the memory (its first `length` bytes of
- * the play's buffer) and the state outside it that the base holds too.
- * @type {Map<number, { length: number, sources: Float64Array, umask: number }>}
+ * the play's buffer, with the ranges of its non-zero pages) and the state outside it that the base
+ * holds too.
+ * @type {Map<number, { length: number, runs: number[], sources: Float64Array, umask: number }>}
  */
 const parked = new Map();
 /**
  * The buffer each open play's memory is parked in, kept while the play is open, and the buffers of
  * closed plays for the next plays to park in: allocating and faulting in tens of MiB at every
  * switch costs more than the copy. Each is as large as the memory may be kept (pristine + kept
- * growth) but only the part written is resident, so the child holds at most one copy per play it
- * ever had open at once (the engine allows for exactly that).
+ * growth) but only the part written is resident (the copies skip zero pages, `sparseMemory.mjs`),
+ * so the child holds at most one copy per play it ever had open at once (the engine allows for
+ * exactly that).
  * @type {Map<number, Uint8Array>}
  */
 const playBuffers = new Map();
@@ -374,13 +377,14 @@ async function initialize(request) {
   virtualiseSources();
   hardenRealm();
   markPhase("hardenRealm");
-  base = { memory: wasm.HEAPU8.slice(), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
+  base = { memory: savePages(wasm.HEAPU8), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
   pristineBytes = base.memory.length;
   pristine = base;
   markPhase("baseCopy");
   warmUp();
   markPhase("warmUp");
-  return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length, phases };
+  // What the pristine copy costs: its non-zero pages (the engine counts it for a recyclable child).
+  return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length, pristineResidentBytes: residentBytes(pristine.memory), phases };
 }
 
 /** Pyodide's own snapshot header: magic, offset of the memory image, JSON length, 0, the build id (8 words), then its JSON. */
@@ -391,7 +395,7 @@ const PYODIDE_HEADER_WORDS = 12;
  * there is none, it cannot be read, or the file does not start with exactly the header the engine
  * verified (its key and the snapshot's SHA-256): then the interpreter boots cold. Only Pyodide's
  * own header (its configuration, a few KiB) is read here; `bootFromSnapshot` reads the memory
- * image from the open file straight into the interpreter's memory, so it is never held twice.
+ * image from the open file into the interpreter's memory a chunk at a time, so it is never held twice.
  * @returns {{ fd: number, header: Uint8Array, memoryOffset: number, memoryBytes: number } | null}
  */
 function readSnapshot(/** @type {string | null} */ path, /** @type {string | null} */ verifiedHeader) {
@@ -425,12 +429,16 @@ function readSnapshot(/** @type {string | null} */ path, /** @type {string | nul
   }
 }
 
+/** Bytes of the snapshot's memory image read at a time (a whole number of `copyPages` pages). */
+const SNAPSHOT_CHUNK_BYTES = 1 << 20;
+
 /**
  * Loads the interpreter from a memory snapshot; null (noted) when the snapshot does not load.
  * Pyodide sizes the new memory from the snapshot it is given and copies the image in. It is given
  * its header in front of zero pages of the image's size (allocated, never touched, so never
- * resident), and its copy is replaced by a read of the image from the file straight into the
- * interpreter's memory.
+ * resident), and its copy is replaced by a read of the image from the file into the interpreter's
+ * memory, a chunk at a time, which writes only the pages that differ from zero there (about half
+ * of the image is zero: those pages of the new memory stay untouched, not resident).
  * @param {{ fd: number, header: Uint8Array, memoryOffset: number, memoryBytes: number }} given
  */
 async function bootFromSnapshot(given) {
@@ -443,9 +451,12 @@ async function bootFromSnapshot(given) {
         const config = restoreSnapshot(snapshot.subarray(0, given.header.length));
         const heap = module.HEAPU8;
         if (heap.length < given.memoryBytes) throw new Error("the interpreter's memory is smaller than the snapshot");
+        // Through a scratch chunk, so that the image's zero pages are never written (`copyPages`).
+        const chunk = new Uint8Array(Math.min(SNAPSHOT_CHUNK_BYTES, given.memoryBytes));
         for (let done = 0; done < given.memoryBytes; ) {
-          const count = fs.readSync(given.fd, heap, done, given.memoryBytes - done, given.memoryOffset + done);
+          const count = fs.readSync(given.fd, chunk, 0, Math.min(chunk.length, given.memoryBytes - done), given.memoryOffset + done);
           if (count === 0) throw new Error("the snapshot file ended early");
+          copyPages(heap.subarray(done, done + count), chunk, count);
           done += count;
         }
         markPhase("snapshotCopy");
@@ -587,9 +598,7 @@ function restoreBase() {
   const started = realNow();
   const now = fingerprint();
   if (now !== base.fingerprint) throw new Error(`the interpreter cannot be restored (state outside its memory changed: ${now} vs ${base.fingerprint})`);
-  const heap = wasm.HEAPU8;
-  heap.set(base.memory);
-  if (heap.length > base.memory.length) heap.fill(0, base.memory.length);
+  restorePages(wasm.HEAPU8, base.memory);
   // State outside the memory that a play can change and the base puts back: the umask, the virtual clock and generator.
   process.umask(base.umask);
   sources.set(base.sources);
@@ -614,10 +623,8 @@ function withinKeptGrowth() {
 
 /** Makes the current memory (right after an open) the base of every later play, reusing the pristine copy's buffer where it fits. */
 function takeBase() {
-  const heap = wasm.HEAPU8;
-  const reuse = base !== null && base.memory.length === heap.length && !(recyclable && base === pristine);
-  const memory = reuse && base ? base.memory : new Uint8Array(heap.length);
-  memory.set(heap);
+  const reuse = base !== null && !(recyclable && base === pristine);
+  const memory = savePages(wasm.HEAPU8, { into: reuse ? base?.memory.bytes : null });
   base = { memory, fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
 }
 
@@ -636,12 +643,9 @@ function playOf(/** @type {{ play?: unknown }} */ request) {
 function park() {
   if (current === null) return;
   if (!parkable()) throw new Error(`play ${current} cannot be parked (state outside the memory changed, or the memory grew past the kept growth)`);
-  const heap = wasm.HEAPU8;
-  let buffer = playBuffers.get(current) ?? spareBuffers.pop() ?? new Uint8Array(pristineBytes + maxKeptGrowthBytes);
-  if (buffer.length < heap.length) buffer = new Uint8Array(heap.length);
-  buffer.set(heap);
-  playBuffers.set(current, buffer);
-  parked.set(current, { length: heap.length, sources: sources.slice(), umask: currentUmask() });
+  const saved = savePages(wasm.HEAPU8, { into: playBuffers.get(current) ?? spareBuffers.pop(), size: pristineBytes + maxKeptGrowthBytes });
+  playBuffers.set(current, saved.bytes);
+  parked.set(current, { length: saved.length, runs: saved.runs, sources: sources.slice(), umask: currentUmask() });
   current = null;
   dirty = true;
 }
@@ -654,9 +658,7 @@ function switchTo(/** @type {number} */ play) {
   if (!slot || !buffer) throw new Error(`play ${play} is not open in this sandbox`);
   const started = realNow();
   park();
-  const heap = wasm.HEAPU8;
-  heap.set(buffer.subarray(0, slot.length));
-  if (heap.length > slot.length) heap.fill(0, slot.length);
+  restorePages(wasm.HEAPU8, { bytes: buffer, length: slot.length, runs: slot.runs });
   process.umask(slot.umask);
   sources.set(slot.sources);
   parked.delete(play);
@@ -765,7 +767,7 @@ function recycle() {
   if (now !== pristine.fingerprint) return `state outside the interpreter's memory changed (${now} vs ${pristine.fingerprint})`;
   const heap = wasm.HEAPU8;
   if (heap.length !== pristine.memory.length) return `the interpreter's memory grew from ${pristine.memory.length} to ${heap.length} bytes`;
-  heap.set(pristine.memory);
+  restorePages(heap, pristine.memory);
   process.umask(pristine.umask);
   sources.set(pristine.sources);
   base = pristine;
@@ -826,6 +828,9 @@ function answer(request) {
         const timing = `"resetMs":${(realNow() - started).toFixed(3)},"cpuMs":${((used.user + used.system) / 1000).toFixed(3)}`;
         return JSON.stringify({ id, ok: true, recycled: refused === null, output: refused ?? "" }).replace(/}$/, `,${timing}}`);
       }
+      case "digest":
+        // What the interpreter's memory holds now (a restore after a reply has run): for checks that a restore is exact.
+        return JSON.stringify({ id, ok: true, output: "", digest: crypto.createHash("sha256").update(wasm.HEAPU8).digest("hex") });
       default:
         throw new Error(`unknown request ${JSON.stringify(request?.op)}`);
     }
