@@ -57,6 +57,10 @@ class QuantizedWeight:
             return 0
         return self.numel() * torch.empty((), dtype=self.dtype).element_size()
 
+    def peak_bytes(self):
+        """The resident peak while `dense()` runs: its result and the dequantiser's intermediate arrays (spade_quants.DEQUANT_PEAK)."""
+        return self.working_bytes() * spade_quants.dequantize_peak(self.type_id, self.dtype)
+
     def matmul(self, x):
         return _DequantizedMatmul.apply(x, self)
 
