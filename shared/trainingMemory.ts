@@ -263,6 +263,14 @@ export interface TrainingMemoryEstimate extends TrainingPeak {
   inputs: TrainingPeakInputs;
 }
 
+/** spade_weights.DEQUANT_CHUNK: values dequantised at once (whole rows); a larger weight is dequantised block by block into its result. */
+export const dequantChunk = 2 ** 24;
+
+/** spade_weights.dequantize_peak_bytes: the resident peak of dequantising a weight of `values` values into `workingBytes`, `peak` being its type's dequantPeak. */
+export function dequantizePeakBytes(workingBytes: number, values: number, peak: number): number {
+  return values <= dequantChunk ? workingBytes * peak : workingBytes + (workingBytes / values) * dequantChunk * peak;
+}
+
 /** The largest projection's elements (the block phase's working copy: one weight is dequantised at a time). */
 function largestProjection(shape: ModelShape): number {
   return Math.max(...Object.values(projectionDims(shape)).map(([i, o]) => i * o));
@@ -291,7 +299,8 @@ export function trainingPeakInputs(shape: ModelShape, quantisation: Quantisation
   const heldWeightBytes = full ? modelParameters(shape) * dtypeBytes : (settings.fileBytes ?? (modelParameters(shape) * bitsPerWeight[quantisation]) / 8);
   const peak = dequantPeak[quantisation][cuda ? "bfloat16" : "float32"];
   const output = shape.vocab * shape.hidden * dtypeBytes;
-  const workingCopies = full ? { block: 0, output: 0, outputPeak: 0 } : { block: largestProjection(shape) * dtypeBytes * peak, output, outputPeak: output * peak };
+  const block = largestProjection(shape);
+  const workingCopies = full ? { block: 0, output: 0, outputPeak: 0 } : { block: dequantizePeakBytes(block * dtypeBytes, block, peak), output, outputPeak: dequantizePeakBytes(output, shape.vocab * shape.hidden, peak) };
   const lines = settings.lines ?? worstCaseLines(settings.contextTokens ?? 4096, hyper.microBatchTokens);
   // train_gguf: fused attention where the model does not reproduce llama.cpp's f16 KV rounding (kv_f16 is the float32 path) and runs on CUDA
   return { ...lines, hyper, dtypeBytes, heldWeightBytes, workingCopies, fusedAttention: cuda, truncating: settings.truncating ?? true };

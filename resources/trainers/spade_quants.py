@@ -169,7 +169,7 @@ _STORED_AS = {0: torch.float32, 1: torch.float16, 30: torch.bfloat16}
 _FLOATS = {0: (4, _f32), 1: (2, lambda raw: raw.contiguous().view(torch.float16).float()), 30: (2, _bf16)}
 
 
-#: The resident peak of dequantising one tensor, in copies of its result, by type: (float32 result, bfloat16 result). The
+#: The resident peak of dequantising one tensor (or one block of spade_weights.DEQUANT_CHUNK values), in copies of its result, by type: (float32 result, bfloat16 result). The
 #: dequantisers' intermediate arrays (unpacked scales, nibbles, high bits) live beside the result until it is returned; a
 #: bfloat16 result is computed in float32 and converted. Measured with glibc's mmap threshold fixed (the trainer
 #: worker's): 4864 x 896 values, every type.
