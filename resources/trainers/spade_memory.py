@@ -20,11 +20,15 @@ first block's backward starts. So
   attention weights ``ACT_ATTN`` per (sequence, head, query, key) where attention is not fused
   (torch < 2, or the float32 path that reproduces llama.cpp's f16 rounding; ``ACT_ATTN_ALONE`` of
   them where they outweigh the rest of the block), plus one projection's
-  dequantised copy: spade_weights dequantises one weight at a time, in the forward and again in the
-  backward pass, and keeps none (the largest matrix counts, not a block's sum).
+  dequantisation at its peak: spade_weights dequantises one weight at a time, in the forward and
+  again in the backward pass, and keeps none (the largest matrix counts, not a block's sum); the
+  dequantiser's intermediate arrays live beside its result (spade_quants.DEQUANT_PEAK: up to 3.35
+  copies of a float32 result, 6.7 of a bf16 one), and a weight of more than
+  spade_weights.DEQUANT_CHUNK values is dequantised a block of rows at a time, so its peak is the
+  result and one block's.
 - **output phase**: the output matrix's dequantised copy (read whole by the chunked log-probs) plus
-  one chunk's temporaries, or the peak of that matrix's dequantisation where it is larger (the
-  dequantiser's intermediate arrays, spade_quants.DEQUANT_PEAK, before any chunk exists); a chunk's temporaries: rows x vocabulary x ``OUT_*`` bytes, where rows is
+  one chunk's temporaries, or the peak of that matrix's dequantisation where it is larger (before
+  any chunk exists); a chunk's temporaries: rows x vocabulary x ``OUT_*`` bytes, where rows is
   min(outputChunkTokens, the most trained tokens of one line in the micro-batch) since the chunks
   are taken line by line. It does not grow with the sequence length beyond the chunk. Every round's
   forward pass also computes the recorded function (llama.cpp's sampling transform, for the
