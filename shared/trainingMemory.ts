@@ -48,7 +48,7 @@ export const trainingMemoryCoefficients = {
   /** OUT_FULL: bytes per (position x vocabulary entry) of an output chunk under the reference's full softmax. */
   outFull: 12.0,
   /** OUT_SAMPLING: the same under the sampling transform (its top-p sort is the widest temporary). */
-  outSampling: 46.0,
+  outSampling: 42.0,
   /** Bytes per LoRA parameter: fp32 weight, gradient, Adam's two moments. */
   loraParamBytes: 16,
 } as const;

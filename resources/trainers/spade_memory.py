@@ -73,9 +73,9 @@ KEPT_SHARE = 0.5
 #: Bytes per (position x vocabulary entry) of the output layer's chunk: the full softmax (logits, their tempered copy, the
 #: exponentials; the gradient at the backward) and the sampling transform (probabilities, their sort's values and int64
 #: order, the cumulative sum, the masks). Measured as whole mappings (bench_memory.py --output-layer, 64-dim hidden
-#: states): the sampling transform 38-44 at 70k entries in chunks of 128-512, 46 in the 50M rows (32k entries).
+#: states): the sampling transform 38-44 at 70k-300k entries in chunks of 128-512; 46 would fit the 50M rows (32k entries) best.
 OUT_FULL = 12.0
-OUT_SAMPLING = 46.0
+OUT_SAMPLING = 42.0
 
 GB = 1e9
 

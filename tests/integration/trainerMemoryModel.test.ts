@@ -51,8 +51,7 @@ describe.skipIf(!hasTorch)("the trainer's memory model", () => {
     bench<OutputLayer>(["--output-layer", String(positions), "--vocab", String(vocab), "--dim", "64", "--hyper", JSON.stringify({ outputChunkTokens: chunk })]);
 
   it("predicts the output layer within 15%, bounded by the chunk", () => {
-    // 300k entries: even a 32-row chunk's float arrays (38 MB) are mappings of their own, returned when freed (heap-sized
-    // arrays, under glibc's 32 MiB threshold, stay in the heap with a layout that varies between runs)
+    // 300k entries in chunks of 128 and 32 rows (every array a mapping of its own under the worker's fixed threshold)
     const row = layer(256, 300000, 128);
     expect(row.ratio, `${row.measuredBytes} measured vs ${row.predictedBytes} predicted`).toBeGreaterThanOrEqual(0.85);
     expect(row.ratio, `${row.measuredBytes} measured vs ${row.predictedBytes} predicted`).toBeLessThanOrEqual(1.15);
@@ -64,9 +63,8 @@ describe.skipIf(!hasTorch)("the trainer's memory model", () => {
   }, 300_000);
 
   it("measures the output layer flat in the sequence length", () => {
-    // 512 and 8192 positions in chunks of 512 x 16k entries: heap-sized arrays, whose layout moves the peak between runs and
-    // creeps by a few percent per chunk (measured: 0.40 and 0.55 GB). With torch 1.13's non-reentrant checkpoint per chunk,
-    // as before, 8192 positions took 2.8x the memory of 512 (1.11 GB).
+    // 512 and 8192 positions in chunks of 512 x 16k entries. With torch 1.13's non-reentrant checkpoint per chunk, as before,
+    // 8192 positions took 2.8x the memory of 512 (1.11 GB).
     const short = layer(512, 16000, 512);
     const long = layer(8192, 16000, 512);
     expect(long.measuredBytes / short.measuredBytes, `${short.measuredBytes} at 512 positions, ${long.measuredBytes} at 8192`).toBeLessThan(2);

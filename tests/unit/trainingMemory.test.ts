@@ -55,21 +55,21 @@ describe("the training memory model", () => {
     const parts = predictTrainingPeak(shape, inputs);
     // block phase 20 tokens x 4 B x (7.75 x 4 + 6.75 x 8) + attention weights 1600 B x 4; kept: 3 block inputs + the trained hidden states and their gradient
     expect(parts.activations).toBeCloseTo(960 + 256 + 13200, 6);
-    expect(parts.outputLayer).toBe(5 * 10 * 46);
+    expect(parts.outputLayer).toBe(5 * 10 * 42);
     expect(parts.lora).toBe(16 * 384);
-    expect(parts.peak).toBeCloseTo(1000 + 6144 + Math.max(14416, 1216 + 2300), 6);
+    expect(parts.peak).toBeCloseTo(1000 + 6144 + Math.max(14416, 1216 + 2100), 6);
     expect(predictTrainingPeak(shape, { ...inputs, hyper: { ...inputs.hyper, checkpointing: false } }).activations).toBeCloseTo(2 * 0.5 * 13200 + 256 + 13200, 6);
     expect(predictTrainingPeak(shape, { ...inputs, truncating: false }).outputLayer).toBe(5 * 10 * 12);
     const copies = predictTrainingPeak(shape, { ...inputs, workingCopies: { block: 100, output: 70000, outputPeak: 71000 } });
-    expect(copies.peak).toBeCloseTo(1000 + 6144 + 1216 + 72300, 6);
+    expect(copies.peak).toBeCloseTo(1000 + 6144 + 1216 + 72100, 6);
     // the output matrix's dequantisation at its peak, where it is larger than the copy beside a chunk
     expect(predictTrainingPeak(shape, { ...inputs, workingCopies: { block: 100, output: 70000, outputPeak: 210000 } }).outputLayer).toBe(210000);
   });
 
-  it("predicts a 7B Q4_K_M round under 20 GB with the default batch (about 11.5 GB, as the trainer), and checkpointing lowers the peak", () => {
+  it("predicts a 7B Q4_K_M round under 20 GB with the default batch (about 11.2 GB, as the trainer), and checkpointing lowers the peak", () => {
     const e = estimateTrainingMemory(qwen25_7b, "Q4_K_M", { fileBytes: 4.68e9 });
     expect(e.total).toBeLessThan(20e9);
-    expect(e.total / 1e9).toBeCloseTo(11.5, 1);
+    expect(e.total / 1e9).toBeCloseTo(11.2, 1);
     // the largest round of a 4096-token context: one line, bf16, fused attention, the working copies of the largest projection and the
     // output matrix (both larger than 2^24 values, dequantised a block of rows at a time: a Q4_K block to bf16 peaks at 6.2 copies
     // of its result, beside the whole result)
