@@ -44,7 +44,7 @@ export const trainingMemoryCoefficients = {
   /** ACT_ATTN_ALONE: the same where the attention weights are the block's widest tensors by far. */
   actAttnAlone: 5.0,
   /** KEPT_SHARE: without checkpointing, the share of a block phase's activations every other block keeps to the backward pass. */
-  keptShare: 0.5,
+  keptShare: 0.83,
   /** OUT_FULL: bytes per (position x vocabulary entry) of an output chunk under the reference's full softmax. */
   outFull: 12.0,
   /** OUT_SAMPLING: the same under the sampling transform (its top-p sort is the widest temporary). */

@@ -67,9 +67,9 @@ ACT_F = 6.75
 #: they outweigh the rest of the block (one long sequence, a narrow model).
 ACT_ATTN = 4.0
 ACT_ATTN_ALONE = 5.0
-#: Without checkpointing, the share of a block phase's activations every other block keeps to the backward pass (10M: 0.52,
-#: measured with glibc's dynamic threshold).
-KEPT_SHARE = 0.5
+#: Without checkpointing, the share of a block phase's activations every other block keeps to the backward pass (10M F16,
+#: 4 x 256 tokens: 0.83).
+KEPT_SHARE = 0.83
 #: Bytes per (position x vocabulary entry) of the output layer's chunk: the full softmax (logits, their tempered copy, the
 #: exponentials; the gradient at the backward) and the sampling transform (probabilities, their sort's values and int64
 #: order, the cumulative sum, the masks). Measured as whole mappings (bench_memory.py --output-layer, 64-dim hidden

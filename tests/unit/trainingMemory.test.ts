@@ -58,7 +58,7 @@ describe("the training memory model", () => {
     expect(parts.outputLayer).toBe(5 * 10 * 42);
     expect(parts.lora).toBe(16 * 384);
     expect(parts.peak).toBeCloseTo(1000 + 6144 + Math.max(14416, 1216 + 2100), 6);
-    expect(predictTrainingPeak(shape, { ...inputs, hyper: { ...inputs.hyper, checkpointing: false } }).activations).toBeCloseTo(2 * 0.5 * 13200 + 256 + 13200, 6);
+    expect(predictTrainingPeak(shape, { ...inputs, hyper: { ...inputs.hyper, checkpointing: false } }).activations).toBeCloseTo(2 * 0.83 * 13200 + 256 + 13200, 6);
     expect(predictTrainingPeak(shape, { ...inputs, truncating: false }).outputLayer).toBe(5 * 10 * 12);
     const copies = predictTrainingPeak(shape, { ...inputs, workingCopies: { block: 100, output: 70000, outputPeak: 71000 } });
     expect(copies.peak).toBeCloseTo(1000 + 6144 + 1216 + 72100, 6);
