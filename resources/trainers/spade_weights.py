@@ -60,7 +60,7 @@ class QuantizedWeight:
         """The weight as `dtype`; a weight of more than DEQUANT_CHUNK values is dequantised a block of whole rows at a time into
         its result, so the dequantiser's intermediate arrays never outgrow one block (the same values: a row's blocks are its own)."""
         step = max(1, DEQUANT_CHUNK // self.shape[1])
-        if self.shape[0] <= step:
+        if self.shape[0] <= step or self.working_bytes() == 0:  # small, or the bytes themselves (a view)
             return spade_quants.dequantize(self.raw, self.type_id, self.dtype).view(self.shape)
         out = torch.empty(self.shape, dtype=self.dtype, device=self.raw.device)
         for start in range(0, self.shape[0], step):
