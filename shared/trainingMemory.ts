@@ -35,31 +35,35 @@ export type LoraTarget = (typeof loraTargets)[number];
  * checks every value through `predict()`); their measurement is documented there.
  */
 export const trainingMemoryCoefficients = {
-  /** GLIBC_MMAP_MAX: glibc's largest dynamic mmap threshold; a tensor this large is a mapping of its own. */
-  glibcMmapMax: 32 * 1024 * 1024,
-  /** ACT_E / ACT_E_MAPPED: elements per token per unit of hidden width of a recomputed block at its backward's widest point (heap, mapping). */
-  actE: 39.0,
-  actEMapped: 39.0,
-  /** ACT_F / ACT_F_MAPPED: the same per unit of FFN width. */
-  actF: 21.0,
-  actFMapped: 10.0,
-  /** ACT_ATTN / ACT_ATTN_MAPPED: float32 attention-weight copies per (sequence, head, query, key) beside the rest of the block, where attention is not fused. */
-  actAttn: 1.3,
-  actAttnMapped: 4.0,
-  /** ACT_ATTN_ALONE / ACT_ATTN_ALONE_MAPPED: the same where the attention weights are the block's widest tensors by far. */
-  actAttnAlone: 11.5,
-  actAttnAloneMapped: 5.0,
+  /** ACT_E: elements per token per unit of hidden width of a recomputed block at its backward's widest point. */
+  actE: 7.75,
+  /** ACT_F: the same per unit of FFN width. */
+  actF: 6.75,
+  /** ACT_ATTN: float32 attention-weight copies per (sequence, head, query, key) beside the rest of the block, where attention is not fused. */
+  actAttn: 4.0,
+  /** ACT_ATTN_ALONE: the same where the attention weights are the block's widest tensors by far. */
+  actAttnAlone: 5.0,
   /** KEPT_SHARE: without checkpointing, the share of a block phase's activations every other block keeps to the backward pass. */
-  keptShare: 0.5,
-  /** OUT_FULL / OUT_FULL_MAPPED: bytes per (position x vocabulary entry) of an output chunk under the reference's full softmax (heap, mapping). */
-  outFull: 24.0,
-  outFullMapped: 12.0,
-  /** OUT_SAMPLING / OUT_SAMPLING_MAPPED: the same under the sampling transform (its top-p sort is the widest temporary). */
-  outSampling: 45.0,
-  outSamplingMapped: 40.0,
+  keptShare: 0.83,
+  /** OUT_FULL: bytes per (position x vocabulary entry) of an output chunk under the reference's full softmax. */
+  outFull: 12.0,
+  /** OUT_SAMPLING: the same under the sampling transform (its top-p sort is the widest temporary). */
+  outSampling: 42.0,
   /** Bytes per LoRA parameter: fp32 weight, gradient, Adam's two moments. */
   loraParamBytes: 16,
 } as const;
+
+/**
+ * spade_quants.DEQUANT_PEAK of the type a quantisation's projections have (Q4_K_M: Q4_K, Q5_K_M: Q5_K): the resident
+ * peak of dequantising one tensor, in copies of its result, for a float32 and a bfloat16 result.
+ */
+export const dequantPeak: Record<Quantisation, { float32: number; bfloat16: number }> = {
+  Q4_K_M: { float32: 3.1, bfloat16: 6.2 },
+  Q5_K_M: { float32: 3.35, bfloat16: 6.7 },
+  Q6_K: { float32: 2.65, bfloat16: 5.3 },
+  Q8_0: { float32: 2.05, bfloat16: 4.1 },
+  F16: { float32: 1.0, bfloat16: 3.0 },
+};
 
 /**
  * Device memory the trainer's free-memory check never sees (the CUDA context, other processes'
@@ -119,21 +123,16 @@ export function microBatchShapes(lengths: readonly number[], trained: readonly n
   return groups;
 }
 
-/** The coefficient of a class of tensors: its own mapping from GLIBC_MMAP_MAX on, else the heap's. */
-function byAllocation(oneTensorBytes: number, heap: number, mapped: number): number {
-  return oneTensorBytes >= trainingMemoryCoefficients.glibcMmapMax ? mapped : heap;
-}
-
 /** Bytes of one block's activations and gradients at the widest point of its backward pass (spade_memory.block_phase_activations). */
 export function blockPhaseActivations(shape: ModelShape, sequences: number, longest: number, dtypeBytes: number, fusedAttention: boolean): number {
   const c = trainingMemoryCoefficients;
   const tokens = sequences * longest;
   const e = shape.hidden;
   const f = shape.ffn;
-  let act = tokens * dtypeBytes * (e * byAllocation(tokens * e * dtypeBytes, c.actE, c.actEMapped) + f * byAllocation(tokens * f * dtypeBytes, c.actF, c.actFMapped));
+  let act = tokens * dtypeBytes * (e * c.actE + f * c.actF);
   if (!fusedAttention) {
     const weights = sequences * shape.heads * longest * longest * 4;
-    act = Math.max(act + weights * byAllocation(weights, c.actAttn, c.actAttnMapped), weights * byAllocation(weights, c.actAttnAlone, c.actAttnAloneMapped));
+    act = Math.max(act + weights * c.actAttn, weights * c.actAttnAlone);
   }
   return act;
 }
@@ -141,14 +140,17 @@ export function blockPhaseActivations(shape: ModelShape, sequences: number, long
 /** Bytes of one output-layer chunk's temporaries, `rows` positions x the vocabulary (spade_memory.output_chunk_bytes). */
 export function outputChunkBytes(rows: number, vocab: number, samplingTransform: boolean): number {
   const c = trainingMemoryCoefficients;
-  const one = rows * vocab * 4;
-  return samplingTransform ? (one / 4) * byAllocation(one, c.outSampling, c.outSamplingMapped) : (one / 4) * byAllocation(one, c.outFull, c.outFullMapped);
+  return rows * vocab * (samplingTransform ? c.outSampling : c.outFull);
 }
 
 /** The dequantised copies a round makes of its base weights (spade_memory.WorkingCopies): one projection at a time in the blocks, the output matrix whole. */
 export interface WorkingCopies {
+  /** The largest projection's dequantisation at its peak (the dequantiser's intermediate arrays beside the result). */
   block: number;
+  /** The output matrix's copy. */
   output: number;
+  /** The output matrix's dequantisation at its peak. */
+  outputPeak: number;
 }
 
 /** The memory settings of a round that `predictTrainingPeak` reads (a run config's training.hyper). */
@@ -201,8 +203,9 @@ export function predictTrainingPeak(shape: ModelShape, inputs: TrainingPeakInput
     const kept = hyper.checkpointing ? tokens * shape.hidden * d * shape.layers + hidden : (shape.layers - 1) * trainingMemoryCoefficients.keptShare * block + hidden;
     activations = Math.max(activations, kept + block + copies.block);
     const chunk = outputChunkBytes(Math.min(hyper.outputChunkTokens, Math.max(mb.widest, 1)), shape.vocab, samplingTransform);
-    if (copies.output + chunk + kept > outputLayer + outputKept) {
-      outputLayer = copies.output + chunk;
+    const phase = Math.max(copies.output + chunk, copies.outputPeak); // the matrix's dequantisation, then its copy beside one chunk
+    if (phase + kept > outputLayer + outputKept) {
+      outputLayer = phase;
       outputKept = kept;
     }
   }
@@ -260,6 +263,14 @@ export interface TrainingMemoryEstimate extends TrainingPeak {
   inputs: TrainingPeakInputs;
 }
 
+/** spade_weights.DEQUANT_CHUNK: values dequantised at once (whole rows); a larger weight is dequantised block by block into its result. */
+export const dequantChunk = 2 ** 24;
+
+/** spade_weights.dequantize_peak_bytes: the resident peak of dequantising a weight of `values` values into `workingBytes`, `peak` being its type's dequantPeak. */
+export function dequantizePeakBytes(workingBytes: number, values: number, peak: number): number {
+  return values <= dequantChunk ? workingBytes * peak : workingBytes + (workingBytes / values) * dequantChunk * peak;
+}
+
 /** The largest projection's elements (the block phase's working copy: one weight is dequantised at a time). */
 function largestProjection(shape: ModelShape): number {
   return Math.max(...Object.values(projectionDims(shape)).map(([i, o]) => i * o));
@@ -286,7 +297,10 @@ export function trainingPeakInputs(shape: ModelShape, quantisation: Quantisation
   const dtypeBytes = cuda ? 2 : 4;
   const full = settings.weights === "full";
   const heldWeightBytes = full ? modelParameters(shape) * dtypeBytes : (settings.fileBytes ?? (modelParameters(shape) * bitsPerWeight[quantisation]) / 8);
-  const workingCopies = full ? { block: 0, output: 0 } : { block: largestProjection(shape) * dtypeBytes, output: shape.vocab * shape.hidden * dtypeBytes };
+  const peak = dequantPeak[quantisation][cuda ? "bfloat16" : "float32"];
+  const output = shape.vocab * shape.hidden * dtypeBytes;
+  const block = largestProjection(shape);
+  const workingCopies = full ? { block: 0, output: 0, outputPeak: 0 } : { block: dequantizePeakBytes(block * dtypeBytes, block, peak), output, outputPeak: dequantizePeakBytes(output, shape.vocab * shape.hidden, peak) };
   const lines = settings.lines ?? worstCaseLines(settings.contextTokens ?? 4096, hyper.microBatchTokens);
   // train_gguf: fused attention where the model does not reproduce llama.cpp's f16 KV rounding (kv_f16 is the float32 path) and runs on CUDA
   return { ...lines, hyper, dtypeBytes, heldWeightBytes, workingCopies, fusedAttention: cuda, truncating: settings.truncating ?? true };

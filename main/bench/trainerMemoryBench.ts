@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { resourcePath } from "../paths.js";
 import { resolveTrainerPython } from "../training/resolveTrainerPython.js";
+import { trainerAllocatorEnv } from "../training/trainerAllocatorEnv.js";
 
 /** One random-weight model's round: measured and predicted peak memory, trained tokens/s (null where the round failed: see error). */
 export type TrainerMemoryRow = {
@@ -19,6 +20,11 @@ export type TrainerMemoryRow = {
   /** measured / predicted. */
   ratio: number | null;
   trainedTokensPerSec: number | null;
+  /** The round's CPU seconds and minor page faults: its cost, robust to other processes' load (the fixed mmap threshold's price is in the faults). */
+  cpuSeconds: number | null;
+  pageFaults: number | null;
+  /** glibc's mmap threshold the round ran with (the trainer worker's, trainerAllocatorEnv). */
+  mmapThreshold: string | null;
   error: string | null;
 };
 
@@ -39,14 +45,15 @@ export interface TrainerMemoryOptions {
  * The gguf trainer on random-weight models of about 10M, 50M and 200M parameters (real layer shapes,
  * resources/trainers/spade_random_model.py) in F16, Q8_0 and Q4_K: one round each in its own process, its peak memory
  * measured (the kernel's resident high-water mark above the worker's state before a round: the model loaded, a small
- * round run, glibc's heap trimmed) and predicted by the memory model (spade_memory.py). The lines are sampled as the
+ * round run, glibc's heap trimmed; glibc's mmap threshold fixed as the trainer worker's, trainerAllocatorEnv) and predicted
+ * by the memory model (spade_memory.py). The lines are sampled as the
  * agent samples (top-k 20, top-p 0.95), so the log-prob check's sort is part of the round.
  */
 export async function trainerMemoryBench(options: TrainerMemoryOptions = {}): Promise<TrainerMemoryRow[]> {
   const dir = mkdtempSync(join(tmpdir(), "spade-bench-trainer-memory-"));
   try {
     const args = [resourcePath("trainers", "bench_memory.py"), "--suite", dir, "--lines", String(options.lines ?? 4), "--length", String(options.length ?? 256), "--trained", String(options.trained ?? 128), "--threads", String(options.threads ?? 1), "--types", (options.types ?? ["F16", "Q8_0", "Q4_K"]).join(","), "--sizes", (options.sizes ?? ["10M", "50M", "200M"]).join(",")];
-    const { stdout } = await promisify(execFile)(resolveTrainerPython(), args, { maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(resolveTrainerPython(), args, { maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...trainerAllocatorEnv } });
     const rows = (JSON.parse(stdout) as { models: Array<Partial<TrainerMemoryRow> & { label: string }> }).models;
     return rows.map((row) => ({
       label: row.label,
@@ -57,6 +64,9 @@ export async function trainerMemoryBench(options: TrainerMemoryOptions = {}): Pr
       predictedPeakBytes: row.predictedPeakBytes ?? null,
       ratio: row.ratio ?? null,
       trainedTokensPerSec: row.trainedTokensPerSec ?? null,
+      cpuSeconds: row.cpuSeconds ?? null,
+      pageFaults: row.pageFaults ?? null,
+      mmapThreshold: row.mmapThreshold ?? null,
       error: row.error ?? null,
     }));
   } finally {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { resourcePath } from "../paths.js";
 import { resolveTrainerPython } from "./resolveTrainerPython.js";
+import { trainerAllocatorEnv } from "./trainerAllocatorEnv.js";
 import { TrainerCancelledError } from "./TrainerCancelledError.js";
 import { parseTrainerMessage, type LlamaRounding, type LogprobsCommand, type MemoryCommand, type TrainCommand, type TrainerHyper, type TrainerMemory, type TrainerMessage, type TrainerMetrics, type TrainerMismatch, type TrainerProgress } from "./trainerProtocol.js";
 import { TrainerWorkerError } from "./TrainerWorkerError.js";
@@ -28,7 +29,7 @@ export interface TrainerWorkerOptions {
   convertScript?: string;
   /** More command-line arguments for the script. Defaults to none. */
   extraArgs?: string[];
-  /** Added to the workbench's environment. Defaults to none. */
+  /** Added to the workbench's environment, after the allocator's settings (`trainerAllocatorEnv`), which it can override. Defaults to none. */
   env?: Readonly<Record<string, string>>;
   /** Defaults to the process's working directory. */
   cwd?: string;
@@ -131,7 +132,8 @@ export class TrainerWorker {
     args.push(...(options.extraArgs ?? []));
     this.child = spawn(python, args, {
       cwd: options.cwd,
-      env: { ...process.env, PYTHONUNBUFFERED: "1", ...options.env },
+      // the allocator's mmap threshold fixed (trainerAllocatorEnv): a round's peak is its live tensors, as the memory model predicts
+      env: { ...process.env, PYTHONUNBUFFERED: "1", ...trainerAllocatorEnv, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     });

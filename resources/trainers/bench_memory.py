@@ -4,7 +4,10 @@
     bench_memory.py --model M.gguf [--lines 4 --length 512 --trained 256] [--hyper '{...}'] [--threads N]
 
 runs one round of the gguf trainer on a random batch in this process and prints one JSON object:
-the measured peak, the prediction and its parts, trained tokens/s and the round's seconds. The
+the measured peak, the prediction and its parts, trained tokens/s, the round's seconds, its CPU seconds and
+minor page faults (both robust to other processes' load), and glibc's mmap threshold as set in the environment
+(``MALLOC_MMAP_THRESHOLD_``: the trainer worker's is fixed by the engine, main/training/trainerAllocatorEnv.ts; give the
+same here to measure what a run does, as the bench does). The
 process first does what a persistent worker has done before a round: the model is loaded and a
 small round has run (PyTorch's kernels, thread pool and code pages in place); glibc's heap is then
 trimmed (``malloc_trim``) so the round starts from the memory it holds, not from blocks freed while
@@ -16,13 +19,15 @@ a thread samples the anonymous resident memory every 2 ms instead.
     bench_memory.py --suite DIR [--types F16,Q8_0,Q4_K] [--sizes 10M,50M,200M] [--threads N]
 
 writes random-weight models of about 10M, 50M and 200M parameters (spade_random_model) in each
-tensor type into DIR and measures each in its own process (one JSON object: {"models": [...]}). A
+tensor type into DIR and measures each in its own process, which inherits this one's environment (one JSON object:
+{"models": [...]}). A
 K-quant model's matrices whose rows are not whole 256-value blocks get llama.cpp's fallback type.
 """
 import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import threading
@@ -187,8 +192,10 @@ def measure(args):
     policy = GgufPolicy(model, lora, hyper["outputChunkTokens"])
     trim_heap()
     base = anon_rss()
+    cpu, faults = time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     with HighWater() as high:
         metrics = spade_step.train_round(policy, lines, hyper, lambda event: None, 1)
+    cpu, faults = time.process_time() - cpu, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
     measured = high.peak + weights
     predicted = spade_memory.predict(spade_memory.shape_of(model), [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper, 4, weights, spade_memory.layer_working_bytes(model, 4))
     params = sum(t.numel() for t in [model.token_embd] + ([model.output] if model.output is not model.token_embd else []) + [t for layer in model.layers for t in layer.values() if t is not None])
@@ -207,6 +214,9 @@ def measure(args):
         "loadBytes": base - before_load,
         "trainedTokensPerSec": metrics["tokensPerSec"],
         "seconds": metrics["seconds"],
+        "cpuSeconds": cpu,
+        "pageFaults": faults,
+        "mmapThreshold": os.environ.get("MALLOC_MMAP_THRESHOLD_"),
     }
 
 

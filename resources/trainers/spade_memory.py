@@ -20,31 +20,33 @@ first block's backward starts. So
   attention weights ``ACT_ATTN`` per (sequence, head, query, key) where attention is not fused
   (torch < 2, or the float32 path that reproduces llama.cpp's f16 rounding; ``ACT_ATTN_ALONE`` of
   them where they outweigh the rest of the block), plus one projection's
-  dequantised copy: spade_weights dequantises one weight at a time, in the forward and again in the
-  backward pass, and keeps none (the largest matrix counts, not a block's sum).
+  dequantisation at its peak: spade_weights dequantises one weight at a time, in the forward and
+  again in the backward pass, and keeps none (the largest matrix counts, not a block's sum); the
+  dequantiser's intermediate arrays live beside its result (spade_quants.DEQUANT_PEAK: up to 3.35
+  copies of a float32 result, 6.7 of a bf16 one), and a weight of more than
+  spade_weights.DEQUANT_CHUNK values is dequantised a block of rows at a time, so its peak is the
+  result and one block's.
 - **output phase**: the output matrix's dequantised copy (read whole by the chunked log-probs) plus
-  one chunk's temporaries: rows x vocabulary x ``OUT_*`` bytes, where rows is
+  one chunk's temporaries, or the peak of that matrix's dequantisation where it is larger (before
+  any chunk exists); a chunk's temporaries: rows x vocabulary x ``OUT_*`` bytes, where rows is
   min(outputChunkTokens, the most trained tokens of one line in the micro-batch) since the chunks
   are taken line by line. It does not grow with the sequence length beyond the chunk. Every round's
   forward pass also computes the recorded function (llama.cpp's sampling transform, for the
   log-prob check), whose top-p sort is the widest temporary where lines were sampled with top-k,
   top-p or min-p (a run's default); the reference's full softmax alone needs ``OUT_FULL``.
 
-The allocator. On the CPU a tensor is a glibc ``malloc``: one of at least ``GLIBC_MMAP_MAX`` (glibc's
-largest dynamic mmap threshold, 32 MiB on 64-bit) is its own mapping and goes back to the system when
-freed; a smaller one comes from the heap, which keeps freed blocks for reuse, and the recomputed
-forward's temporaries, the backward's gradients of other sizes and the chunks of several
-definitions leave it fragmented: the resident peak of a phase is about twice its live tensors there
-(measured with PyTorch's profiler: 77 MB live vs 166 MB resident at 10M parameters, 314 vs 608 at
-50M; with glibc's threshold pinned at 1 MiB the resident peak falls to the live one, at about 30%
-less speed). So each class of tensors (E-wide rows, F-wide rows, attention weights, output chunks)
-has a coefficient for the heap and one for whole mappings, by the size of one tensor of the class.
-The coefficients are resident bytes measured on this CPU (float32, torch 1.13, 1 thread) with
-random-weight models of real layer shapes (resources/trainers/bench_memory.py: 10M, 50M and 200M
-parameters, 2-8 layers, 128-1024 tokens per sequence, output chunks of 64-1024 rows). The same
-coefficients serve on CUDA, whose caching allocator also keeps freed blocks for reuse (the GPU
-check measures it). The quantised-weight holding enters only through ``held_weight_bytes`` and the
-working copies.
+The allocator. On the CPU a tensor is a glibc ``malloc``. The trainer worker runs with glibc's mmap threshold fixed
+at ``MMAP_THRESHOLD`` (128 KiB, glibc's starting value; the engine sets ``MALLOC_MMAP_THRESHOLD_`` where it spawns the
+worker, main/training/trainerAllocatorEnv.ts), so every tensor of note is a mapping of its own, returned to the system
+when freed, and a phase's resident peak is its live tensors. (With glibc's default, dynamic threshold, tensors under
+up to 32 MiB came from the heap, which kept freed blocks: the resident peak was about twice the live tensors (PyTorch's
+profiler: 77 MB live vs 166 MB resident at 10M parameters) and moved by up to 12-23% between identical rounds with
+the heap's layout.) Each class of tensors (E-wide rows, F-wide rows, attention weights, output chunks) has one
+coefficient. The coefficients are resident bytes measured on this CPU (float32, torch 1.13, 1 thread) with
+random-weight models of real layer shapes (resources/trainers/bench_memory.py: 10M, 50M and 200M parameters, 4 x 256
+tokens, rank 8, the worker's threshold). The same coefficients serve on CUDA, where the tensors of a model worth a GPU
+are large and the caching allocator's blocks (not measured here: the GPU check does) are the analogue of the mappings.
+The quantised-weight holding enters only through ``held_weight_bytes`` and the working copies.
 
 The workbench says before download what trains where with the same model, written out again in
 TypeScript (shared/trainingMemory.ts, ``predictTrainingPeak``): a change here, to a constant or a
@@ -54,41 +56,32 @@ Only the standard library is imported here; ``free_memory`` imports torch.
 """
 from collections import namedtuple
 
-#: glibc's largest dynamic mmap threshold (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit): a tensor this large is a mapping of its own.
-GLIBC_MMAP_MAX = 32 * 1024 * 1024
-#: Elements per token of a recomputed block at the widest point of its backward pass, per unit of E and of F (heap, mapping).
-#: Live, a block keeps about 6 E + 5 q + kv + 4 F per token (norms, projections, RoPE, the attention's operands, the
-#: MLP's gate, SiLU, up and product) and its backward adds two F-wide gradients; the heap about doubles that.
-ACT_E = 39.0
-ACT_E_MAPPED = 39.0
-ACT_F = 21.0
-ACT_F_MAPPED = 10.0
+#: Elements per token of a recomputed block at the widest point of its backward pass, per unit of E and of F: a block's
+#: live tensors (norms, projections, RoPE, the attention's operands, the MLP's gate, SiLU, up and product, and the
+#: backward's gradients), as resident mappings. Fitted, with ACT_ATTN and OUT_SAMPLING, to the 10M, 50M and 200M rows of
+#: bench_memory.py --suite (4 x 256 tokens, rank 8): every row within 2%.
+ACT_E = 7.75
+ACT_F = 6.75
 #: Attention-weight copies per (sequence, head, query, key), float32, where attention is not fused: the softmax output and
-#: its f16 rounding are kept, and the backward adds the softmax's gradient and its input's. In the heap most of them live in
-#: blocks the E- and F-wide tensors freed (1.3 measured at 128-512 tokens), until the attention weights are the block's
-#: widest tensors by far (one long sequence, a narrow model): then the heap holds about ACT_ATTN_ALONE of their blocks
-#: (scores, scaled, masked, softmax, rounded, and their gradients pass through it; 10M at 1 x 1024 tokens: 11.6).
-ACT_ATTN = 1.3
-ACT_ATTN_MAPPED = 4.0
-ACT_ATTN_ALONE = 11.5
-ACT_ATTN_ALONE_MAPPED = 5.0
-#: Without checkpointing, the share of a block phase's activations every other block keeps to the backward pass (10M: 0.52).
-KEPT_SHARE = 0.5
-#: Bytes per (position x vocabulary entry) of the output layer's chunk (heap, mapping): the full softmax (logits, their
-#: tempered copy, the exponentials; the gradient at the backward) and the sampling transform (probabilities, their sort's
-#: values and int64 order, the cumulative sum, the masks).
-#: Measured (bench_memory.py --output-layer, 64-dim hidden states): the sampling transform 45 B per entry in the heap
-#: (16k entries, chunks of 512; its arrays near glibc's threshold vary 0.9-1.6x between runs as the heap lays them out),
-#: 38-44 in whole mappings (70k entries, chunks of 128-512); the full softmax 23-27 in the heap (10M model, 8k entries).
-OUT_FULL = 24.0
-OUT_FULL_MAPPED = 12.0
-OUT_SAMPLING = 45.0
-OUT_SAMPLING_MAPPED = 40.0
+#: its f16 rounding are kept, and the backward adds the softmax's gradient and its input's; ACT_ATTN_ALONE of them where
+#: they outweigh the rest of the block (one long sequence, a narrow model).
+ACT_ATTN = 4.0
+ACT_ATTN_ALONE = 5.0
+#: Without checkpointing, the share of a block phase's activations every other block keeps to the backward pass (10M F16,
+#: 4 x 256 tokens: 0.83).
+KEPT_SHARE = 0.83
+#: Bytes per (position x vocabulary entry) of the output layer's chunk: the full softmax (logits, their tempered copy, the
+#: exponentials; the gradient at the backward) and the sampling transform (probabilities, their sort's values and int64
+#: order, the cumulative sum, the masks). Measured as whole mappings (bench_memory.py --output-layer, 64-dim hidden
+#: states): the sampling transform 38-44 at 70k-300k entries in chunks of 128-512; 46 would fit the 50M rows (32k entries) best.
+OUT_FULL = 12.0
+OUT_SAMPLING = 42.0
 
 GB = 1e9
 
-#: The dequantised copies a round makes of its base weights: one projection at a time in the blocks, the output matrix whole.
-WorkingCopies = namedtuple("WorkingCopies", ["block", "output"])
+#: The dequantised copies a round makes of its base weights: one projection at a time in the blocks (at its
+#: dequantisation's peak), the output matrix whole (its copy, and its dequantisation's peak).
+WorkingCopies = namedtuple("WorkingCopies", ["block", "output", "output_peak"])
 
 
 class MemoryBudgetError(MemoryError):
@@ -119,28 +112,20 @@ def micro_batch_shapes(lengths, trained, micro_batch_tokens):
     return groups
 
 
-def _by_allocation(one_tensor_bytes, heap, mapped):
-    """The coefficient of a class of tensors: its own mapping from GLIBC_MMAP_MAX on, else the heap's."""
-    return mapped if one_tensor_bytes >= GLIBC_MMAP_MAX else heap
-
-
 def block_phase_activations(shape, sequences, longest, dtype_bytes, fused_attention):
     """Bytes of one block's activations and gradients at the widest point of its backward pass."""
     e, f, heads = shape["embd"], shape["ffn"], shape["heads"]
     tokens = sequences * longest
-    act = tokens * dtype_bytes * (e * _by_allocation(tokens * e * dtype_bytes, ACT_E, ACT_E_MAPPED) + f * _by_allocation(tokens * f * dtype_bytes, ACT_F, ACT_F_MAPPED))
+    act = tokens * dtype_bytes * (e * ACT_E + f * ACT_F)
     if not fused_attention:
         weights = sequences * heads * longest * longest * 4
-        act = max(act + weights * _by_allocation(weights, ACT_ATTN, ACT_ATTN_MAPPED), weights * _by_allocation(weights, ACT_ATTN_ALONE, ACT_ATTN_ALONE_MAPPED))
+        act = max(act + weights * ACT_ATTN, weights * ACT_ATTN_ALONE)
     return act
 
 
 def output_chunk_bytes(rows, vocab, sampling_transform):
     """Bytes of one output-layer chunk's temporaries: `rows` positions x the vocabulary."""
-    one = rows * vocab * 4
-    if sampling_transform:
-        return one / 4 * _by_allocation(one, OUT_SAMPLING, OUT_SAMPLING_MAPPED)
-    return one / 4 * _by_allocation(one, OUT_FULL, OUT_FULL_MAPPED)
+    return rows * vocab * (OUT_SAMPLING if sampling_transform else OUT_FULL)
 
 
 def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=None, layer_working_bytes=0, fused_attention=False, truncating=True):
@@ -164,7 +149,7 @@ def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=Non
         from spade_random_model import parameter_count
 
         held_weight_bytes = parameter_count(shape, layers, vocab) * dtype_bytes
-    copies = layer_working_bytes if isinstance(layer_working_bytes, WorkingCopies) else WorkingCopies(layer_working_bytes, layer_working_bytes)
+    copies = layer_working_bytes if isinstance(layer_working_bytes, WorkingCopies) else WorkingCopies(layer_working_bytes, layer_working_bytes, layer_working_bytes)
     lora = 16 * lora_parameters(shape, hyper["rank"], hyper["targets"])
     sampling_transform = truncating or hyper["logprobs"] != "reference"
     activations, output_layer, kept_at_output = 0, 0, 0
@@ -178,8 +163,9 @@ def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=Non
             kept = (layers - 1) * KEPT_SHARE * block + hidden
         activations = max(activations, kept + block + copies.block)
         chunk = output_chunk_bytes(min(hyper["outputChunkTokens"], max(widest, 1)), vocab, sampling_transform)
-        if copies.output + chunk + kept > output_layer + kept_at_output:
-            output_layer, kept_at_output = copies.output + chunk, kept
+        phase = max(copies.output + chunk, copies.output_peak)  # the matrix's dequantisation, then its copy beside one chunk
+        if phase + kept > output_layer + kept_at_output:
+            output_layer, kept_at_output = phase, kept
     parts = {"weights": held_weight_bytes, "lora": lora, "activations": activations, "outputLayer": output_layer, "outputKept": kept_at_output}
     parts["peak"] = held_weight_bytes + lora + max(activations, kept_at_output + output_layer)
     return parts
@@ -206,18 +192,20 @@ def _held_bytes(weight):
 
 def layer_working_bytes(model, dtype_bytes):
     """The dequantised copies alive when weights are held quantised (``WorkingCopies``): in the blocks, the largest single
-    projection (spade_weights dequantises one weight per matmul, forward and backward, and keeps none); in the output
-    layer, the output matrix (the chunked log-probs read it whole; freed after the output layer's backward, before the
-    blocks' backward).
+    projection's dequantisation at its peak, with the dequantiser's intermediate arrays (spade_quants.DEQUANT_PEAK: it runs
+    while the block's activations are alive; spade_weights dequantises one weight per matmul, forward and backward, and
+    keeps none); in the output layer, the output matrix's copy (the chunked log-probs read it whole; it is dequantised
+    before any chunk's temporaries exist and freed after the output layer's backward, before the blocks' backward).
 
     A weight whose bytes already are the compute dtype (F32 in float32, F16 in float16) is used as a view: no copy.
     """
-    def dense(weight):
-        working = getattr(weight, "working_bytes", None)
-        return working() if working is not None else 0
+    def dense(weight, at_peak):
+        if getattr(weight, "working_bytes", None) is None:
+            return 0
+        return weight.peak_bytes() if at_peak else weight.working_bytes()
 
-    block = max((dense(t) for layer in model.layers for t in layer.values() if t is not None), default=0)
-    return WorkingCopies(block, dense(model.output))
+    block = max((dense(t, True) for layer in model.layers for t in layer.values() if t is not None), default=0)
+    return WorkingCopies(block, dense(model.output, False), dense(model.output, True))
 
 
 def worst_case(longest, hyper):

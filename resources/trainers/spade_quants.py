@@ -169,6 +169,22 @@ _STORED_AS = {0: torch.float32, 1: torch.float16, 30: torch.bfloat16}
 _FLOATS = {0: (4, _f32), 1: (2, lambda raw: raw.contiguous().view(torch.float16).float()), 30: (2, _bf16)}
 
 
+#: The resident peak of dequantising one tensor (or one block of spade_weights.DEQUANT_CHUNK values), in copies of its result, by type: (float32 result, bfloat16 result). The
+#: dequantisers' intermediate arrays (unpacked scales, nibbles, high bits) live beside the result until it is returned; a
+#: bfloat16 result is computed in float32 and converted. Measured with glibc's mmap threshold fixed (the trainer
+#: worker's): 4864 x 896 values, every type.
+DEQUANT_PEAK = {
+    "F32": (1.0, 1.0), "F16": (1.0, 3.0), "BF16": (2.0, 1.0), "Q4_0": (2.05, 4.1), "Q4_1": (2.05, 4.1), "Q5_0": (3.0, 6.0),
+    "Q5_1": (3.0, 6.0), "Q8_0": (2.05, 4.1), "Q2_K": (3.15, 6.3), "Q3_K": (3.15, 6.3), "Q4_K": (3.1, 6.2), "Q5_K": (3.35, 6.7),
+    "Q6_K": (2.65, 5.3),
+}
+
+
+def dequantize_peak(type_id, dtype):
+    """DEQUANT_PEAK of a ggml type id for a result of `dtype` (float32, or bfloat16 / float16 as computed through float32)."""
+    return DEQUANT_PEAK[quant_type(type_id).name][0 if dtype == torch.float32 else 1]
+
+
 def supported_type_names():
     return [t.name for t in QUANT_TYPES.values()]
 

@@ -35,6 +35,18 @@ class DenseWeight:
         return self.tensor.numel()
 
 
+#: Values dequantised at once (whole rows): a larger weight is dequantised block by block into its result.
+DEQUANT_CHUNK = 1 << 24
+
+
+def dequantize_peak_bytes(working_bytes, values, peak):
+    """The resident peak of `QuantizedWeight.dense()` for a result of `working_bytes` holding `values` values, `peak` being
+    the type's DEQUANT_PEAK: the whole dequantisation's, or the result beside one block's (at most DEQUANT_CHUNK values)."""
+    if values <= DEQUANT_CHUNK:
+        return working_bytes * peak
+    return working_bytes + working_bytes / values * DEQUANT_CHUNK * peak
+
+
 class QuantizedWeight:
     """A base weight kept as its GGUF bytes ([rows, bytes per row] uint8 on the device), dequantised when used."""
 
@@ -45,7 +57,16 @@ class QuantizedWeight:
         self.dtype = dtype
 
     def dense(self):
-        return spade_quants.dequantize(self.raw, self.type_id, self.dtype).view(self.shape)
+        """The weight as `dtype`; a weight of more than DEQUANT_CHUNK values is dequantised a block of whole rows at a time into
+        its result, so the dequantiser's intermediate arrays never outgrow one block (the same values: a row's blocks are its own)."""
+        step = max(1, DEQUANT_CHUNK // self.shape[1])
+        if self.shape[0] <= step or self.working_bytes() == 0:  # small, or the bytes themselves (a view)
+            return spade_quants.dequantize(self.raw, self.type_id, self.dtype).view(self.shape)
+        out = torch.empty(self.shape, dtype=self.dtype, device=self.raw.device)
+        for start in range(0, self.shape[0], step):
+            rows = self.raw[start:start + step]
+            out[start:start + rows.shape[0]] = spade_quants.dequantize(rows, self.type_id, self.dtype).view(rows.shape[0], self.shape[1])
+        return out
 
     def numel(self):
         """Elements of the weight (not of its bytes), as a tensor's numel()."""
@@ -56,6 +77,11 @@ class QuantizedWeight:
         if spade_quants.stored_as(self.type_id) == self.dtype:
             return 0
         return self.numel() * torch.empty((), dtype=self.dtype).element_size()
+
+    def peak_bytes(self):
+        """The resident peak while `dense()` runs: its result and the dequantiser's intermediate arrays (spade_quants.DEQUANT_PEAK),
+        of the whole weight, or beside the result of one block of DEQUANT_CHUNK values."""
+        return dequantize_peak_bytes(self.working_bytes(), self.numel(), spade_quants.dequantize_peak(self.type_id, self.dtype))
 
     def matmul(self, x):
         return _DequantizedMatmul.apply(x, self)

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseTrainerMessage } from "../../main/training/trainerProtocol.js";
+import { trainerAllocatorEnv } from "../../main/training/trainerAllocatorEnv.js";
 import { TrainerWorker } from "../../main/training/TrainerWorker.js";
 import { TrainerWorkerError } from "../../main/training/TrainerWorkerError.js";
 
@@ -63,6 +64,21 @@ function answer(cmd) {
     expect(logs).toContain("some log text");
     await worker.dispose();
     expect(worker.alive).toBe(false);
+  });
+
+  it("starts the worker with glibc's mmap threshold fixed (the memory model's allocator), which a trainer's own env overrides", async () => {
+    const script = fakeWorker("allocator", `say("threshold " + process.env.MALLOC_MMAP_THRESHOLD_);
+say({ type: "ready", trainer: "gguf", architecture: null });
+function answer() {}`);
+    const logs: string[] = [];
+    const worker = await start(script, logs);
+    await worker.dispose();
+    expect(logs).toContain(`threshold ${trainerAllocatorEnv.MALLOC_MMAP_THRESHOLD_}`);
+    expect(trainerAllocatorEnv.MALLOC_MMAP_THRESHOLD_).toBe("131072");
+    const own: string[] = [];
+    const overridden = await TrainerWorker.start({ python: process.execPath, script, env: { MALLOC_MMAP_THRESHOLD_: "65536" }, onLog: (line) => own.push(line) });
+    await overridden.dispose();
+    expect(own).toContain("threshold 65536");
   });
 
   it("rejects a refused command with its message and round, and goes on with the next", async () => {
