@@ -22,14 +22,7 @@ export function processTree(pid: number): number[] {
  * lives outside the JavaScript heap, so only the RSS shows it.
  */
 export function readRssBytes(pid: number): number | null {
-  if (process.platform !== "linux") return null;
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-    return match ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
+  return readProcKb(`/proc/${pid}/status`, "VmRSS");
 }
 
 /**
@@ -38,9 +31,14 @@ export function readRssBytes(pid: number): number | null {
  * /proc/<pid>/smaps_rollup on Linux; null where that is not available or not readable.
  */
 export function readPssBytes(pid: number): number | null {
+  return readProcKb(`/proc/${pid}/smaps_rollup`, "Pss");
+}
+
+/** A "<field>: <n> kB" line of a /proc file, in bytes; null off Linux, or where the file or the line is missing. */
+function readProcKb(path: string, field: string): number | null {
   if (process.platform !== "linux") return null;
   try {
-    const match = /^Pss:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(readFileSync(path, "utf8"));
     return match ? Number(match[1]) * 1024 : null;
   } catch {
     return null;

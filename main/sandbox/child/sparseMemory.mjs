@@ -36,6 +36,52 @@ function zeroAt(/** @type {Buffer} */ bytes, /** @type {number} */ start, /** @t
 }
 
 /**
+ * The [start, end) byte ranges of the non-zero pages in `bytes`' first `length` bytes, flat, each
+ * run of consecutive non-zero pages one range.
+ * @param {Buffer} bytes
+ * @param {number} length
+ * @returns {number[]}
+ */
+function nonZeroRuns(bytes, length) {
+  /** @type {number[]} */
+  const runs = [];
+  let runFrom = -1;
+  for (let start = 0; start < length; start += PAGE_BYTES) {
+    const zero = zeroAt(bytes, start, Math.min(start + PAGE_BYTES, length));
+    if (!zero && runFrom < 0) runFrom = start;
+    if (zero && runFrom >= 0) {
+      runs.push(runFrom, start);
+      runFrom = -1;
+    }
+  }
+  if (runFrom >= 0) runs.push(runFrom, length);
+  return runs;
+}
+
+/**
+ * Makes `target`'s first `length` bytes those of `source`, whose non-zero pages are `runs` (every
+ * other byte of `source` below `length` is zero): each run copied in one call, and in between only
+ * the target's pages that are not zero written (zeros).
+ * @param {Uint8Array} target
+ * @param {Uint8Array} source
+ * @param {number[]} runs
+ * @param {number} length
+ */
+function writeRuns(target, source, runs, length) {
+  const to = bytesOf(target);
+  const from = bytesOf(source);
+  let at = 0;
+  for (let index = 0; index < runs.length; index += 2) {
+    const start = /** @type {number} */ (runs[index]);
+    const end = /** @type {number} */ (runs[index + 1]);
+    zeroPages(target, at, start);
+    from.copy(to, start, start, end);
+    at = end;
+  }
+  zeroPages(target, at, length);
+}
+
+/**
  * Makes `target`'s first `length` bytes equal to `source`'s (exactly what
  * `target.set(source.subarray(0, length))` leaves) without writing a page that is zero in both.
  * @param {Uint8Array} target
@@ -45,39 +91,8 @@ function zeroAt(/** @type {Buffer} */ bytes, /** @type {number} */ start, /** @t
  */
 export function copyPages(target, source, length = source.length) {
   if (length > source.length || length > target.length) throw new RangeError(`cannot copy ${length} bytes from ${source.length} into ${target.length}`);
-  const to = bytesOf(target);
-  const from = bytesOf(source);
-  /** Start of the run of pages to copy (non-zero in the source), or -1. */
-  let copyFrom = -1;
-  /** Start of the run of pages to zero (zero in the source, not in the target), or -1. */
-  let zeroFrom = -1;
-  /** @type {number[]} */
-  const runs = [];
-  for (let start = 0; start < length; start += PAGE_BYTES) {
-    const end = Math.min(start + PAGE_BYTES, length);
-    if (!zeroAt(from, start, end)) {
-      if (zeroFrom >= 0) to.fill(0, zeroFrom, start);
-      zeroFrom = -1;
-      if (copyFrom < 0) copyFrom = start;
-      continue;
-    }
-    if (copyFrom >= 0) {
-      from.copy(to, copyFrom, copyFrom, start);
-      runs.push(copyFrom, start);
-    }
-    copyFrom = -1;
-    if (zeroAt(to, start, end)) {
-      if (zeroFrom >= 0) to.fill(0, zeroFrom, start);
-      zeroFrom = -1;
-    } else if (zeroFrom < 0) {
-      zeroFrom = start;
-    }
-  }
-  if (copyFrom >= 0) {
-    from.copy(to, copyFrom, copyFrom, length);
-    runs.push(copyFrom, length);
-  }
-  if (zeroFrom >= 0) to.fill(0, zeroFrom, length);
+  const runs = nonZeroRuns(bytesOf(source), length);
+  writeRuns(target, source, runs, length);
   return runs;
 }
 
@@ -135,22 +150,11 @@ export function residentBytes(/** @type {SavedPages} */ saved) {
 
 /**
  * Puts a saved memory back: `target` becomes exactly `saved`'s bytes followed by zeros (what
- * `target.set(saved)` and `target.fill(0, saved.length)` leave). Each non-zero run is copied in
- * one call; in between, only the target's pages that are not zero are written (zeros).
+ * `target.set(saved)` and `target.fill(0, saved.length)` leave).
  * @param {Uint8Array} target
  * @param {SavedPages} saved
  */
 export function restorePages(target, saved) {
   if (saved.length > target.length) throw new RangeError(`cannot put ${saved.length} saved bytes back into ${target.length}`);
-  const to = bytesOf(target);
-  const from = bytesOf(saved.bytes);
-  let at = 0;
-  for (let index = 0; index < saved.runs.length; index += 2) {
-    const start = /** @type {number} */ (saved.runs[index]);
-    const end = /** @type {number} */ (saved.runs[index + 1]);
-    zeroPages(target, at, start);
-    from.copy(to, start, start, end);
-    at = end;
-  }
-  zeroPages(target, at, target.length);
+  writeRuns(target, saved.bytes, saved.runs, target.length);
 }
