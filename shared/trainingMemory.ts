@@ -40,9 +40,7 @@ export const trainingMemoryCoefficients = {
   /** ACT_F: the same per unit of FFN width. */
   actF: 6.75,
   /** ACT_ATTN: float32 attention-weight copies per (sequence, head, query, key) beside the rest of the block, where attention is not fused. */
-  actAttn: 4.0,
-  /** ACT_ATTN_ALONE: the same where the attention weights are the block's widest tensors by far. */
-  actAttnAlone: 5.0,
+  actAttn: 2.0,
   /** KEPT_SHARE: without checkpointing, the share of a block phase's activations every other block keeps to the backward pass. */
   keptShare: 0.83,
   /** OUT_FULL: bytes per (position x vocabulary entry) of an output chunk under the reference's full softmax. */
@@ -129,12 +127,8 @@ export function blockPhaseActivations(shape: ModelShape, sequences: number, long
   const tokens = sequences * longest;
   const e = shape.hidden;
   const f = shape.ffn;
-  let act = tokens * dtypeBytes * (e * c.actE + f * c.actF);
-  if (!fusedAttention) {
-    const weights = sequences * shape.heads * longest * longest * 4;
-    act = Math.max(act + weights * c.actAttn, weights * c.actAttnAlone);
-  }
-  return act;
+  const act = tokens * dtypeBytes * (e * c.actE + f * c.actF);
+  return fusedAttention ? act : act + sequences * shape.heads * longest * longest * 4 * c.actAttn;
 }
 
 /** Bytes of one output-layer chunk's temporaries, `rows` positions x the vocabulary (spade_memory.output_chunk_bytes). */

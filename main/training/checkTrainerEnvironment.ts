@@ -38,6 +38,7 @@ export async function checkTrainerEnvironment(options: CheckTrainerEnvironmentOp
     trainer,
     gguf: null,
     model: null,
+    blas: null,
     problems: [],
   };
   const { stdout, stderr, error } = await new Promise<{ stdout: string; stderr: string; error: Error | null }>((resolve) => {
@@ -57,6 +58,7 @@ export async function checkTrainerEnvironment(options: CheckTrainerEnvironmentOp
     device: (report.device as TrainerEnvironment["device"]) ?? empty.device,
     gguf: (report.gguf as TrainerEnvironment["gguf"]) ?? null,
     model: (report.model as TrainerEnvironment["model"]) ?? null,
+    blas: (report.blas as TrainerEnvironment["blas"]) ?? null,
     problems: Array.isArray(report.problems) ? report.problems.map(String) : [],
   };
 }

@@ -35,6 +35,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import spade_blas  # noqa: E402
+
+if __name__ == "__main__":
+    spade_blas.prepare()  # OpenBLAS's kernels are chosen as torch loads it: before any module below imports torch
+
 import spade_memory  # noqa: E402
 import spade_random_model  # noqa: E402
 
@@ -136,8 +141,7 @@ def measure_output_layer(args):
     import spade_grpo
     import spade_logprobs
 
-    if args.threads > 0:
-        torch.set_num_threads(args.threads)
+    spade_blas.use_threads(torch, args.threads)
     hyper = spade_grpo.parse_hyper(json.loads(args.hyper))
     chunk = hyper["outputChunkTokens"]
     generator = torch.Generator().manual_seed(args.seed)
@@ -171,8 +175,7 @@ def measure(args):
     import spade_step
     from train_gguf import GgufModel, GgufPolicy, Lora
 
-    if args.threads > 0:
-        torch.set_num_threads(args.threads)
+    spade_blas.use_threads(torch, args.threads)
     hyper = spade_grpo.parse_hyper(json.loads(args.hyper))
     before_load = anon_rss()
     model = GgufModel(args.model, torch.device("cpu"), torch.float32, checkpointing=hyper["checkpointing"])

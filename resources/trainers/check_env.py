@@ -17,6 +17,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import spade_blas  # noqa: E402
+
+if __name__ == "__main__":
+    spade_blas.prepare()  # OpenBLAS's kernels are chosen as torch loads it: before any module below imports torch
+
 SETUP_HINT = "run `spade trainer setup` (or set training.python / SPADE_PYTHON to an interpreter that has it)"
 
 
@@ -111,6 +116,7 @@ def main(argv):
         device = {"name": None, "kind": args.device, "freeBytes": None, "totalBytes": None}
         problems.append(f"device {args.device!r} is not usable ({error}); use --device auto or cpu")
     report = {"python": sys.executable, "pythonVersion": platform.python_version(), "packages": packages, "device": device, "trainer": args.trainer, "problems": problems}
+    report["blas"] = spade_blas.report() if torch is not None else None
     if packages["numpy"] is not None:
         capabilities = gguf_capabilities()
         report["gguf"] = capabilities

@@ -249,8 +249,45 @@ class GgufModel:
         if sdpa is not None and not self.kv_f16:
             # PyTorch 2.x: fused attention (no T x S score matrix kept); scale 1/sqrt(head_dim_k) as llama.cpp's
             return sdpa(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), attn_mask=mask.to(q.dtype)).transpose(1, 2)
-        scores = torch.einsum("bthd,bshd->bhts", q.float(), k.float()) / math.sqrt(self.head_dim_k) + mask
-        attn = torch.softmax(scores, dim=-1).to(v.dtype)
-        if self.kv_f16:
-            attn = round_f16(attn)
-        return torch.einsum("bhts,bshd->bthd", attn, v)
+        return _Attention.apply(q, k, v, mask, 1.0 / math.sqrt(self.head_dim_k), self.kv_f16)
+
+
+class _Attention(torch.autograd.Function):
+    """softmax(q k^T x scale + mask) v for q [B, T, heads, dk], k, v [B, S, heads, d]; [B, T, heads, dv].
+
+    The attention weights computed in float32, as ggml's soft_max, and rounded to f16 where
+    `round_weights` says (llama.cpp's CPU matmul converts them to the f16 of the KV cache). The
+    weights are one [B, heads, T, S] tensor, scaled, masked, normalised and rounded in place, and
+    kept for the backward pass, which makes one more (their gradient, turned into the scores'
+    gradient in place): two such tensors at a time, against six in the forward and four in the
+    backward pass of the same composed from separate operations (each a fresh mapping of the
+    trainer's allocator, page by page: spade_memory's ACT_ATTN counts what is left). The rounding
+    passes gradients straight through; the softmax's backward uses the weights as kept (rounded),
+    whose row-wise dot with their gradient is that of the output with its own (FlashAttention's D).
+    """
+
+    @staticmethod
+    def forward(ctx, q, k, v, mask, scale, round_weights):
+        qh, kh, vh = q.float().transpose(1, 2), k.float().transpose(1, 2), v.float().transpose(1, 2)
+        weights = torch.matmul(qh, kh.transpose(-1, -2))
+        weights.mul_(scale).add_(mask)
+        torch.softmax(weights, -1, out=weights)
+        if round_weights:
+            weights.copy_(weights.to(torch.float16))
+        out = torch.matmul(weights, vh)
+        ctx.save_for_backward(qh, kh, vh, weights, out)
+        ctx.scale = scale
+        ctx.dtypes = (q.dtype, k.dtype, v.dtype)
+        return out.transpose(1, 2).to(v.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        qh, kh, vh, weights, out = ctx.saved_tensors
+        go = grad.float().transpose(1, 2)
+        grad_v = torch.matmul(weights.transpose(-1, -2), go)
+        grad_scores = torch.matmul(go, vh.transpose(-1, -2))
+        grad_scores.sub_((go * out).sum(-1, keepdim=True)).mul_(weights)
+        grad_q = torch.matmul(grad_scores, kh).mul_(ctx.scale)
+        grad_k = torch.matmul(grad_scores.transpose(-1, -2), qh).mul_(ctx.scale)
+        grads = (grad.transpose(1, 2).to(dtype) for grad, dtype in zip((grad_q, grad_k, grad_v), ctx.dtypes))
+        return (*grads, None, None, None)

@@ -18,8 +18,7 @@ first block's backward starts. So
 - **block phase**: one block's activations and gradients at the widest point of its backward pass,
   ``ACT_E * E + ACT_F * F`` elements per token of the micro-batch (N = sequences x longest), plus its
   attention weights ``ACT_ATTN`` per (sequence, head, query, key) where attention is not fused
-  (torch < 2, or the float32 path that reproduces llama.cpp's f16 rounding; ``ACT_ATTN_ALONE`` of
-  them where they outweigh the rest of the block), plus one projection's
+  (torch < 2, or the float32 path that reproduces llama.cpp's f16 rounding), plus one projection's
   dequantisation at its peak: spade_weights dequantises one weight at a time, in the forward and
   again in the backward pass, and keeps none (the largest matrix counts, not a block's sum); the
   dequantiser's intermediate arrays live beside its result (spade_quants.DEQUANT_PEAK: up to 3.35
@@ -59,14 +58,14 @@ from collections import namedtuple
 #: Elements per token of a recomputed block at the widest point of its backward pass, per unit of E and of F: a block's
 #: live tensors (norms, projections, RoPE, the attention's operands, the MLP's gate, SiLU, up and product, and the
 #: backward's gradients), as resident mappings. Fitted, with ACT_ATTN and OUT_SAMPLING, to the 10M, 50M and 200M rows of
-#: bench_memory.py --suite (4 x 256 tokens, rank 8): every row within 2%.
+#: bench_memory.py --suite (4 x 256 tokens, rank 8: within 10%, the 10M rows the highest at 1.09) and to lines of 512 to
+#: 2048 tokens where the attention weights weigh most (stories260K, 10M, 50M; 1 to 4 lines: within 13%).
 ACT_E = 7.75
 ACT_F = 6.75
-#: Attention-weight copies per (sequence, head, query, key), float32, where attention is not fused: the softmax output and
-#: its f16 rounding are kept, and the backward adds the softmax's gradient and its input's; ACT_ATTN_ALONE of them where
-#: they outweigh the rest of the block (one long sequence, a narrow model).
-ACT_ATTN = 4.0
-ACT_ATTN_ALONE = 5.0
+#: Attention-weight copies per (sequence, head, query, key), float32, where attention is not fused: the weights, kept for
+#: the backward pass (scaled, masked, normalised and rounded in place: spade_gguf_model._Attention), and their gradient
+#: in the backward. (Composed of separate operations, the same attention held 4 to 5 copies.)
+ACT_ATTN = 2.0
 #: Without checkpointing, the share of a block phase's activations every other block keeps to the backward pass (10M F16,
 #: 4 x 256 tokens: 0.83).
 KEPT_SHARE = 0.83
@@ -118,8 +117,7 @@ def block_phase_activations(shape, sequences, longest, dtype_bytes, fused_attent
     tokens = sequences * longest
     act = tokens * dtype_bytes * (e * ACT_E + f * ACT_F)
     if not fused_attention:
-        weights = sequences * heads * longest * longest * 4
-        act = max(act + weights * ACT_ATTN, weights * ACT_ATTN_ALONE)
+        act += sequences * heads * longest * longest * 4 * ACT_ATTN
     return act
 
 

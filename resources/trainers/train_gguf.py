@@ -24,6 +24,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import spade_blas  # noqa: E402
+
+if __name__ == "__main__":
+    spade_blas.prepare()  # OpenBLAS's kernels are chosen as torch loads it: before any module below imports torch
+
 import spade_device  # noqa: E402
 import spade_weights  # noqa: E402
 import spade_grpo  # noqa: E402
@@ -205,10 +210,10 @@ def main(argv):
     parser.add_argument("--round", type=int, default=1)
     args = parser.parse_args(argv)
     torch = _torch()
-    if args.threads > 0:
-        torch.set_num_threads(args.threads)
+    spade_blas.use_threads(torch, args.threads)
     emit = spade_grpo.Emitter()
     if args.worker:
+        spade_grpo.log(f"[gguf] {spade_blas.describe(spade_blas.report())}")
         spade_grpo.log(f"[gguf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
         try:
             trainer = GgufTrainer(args.device, args.dtype, args.base_model, args.checkpointing, args.weights)

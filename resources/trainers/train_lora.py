@@ -25,6 +25,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import spade_blas  # noqa: E402
+
+if __name__ == "__main__":
+    spade_blas.prepare()  # OpenBLAS's kernels are chosen as torch loads it: before any module below imports torch
+
 import spade_device  # noqa: E402
 import spade_grpo  # noqa: E402
 import spade_logprobs  # noqa: E402
@@ -346,8 +351,8 @@ def main(argv):
     if args.worker:
         import torch
 
-        if args.threads > 0:
-            torch.set_num_threads(args.threads)
+        spade_blas.use_threads(torch, args.threads)
+        spade_grpo.log(f"[hf] {spade_blas.describe(spade_blas.report())}")
         spade_grpo.log(f"[hf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
         trainer = HfTrainer(args.device, args.dtype, args.convert_script)
         if args.base_model:

@@ -83,6 +83,7 @@ describe.skipIf(!existsSync(cli))("spade trainer check / setup", () => {
     const text = spade(["trainer", "check", "--python", python]);
     expect(text.stdout).toMatch(/^python: \/usr\/bin\/python3 \(training\.python, Python 3\.\d+/m);
     expect(text.stdout).toMatch(/^device: cpu \(CPU\), free memory [\d.]+ GiB of [\d.]+ GiB$/m);
+    expect(text.stdout).toMatch(/^blas: (OpenBLAS [\d.]+, \w+ kernels|not OpenBLAS)/m);
     expect(text.stdout).toContain("ready: the gguf trainer can run");
   });
 

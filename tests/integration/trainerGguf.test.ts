@@ -29,13 +29,14 @@ let dir: string;
 let llama: Llama;
 let model: LlamaModel;
 let worker: TrainerWorker;
+const workerLog: string[] = [];
 
 beforeAll(async () => {
   if (!hasTorch) return;
   dir = await mkdtemp(join(tmpdir(), "spade-trainer-gguf-"));
   llama = await getLlama({ gpu: false, maxThreads: 1, build: "never", logLevel: "error" as never });
   model = await llama.loadModel({ modelPath: stories });
-  worker = await TrainerWorker.start({ python, threads: 1, device: "cpu", baseModel: stories });
+  worker = await TrainerWorker.start({ python, threads: 1, device: "cpu", baseModel: stories, onLog: (line) => workerLog.push(line) });
 }, 120_000);
 afterAll(async () => {
   await worker?.dispose();
@@ -47,6 +48,15 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
   it("starts as a worker that knows the base model's architecture", () => {
     expect(worker.trainer).toBe("gguf");
     expect(worker.architecture).toBe("llama");
+  });
+
+  it("runs OpenBLAS on its one thread, with kernels this CPU has (not the pre-AVX fallback of a library older than the CPU)", () => {
+    const line = workerLog.find((text) => text.includes("[gguf] BLAS: "));
+    expect(line, workerLog.join("\n")).toBeDefined();
+    if (line!.includes("not OpenBLAS")) return; // torch's own BLAS or MKL: nothing of OpenBLAS to set
+    expect(line).toMatch(/, 1 thread$/);
+    const flags = /^flags\s*:(.*)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.split(" ") ?? [];
+    if (flags.includes("avx2") && flags.includes("fma")) expect(line).not.toMatch(/OpenBLAS, (Prescott|Core2|Penryn|Dunnington|Nehalem|Atom) kernels/);
   });
 
   it("computes the same log-probs as llama.cpp (plain softmax and the reference's temperature / top-k / top-p)", async () => {

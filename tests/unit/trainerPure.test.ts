@@ -15,8 +15,8 @@ if (!hasTorch) console.warn(`trainerPure tests skipped: ${python} cannot import 
 const root = resolve(import.meta.dirname, "..", "..");
 
 describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py, spade_weights.py and spade_llama_rounding.py", () => {
-  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step test_spade_memory test_spade_quants test_spade_weights test_spade_llama_rounding)", () => {
-    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step", "test_spade_memory", "test_spade_quants", "test_spade_weights", "test_spade_llama_rounding"], {
+  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step test_spade_memory test_spade_quants test_spade_weights test_spade_llama_rounding test_spade_attention test_spade_blas)", () => {
+    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step", "test_spade_memory", "test_spade_quants", "test_spade_weights", "test_spade_llama_rounding", "test_spade_attention", "test_spade_blas"], {
       cwd: resolve(root, "tests/fixtures/trainers"),
       env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
@@ -25,8 +25,8 @@ describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py, spade
     expect(report, report).toMatch(/\nOK\s*$/);
     expect(result.status, report).toBe(0);
     // every test class ran (a skipped or renamed file would not count as a pass)
-    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest", "WorkingCopyTest", "RandomModelTest", "TableTest", "FloatTest", "LegacyTest", "KQuantTest", "WeightsTest", "QuantiserTest", "AttentionTest", "ModeTest"]) expect(report).toContain(name);
-    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(57);
+    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest", "WorkingCopyTest", "RandomModelTest", "TableTest", "FloatTest", "LegacyTest", "KQuantTest", "WeightsTest", "QuantiserTest", "AttentionTest", "ModeTest", "FusedAttentionTest", "KernelChoiceTest", "PrepareTest", "LoadedTest"]) expect(report).toContain(name);
+    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(65);
   });
 
   it("have one set of defaults: the trainer's standalone hyperparameters are the run config's", () => {

@@ -31,11 +31,11 @@ const cases: Case[] = [
   { model: "Qwen2.5-Coder 7B", quantisation: "F16", settings: { weights: "full" } },
   // without checkpointing (KEPT_SHARE), the reference's full softmax over unsampled lines (OUT_FULL)
   { model: "Qwen2.5-Coder 14B", quantisation: "Q5_K_M", settings: { checkpointing: false, truncating: false, contextTokens: 2048 } },
-  // on the CPU: float32, attention weights kept (beside the block; alone at one long line of a narrow model)
+  // on the CPU: float32, attention weights kept beside the block
   { model: "Qwen2.5-Coder 7B", quantisation: "Q4_K_M", settings: { device: "cpu", fileBytes: 4.68e9 } },
   { model: "Qwen3-4B", quantisation: "Q6_K", settings: { device: "cpu", contextTokens: 8192 } },
   { model: "Qwen2.5-Coder 1.5B", quantisation: "Q4_K_M", settings: { device: "cpu", rank: 16, targets: ["attn_q", "attn_v"], logprobs: "sampling", truncating: false } },
-  // a small model: E- and F-wide rows, attention weights beside the block and alone, the sort's and the softmax's chunks
+  // a small model: E- and F-wide rows, attention weights beside the block, the sort's and the softmax's chunks
   { model: "tiny", quantisation: "F16", settings: { device: "cpu", lines: { lengths: [256, 200, 128, 64], trained: [128, 100, 60, 30] }, microBatchTokens: 1024 } },
   { model: "tiny", quantisation: "Q8_0", settings: { device: "cpu", contextTokens: 1024, outputChunkTokens: 64 } },
   { model: "tiny", quantisation: "Q4_K_M", settings: { device: "cpu", lines: { lengths: [300, 120, 90], trained: [200, 60, 40] }, microBatchTokens: 400, truncating: false, checkpointing: false } },

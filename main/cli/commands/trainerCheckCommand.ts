@@ -1,4 +1,4 @@
-import type { TrainerEnvironment } from "../../../shared/trainerEnvironment.js";
+import { describeTrainerBlas, type TrainerEnvironment } from "../../../shared/trainerEnvironment.js";
 import { checkTrainerEnvironment } from "../../training/checkTrainerEnvironment.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
@@ -38,6 +38,7 @@ export function formatTrainerEnvironment(report: TrainerEnvironment): string {
     `torch: ${version("torch")}, numpy: ${version("numpy")}, transformers: ${version("transformers")}, peft: ${version("peft")}, gguf: ${version("gguf")}`,
     `device: ${report.device.kind ?? "none"}${report.device.name ? ` (${report.device.name})` : ""}, free memory ${gib(report.device.freeBytes)} of ${gib(report.device.totalBytes)}`,
   ];
+  if (report.packages.torch) lines.push(`blas: ${describeTrainerBlas(report.blas)}`);
   if (report.gguf) lines.push(`gguf trainer: architectures ${report.gguf.architectures.join(", ")}; tensor types ${report.gguf.tensorTypes.join(", ")}`);
   if (report.model) lines.push(`model ${report.model.path}: ${report.model.trainable ? `trains (${report.model.architecture}, ${report.model.tensorTypes?.join(", ")})` : report.model.reason}`);
   lines.push(report.problems.length === 0 ? `ready: the ${report.trainer} trainer can run` : `not ready:\n${report.problems.map((problem) => `  - ${problem}`).join("\n")}`);

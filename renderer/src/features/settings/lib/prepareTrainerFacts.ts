@@ -1,4 +1,4 @@
-import type { TrainerEnvironment } from "../../../../../shared/trainerEnvironment.js";
+import { describeTrainerBlas, type TrainerEnvironment } from "../../../../../shared/trainerEnvironment.js";
 
 export interface TrainerFacts {
   rows: Array<[label: string, value: string]>;
@@ -20,6 +20,7 @@ export function prepareTrainerFacts(report: TrainerEnvironment): TrainerFacts {
     ["Device", report.device.kind ? `${report.device.kind}${report.device.name ? ` (${report.device.name})` : ""}` : "none"],
     ["Free memory", `${gib(report.device.freeBytes)} of ${gib(report.device.totalBytes)}`],
   ];
+  if (report.packages.torch) rows.push(["BLAS (CPU)", describeTrainerBlas(report.blas)]);
   if (report.gguf) rows.push(["Trains (gguf trainer)", `${report.gguf.architectures.join(", ")} models; tensors ${report.gguf.tensorTypes.join(", ")}`]);
   return { rows, ready: report.problems.length === 0, problems: report.problems };
 }
