@@ -102,14 +102,22 @@ def prepare(environ=None):
     return _prepared
 
 
+def _torch_first(path):
+    """Which loaded BLAS is torch's: one in torch's own folders (a wheel's bundle), then the system's; another wheel's
+    bundle (NumPy's) last."""
+    if "/torch" in path:
+        return 0
+    return 2 if "-packages/" in path else 1
+
+
 def loaded():
-    """The OpenBLAS this process has loaded (torch imported first), as a ctypes library; None where there is none."""
+    """The OpenBLAS this process's torch uses (torch imported first), as a ctypes library; None where there is none."""
     try:
         with open("/proc/self/maps", encoding="ascii", errors="replace") as f:
             paths = {row.split()[-1] for row in f if "blas" in row.rsplit("/", 1)[-1].lower() and "/" in row}
     except OSError:
         return None
-    for path in sorted(paths):
+    for path in sorted(paths, key=lambda path: (_torch_first(path), path)):
         try:
             lib = ctypes.CDLL(path)
             lib.openblas_get_corename.restype = ctypes.c_char_p
