@@ -13,7 +13,7 @@ see them:
   ``OPENBLAS_CORETYPE`` already set (the user's choice).
 - **Threads.** OpenBLAS has its own thread pool, a thread per core, which ``torch.set_num_threads``
   does not reach in Debian's build (``BLAS_INFO=generic``); its idle threads spin in sched_yield.
-  ``set_threads`` gives OpenBLAS the trainer's thread count.
+  ``use_threads`` gives OpenBLAS the trainer's thread count.
 
 Other BLAS libraries (MKL in PyTorch's wheels, cuBLAS) are not touched. Only the standard library
 is imported here.
@@ -151,15 +151,11 @@ def describe(blas):
     return f"BLAS: OpenBLAS, {blas['core']} kernels{chosen}, {blas['threads']} thread{'s' if blas['threads'] != 1 else ''}"
 
 
-def set_threads(n):
-    """Gives the loaded OpenBLAS `n` threads (after torch.set_num_threads(n)); nothing where there is no OpenBLAS or n <= 0."""
-    lib = loaded() if n > 0 else None
+def use_threads(torch, n):
+    """`n` CPU threads for PyTorch and for the OpenBLAS under it, where there is one (n <= 0: both keep their defaults)."""
+    if n <= 0:
+        return
+    torch.set_num_threads(n)
+    lib = loaded()
     if lib is not None:
         lib.openblas_set_num_threads(int(n))
-
-
-def use_threads(torch, n):
-    """`n` CPU threads for PyTorch and for the OpenBLAS under it (n <= 0: both keep their defaults)."""
-    if n > 0:
-        torch.set_num_threads(n)
-        set_threads(n)

@@ -289,5 +289,5 @@ class _Attention(torch.autograd.Function):
         grad_scores.sub_((go * out).sum(-1, keepdim=True)).mul_(weights)
         grad_q = torch.matmul(grad_scores, kh).mul_(ctx.scale)
         grad_k = torch.matmul(grad_scores.transpose(-1, -2), qh).mul_(ctx.scale)
-        grads = (grad.transpose(1, 2).to(dtype) for grad, dtype in zip((grad_q, grad_k, grad_v), ctx.dtypes))
+        grads = (g.transpose(1, 2).to(dtype) for g, dtype in zip((grad_q, grad_k, grad_v), ctx.dtypes))
         return (*grads, None, None, None)
