@@ -10,6 +10,12 @@ export const TEXT_CAPS = {
   traceback: 16_384,
   /** The environment's class name. */
   className: 128,
+  /**
+   * The tool schemas `get_tools()` answers, as JSON: stored with every episode and sent with every
+   * agent request. A list past it is refused (schemas cannot be cut and stay schemas), in the
+   * harness before it crosses the pipe and by the engine (`checkedToolSchemas`).
+   */
+  tools: 32_768,
 } as const;
 
 /** The caps by name, as sent to the Python harness with every open (it cuts each text the same way before encoding it). */

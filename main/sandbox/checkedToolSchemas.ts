@@ -1,4 +1,5 @@
 import type { ToolSchema } from "../../shared/environment.js";
+import { TEXT_CAPS } from "./capText.js";
 import { EnvironmentContractError } from "./errors.js";
 
 /** The longest tool name a chat template is given. */
@@ -20,6 +21,9 @@ export function checkedToolSchemas(tools: unknown, className: string): ToolSchem
     return error;
   };
   if (!Array.isArray(tools)) throw fail("must return a list of tool schemas");
+  // The harness's wording (spade_sandbox.py), for a list it did not stop: checked before anything is stored or sent.
+  const size = JSON.stringify(tools).length;
+  if (size > TEXT_CAPS.tools) throw fail(`answered ${size} characters of tool schemas as JSON, over the ${TEXT_CAPS.tools} character limit`);
   const names = new Set<string>();
   tools.forEach((tool: unknown, index) => {
     const entry = tool as { type?: unknown; function?: { name?: unknown; description?: unknown; parameters?: unknown } } | null;

@@ -40,6 +40,29 @@ def refusal(name):
         raise PermissionError(f"{name} is not available in the SPADE sandbox")
     return refused
 
+def descriptor_writer(name, write, fstat):
+    """``write`` (os.write, os.pwrite, ...) allowed only on a pipe, the one kind of descriptor
+    environment code can open for writing (open() for writing is refused): the standard streams,
+    the standard-library zip and every other file of the interpreter are not the game's to write."""
+    type_, int_ = type, int
+    def guarded(fd, *args, **kwargs):
+        if type_(fd) is not int_ or (fstat(fd).st_mode & 0o170000) != 0o010000:
+            shown = fd if type_(fd) is int_ else "?"
+            raise PermissionError(f"{name} to descriptor {shown}, which the environment did not open for writing, is not allowed in the SPADE sandbox")
+        return write(fd, *args, **kwargs)
+    return guarded
+
+def sandbox_descriptor_guard(name, action, first=0):
+    """``action`` (os.close, os.dup2, ...) refused when it would close or replace one of the
+    sandbox's own descriptors 0 to 2 (argument ``first`` names the descriptor)."""
+    type_, int_, len_ = type, int, len
+    def guarded(*args, **kwargs):
+        fd = args[first] if len_(args) > first else None
+        if type_(fd) is not int_ or 0 <= fd <= 2:
+            raise PermissionError(f"{name} of descriptor {fd if type_(fd) is int_ else '?'} (the sandbox's own standard streams) is not allowed in the SPADE sandbox")
+        return action(*args, **kwargs)
+    return guarded
+
 def advance(seconds):
     _clock[0] += seconds
 

@@ -71,13 +71,17 @@ REFUSED_EVENTS = frozenset({
     "socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo", "socket.__new__",
     "_thread.start_new_thread", "cpython.run_interactivehook", "sys.addaudithook",
 })
+# fcntl commands environment code may use: they only read a descriptor's state. Any other command
+# (F_SETFL, which ORs bits into the stream's flags, O_RDWR included; F_DUPFD...) is refused.
+READ_ONLY_FCNTL = frozenset({1, 3})  # F_GETFD, F_GETFL
+FCNTL_NAMES = {0: "F_DUPFD", 2: "F_SETFD", 4: "F_SETFL", 5: "F_GETLK", 6: "F_SETLK", 7: "F_SETLKW", 1030: "F_DUPFD_CLOEXEC"}
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_globals", "f_locals", "f_builtins"})
 WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
 MAX_INT_BITS = 1023  # integers beyond float range are refused as rewards, sent as text in info
 # The most characters of each text an environment returns (besides observations): the engine's
 # TEXT_CAPS (main/sandbox/capText.ts), sent with every open, applied here before a text is
 # encoded, so an oversized text never crosses the pipe.
-TEXT_CAP_NAMES = ("hint", "solution", "exception", "traceback", "className")
+TEXT_CAP_NAMES = ("hint", "solution", "exception", "traceback", "className", "tools")
 MAX_TRACEBACK_FRAMES = 64
 
 
@@ -95,6 +99,23 @@ def prepare():
     # refusal would arrive as a JavaScript error that breaks the interpreter. Refuse it in Python.
     for module in (os, posix):
         module.system = determinism["refusal"]("os.system")
+    # Descriptors: environment code writes only to pipes it made, never closes or replaces the
+    # sandbox's standard streams and never changes a descriptor's flags (the refusals name what
+    # they refused; the host's file-system lock and fingerprint hold even where Python is bypassed).
+    fstat = posix.fstat
+    for name in ("write", "pwrite", "writev", "pwritev", "sendfile"):
+        if hasattr(posix, name):
+            guarded = determinism["descriptor_writer"](f"os.{name}", getattr(posix, name), fstat)
+            for module in (os, posix):
+                setattr(module, name, guarded)
+    for name, first in (("close", 0), ("closerange", 0), ("dup2", 1)):
+        guarded = determinism["sandbox_descriptor_guard"](f"os.{name}", getattr(posix, name), first)
+        for module in (os, posix):
+            setattr(module, name, guarded)
+    for name in ("set_blocking", "posix_fallocate", "lockf"):
+        if hasattr(posix, name):
+            for module in (os, posix):
+                setattr(module, name, determinism["refusal"](f"os.{name}"))
     # Every builtin module is loaded now, and the loader that makes new instances of them (which
     # would hand out Pyodide's JavaScript bridge whatever sys.modules says) is refused afterwards.
     import _imp
@@ -164,8 +185,21 @@ def prepare():
             reason = event
         elif event == "open":
             mode_arg, flags = args[1], args[2]
-            if (type_(mode_arg) is str and any(letter in mode_arg for letter in "wax+")) or (type_(flags) is int and flags & WRITE_FLAGS):
+            if type_(args[0]) is int_:
+                # A file object over an existing descriptor would close it (the sandbox's standard streams).
+                reason = f"open({args[0]}) of a descriptor"
+            elif (type_(mode_arg) is str and any(letter in mode_arg for letter in "wax+")) or (type_(flags) is int and flags & WRITE_FLAGS):
                 reason = f"open({describe(args[0])}) for writing"
+        elif event == "fcntl.fcntl":
+            command = args[1]
+            if type_(command) is not int_ or command not in READ_ONLY_FCNTL:
+                shown = FCNTL_NAMES.get(command, str_(command)) if type_(command) is int_ else "?"
+                reason = f"fcntl({args[0] if type_(args[0]) is int_ else '?'}, {shown}) (it changes the descriptor)"
+        elif event in ("fcntl.ioctl", "fcntl.flock", "fcntl.lockf"):
+            reason = event
+        elif event == "mmap.__new__":
+            if type_(args[0]) is not int_ or args[0] != -1:
+                reason = f"mmap of descriptor {args[0] if type_(args[0]) is int_ else '?'}"
         elif event == "object.__getattr__":
             name = args[1]
             if type_(name) is not str_ or name in FRAME_ATTRIBUTES:
@@ -314,6 +348,11 @@ def prepare():
             if type_(tools) is not list_ or not all(type_(tool) is dict_ for tool in list_iter(tools)):
                 raise ContractError(f"get_tools() must return a list of dicts, got {type_name(type_(tools))}")
             tools = convert(tools, 0, "get_tools()")
+            caps = session.get("text_caps")
+            size = len_(encode(tools))
+            if caps is not None and size > caps["tools"]:
+                # The engine's wording (checkedToolSchemas.ts): the schemas are stored with every episode and sent with every request.
+                raise ContractError(f"get_tools() answered {size} characters of tool schemas as JSON, over the {caps['tools']} character limit")
         return {"className": session["class_name"], "kind": kind, "tools": tools, "hasHint": callable_(getattr_(cls, "hint", None))}
 
     def op_reset(request):
@@ -365,7 +404,7 @@ def prepare():
             try:
                 env.close()
             except BaseException as exc:  # reported, but the session still ends
-                error = f"{type_name(type_(exc))}"
+                error = capped(type_name(type_(exc)), "className", "class name")
         session.clear()
         env = None
         gc_collect(0)

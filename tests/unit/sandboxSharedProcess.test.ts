@@ -54,7 +54,7 @@ async function start(script: Parameters<typeof scriptedChild>[0]): Promise<Sandb
 }
 
 const open = (process: SandboxProcess, play: number, timeoutMs = 5000) =>
-  process.request({ op: "open", code: "x", maxObservationChars: 1, maxPrintChars: 1, textCaps: { hint: 1, solution: 1, exception: 1, traceback: 1, className: 1 }, play }, "open", timeoutMs, { play });
+  process.request({ op: "open", code: "x", maxObservationChars: 1, maxPrintChars: 1, textCaps: { hint: 1, solution: 1, exception: 1, traceback: 1, className: 1, tools: 1 }, play }, "open", timeoutMs, { play });
 const call = (process: SandboxProcess, play: number, timeoutMs: number) => process.request({ op: "call", json: "{}", play }, "step()", timeoutMs, { play });
 
 describe("a sandbox process shared by several plays", () => {

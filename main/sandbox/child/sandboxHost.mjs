@@ -41,6 +41,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { pathToFileURL } from "node:url";
+import v8 from "node:v8";
 import { validateModulesEagerly } from "./eagerValidation.mjs";
 import { hardenRealm } from "./hardenRealm.mjs";
 import { copyPages, residentBytes, restorePages, savePages } from "./sparseMemory.mjs";
@@ -246,14 +247,111 @@ const spareBuffers = [];
 /** How long the last switch between plays took (park one, put another back), in ms; null when none since the last reply. */
 let lastSwitchMs = /** @type {number | null} */ (null);
 
-/** What lives outside the interpreter's memory and must not change for a restore to be exact. */
+/**
+ * What lives outside the interpreter's memory and must not change for a restore to be exact. The
+ * in-memory file system lives in JavaScript: a node created (a pipe, a file) moves its inode
+ * counter, and every open stream is listed with what a later play could read back or be changed
+ * by (its descriptor, node, the node's mode and times, its flags and position), so a stream closed
+ * and reopened on another file, or with bits ORed into its flags, is seen even when the count of
+ * streams is the same. The files themselves cannot change (`lockFileSystem`).
+ */
 function fingerprint() {
-  const streams = wasm.FS?.streams?.filter(Boolean).length ?? -1;
+  const FS = wasm.FS;
+  /** @type {unknown[]} */
+  const streams = [];
+  for (const stream of FS?.streams ?? []) {
+    if (!stream) continue;
+    const node = stream.node;
+    streams.push([stream.fd, node?.id, node?.mode, node?.atime, node?.mtime, node?.ctime, stream.flags, stream.position, stream.ungotten?.length ?? 0]);
+  }
   const libraries = Object.keys(wasm.LDSO?.loadedLibsByName ?? {}).length;
-  // The in-memory file system lives in JavaScript: a node created (a pipe, a file) moves its inode
-  // counter, which a later play could read back; such a process is not restored but replaced.
-  const files = [wasm.FS?.nextInode ?? -1, wasm.FS?.cwd?.() ?? null];
+  const files = [FS?.nextInode ?? -1, FS?.cwd?.() ?? null];
   return JSON.stringify([wasm.stackSave?.(), wasm.wasmTable?.length, libraries, streams, wasm._hiwire_num_refs?.(), files]);
+}
+
+/** Emscripten's EPERM: what a refused file-system call answers (Python raises PermissionError). */
+const EPERM = 63;
+/** Nodes with an id below this existed when the child became ready: none of them may change. */
+let lockedBelow = Number.POSITIVE_INFINITY;
+
+/**
+ * Makes every node of the in-memory file system that exists now (the standard-library zip, the
+ * folders, the devices and standard streams) unchangeable, whatever the stream's flags say (an
+ * `fcntl(F_SETFL)` ORs O_RDWR into them): writes through any stream, shared writable mappings and
+ * their write-back, preallocation, attribute changes (size, mode, times) and creating, renaming or
+ * removing entries in its folders are refused with EPERM. Only nodes made later (a pipe the game
+ * created, which ends its process anyway) can be written. Python refuses the same calls first,
+ * naming them; this holds where Python's refusal is bypassed.
+ */
+function lockFileSystem() {
+  const FS = wasm.FS;
+  const MEMFS = FS?.filesystems?.MEMFS;
+  if (!FS || !MEMFS?.ops_table || !MEMFS.stream_ops) throw new Error("the in-memory file system cannot be locked");
+  lockedBelow = FS.nextInode;
+  // The nodes were made at the process's start, stamped with the host's clock: every process would
+  // show the game another start time (st_mtime of its standard streams). They all get the virtual epoch.
+  /** @type {Set<any>} */
+  const nodes = new Set([FS.root]);
+  for (const head of FS.nameTable ?? []) for (let node = head; node; node = node.name_next) nodes.add(node);
+  for (const node of nodes) if (node) node.atime = node.mtime = node.ctime = VIRTUAL_EPOCH_MS;
+  /** @param {any} node */
+  const locked = (node) => node !== null && typeof node === "object" && typeof node.id === "number" && node.id < lockedBelow;
+  /** Wraps `fn` so that it refuses when the node `nodeOf(args)` is locked. */
+  const guard = (/** @type {Function} */ fn, /** @type {(args: any[]) => unknown} */ nodeOf) =>
+    /** @this {unknown} */
+    function (/** @type {any[]} */ ...args) {
+      if (locked(nodeOf(args))) throw new FS.ErrnoError(EPERM);
+      return fn.apply(this, args);
+    };
+  const streamNode = (/** @type {any[]} */ args) => args[0]?.node;
+  const firstArgument = (/** @type {any[]} */ args) => args[0];
+  for (const name of ["write", "msync", "allocate"]) FS[name] = guard(FS[name], streamNode);
+  const mmap = FS.mmap;
+  // A writable shared mapping would write back at munmap or msync; a private one is the mapper's own copy.
+  /** @this {unknown} */
+  FS.mmap = function (/** @type {any[]} */ ...args) {
+    const [stream, , , prot, flags] = args;
+    if ((prot & 2) !== 0 && (flags & 2) === 0 && locked(stream?.node)) throw new FS.ErrnoError(EPERM);
+    return mmap.apply(this, args);
+  };
+  // MEMFS's own write is also called directly by its msync.
+  MEMFS.stream_ops.write = guard(MEMFS.stream_ops.write, streamNode);
+  for (const table of Object.values(MEMFS.ops_table)) {
+    for (const name of ["setattr", "mknod", "rename", "unlink", "rmdir", "symlink"]) if (typeof table.node?.[name] === "function") table.node[name] = guard(table.node[name], firstArgument);
+    for (const name of ["write", "msync", "allocate"]) if (typeof table.stream?.[name] === "function") table.stream[name] = guard(table.stream[name], streamNode);
+  }
+}
+
+/**
+ * Pyodide's line writers for descriptors 1 and 2 keep every byte until a newline in the JavaScript
+ * heap; once the child is ready they are replaced by writers that keep nothing (what reaches them
+ * goes to the capped loader output). Environment code cannot reach them at all: writes to the
+ * standard streams are refused (`lockFileSystem`).
+ */
+function boundStandardStreams(/** @type {any} */ py) {
+  const decoder = new TextDecoder();
+  const writer = {
+    write: (/** @type {Uint8Array} */ bytes) => {
+      if (loaderOutput.length < MAX_LOADER_OUTPUT) loaderOutput += decoder.decode(bytes.subarray(0, MAX_LOADER_OUTPUT - loaderOutput.length));
+      return bytes.length;
+    },
+  };
+  py.setStdout(writer);
+  py.setStderr(writer);
+}
+
+/**
+ * How far the JavaScript heap may grow past the pristine child's (measured once it is ready) and
+ * the child still be kept for another play or recycled for another game: nothing a game does
+ * should grow it (its state lives in the interpreter's memory), so growth past this margin
+ * (garbage not yet collected stays well inside it) means something held on, and the process is
+ * replaced.
+ */
+const MAX_HEAP_GROWTH_BYTES = 64 * 1024 * 1024;
+let pristineHeapBytes = 0;
+/** The JavaScript heap's growth past the pristine child's, in bytes. */
+function heapGrowth() {
+  return v8.getHeapStatistics().used_heap_size - pristineHeapBytes;
 }
 
 // Every entropy and clock source the interpreter reaches goes through Emscripten to this realm's
@@ -375,6 +473,8 @@ async function initialize(request) {
   markPhase("harnessConnect");
   neuterModule(wasm, py);
   virtualiseSources();
+  boundStandardStreams(py);
+  lockFileSystem();
   hardenRealm();
   markPhase("hardenRealm");
   base = { memory: savePages(wasm.HEAPU8), fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
@@ -382,6 +482,7 @@ async function initialize(request) {
   pristine = base;
   markPhase("baseCopy");
   warmUp();
+  pristineHeapBytes = v8.getHeapStatistics().used_heap_size;
   markPhase("warmUp");
   // What the pristine copy costs: its non-zero pages (the engine counts it for a recyclable child).
   return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length, pristineResidentBytes: residentBytes(pristine.memory), phases };
@@ -749,7 +850,7 @@ function close(/** @type {number} */ play) {
   current = null;
   // Kept only when the next play can be restored exactly and the memory did not grow too far; then
   // restored right after the reply, unless a parked play comes back next (its switch puts its own copy back).
-  const kept = fingerprint() === base?.fingerprint && withinKeptGrowth();
+  const kept = fingerprint() === base?.fingerprint && withinKeptGrowth() && heapGrowth() <= MAX_HEAP_GROWTH_BYTES;
   restoreAfterReply = kept && parked.size === 0;
   return { json, kept };
 }
@@ -767,6 +868,8 @@ function recycle() {
   if (now !== pristine.fingerprint) return `state outside the interpreter's memory changed (${now} vs ${pristine.fingerprint})`;
   const heap = wasm.HEAPU8;
   if (heap.length !== pristine.memory.length) return `the interpreter's memory grew from ${pristine.memory.length} to ${heap.length} bytes`;
+  const grown = heapGrowth();
+  if (grown > MAX_HEAP_GROWTH_BYTES) return `the JavaScript heap grew by ${(grown / 1048576).toFixed(1)} MiB past the pristine child's (at most ${MAX_HEAP_GROWTH_BYTES / 1048576} MiB)`;
   restorePages(heap, pristine.memory);
   process.umask(pristine.umask);
   sources.set(pristine.sources);
