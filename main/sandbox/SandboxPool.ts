@@ -165,6 +165,8 @@ const PARKED_COPY_MB_ESTIMATE = 96;
 const PRISTINE_COPY_MB_ESTIMATE = 16;
 /** How many games the pool remembers as not shareable (oldest forgotten first). */
 const MAX_REMEMBERED_UNSHAREABLE = 4096;
+/** Cold-booted processes in a row the pool ends instead of handing out while it has a snapshot (then it hands one out rather than never start). */
+const MAX_COLD_STARTS_REFUSED = 4;
 const HARNESS_FILES = ["spade_sandbox.py", "spade_env.py", "spade_repair.py", "spade_determinism.py", "spade_bridges.py"];
 let warnedUnconfined = false;
 const SAMPLES = 256;
@@ -247,6 +249,8 @@ export class SandboxPool {
   private readonly memoryBoundCapacity: boolean;
   private readonly baseCapacity: number;
   private readonly playConcurrency: number;
+  /** Processes that booted cold while the pool had a snapshot, ended instead of handed out (bounded by MAX_COLD_STARTS_REFUSED). */
+  private coldStartsRefused = 0;
   /** The header of the snapshot file as the engine verified it (children check the file still starts with it). */
   private snapshotHeader: Buffer | null = null;
 
@@ -914,6 +918,14 @@ export class SandboxPool {
     });
   }
 
+  /** Reads the snapshot file's header again (after a child found another file than the one verified): the file on disk is used from now on, or none. */
+  private reverifySnapshot(): void {
+    const header = this.cache?.verifiedHeader() ?? null;
+    this.snapshotHeader = header;
+    this.snapshotPath = header ? (this.cache?.path ?? null) : null;
+    this.launch = buildSandboxLaunch({ confinement: this.options.confinement, snapshotPath: this.snapshotPath ?? undefined });
+  }
+
   private async startProcess(): Promise<void> {
     this.starting++;
     let started;
@@ -948,12 +960,18 @@ export class SandboxPool {
     if (this.starts.length > SAMPLES) this.starts.shift();
     if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
     // A cold-booted interpreter is not in the state of one loaded from the snapshot (the in-memory
-    // file system's inode counter differs): once the snapshot is cached, it is not handed out, so
-    // every play starts from the same process state.
-    if (started.snapshot && this.snapshotPath !== null) {
+    // file system's inode counter and the interpreter's allocations differ: other id()s): once the
+    // snapshot is cached, it is not handed out, so every play starts from the same process state.
+    // That includes a child that was given the snapshot but booted cold because the file no longer
+    // starts with the header this pool verified (another pool replaced a corrupt file): the header
+    // is read again and the process started again, a bounded number of times.
+    if (this.snapshotPath !== null && (started.snapshot || !started.fromSnapshot) && this.coldStartsRefused < MAX_COLD_STARTS_REFUSED) {
+      this.coldStartsRefused++;
       started.process.kill();
+      if (!started.snapshot) this.reverifySnapshot();
       return this.startProcess();
     }
+    this.coldStartsRefused = 0;
     if (started.rssBytes !== null) pushSample(this.memorySamples, started.rssBytes / 1024 / 1024);
     pushSample(this.startWalls, started.startMs);
     this.failuresInARow = 0;

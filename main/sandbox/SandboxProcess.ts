@@ -45,6 +45,8 @@ export interface StartedSandbox {
   process: SandboxProcess;
   /** The snapshot the child made, when it started cold and one was asked for. */
   snapshot: Uint8Array | null;
+  /** True when the child loaded its interpreter from the snapshot file it was given (false: it booted cold). */
+  fromSnapshot: boolean;
   /** From spawn to the interpreter ready, in ms. */
   startMs: number;
   /** Resident memory of the started sandbox (its whole process tree), in bytes; null where not measurable. */
@@ -161,6 +163,8 @@ export class SandboxProcess {
   private baseCopyBytes = 0;
   /** What the pristine copy a recyclable child keeps apart from the base holds resident (the pristine memory's non-zero pages), or 0. */
   private pristineBytesKept = 0;
+  /** True when the child loaded its interpreter from the snapshot file (false: it booted cold). */
+  loadedFromSnapshot = false;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -205,10 +209,11 @@ export class SandboxProcess {
       // A recyclable child keeps the pristine copy beside the post-open base: resident, its non-zero pages only.
       sandbox.pristineBytesKept = recyclable ? Math.min(reply.pristineResidentBytes ?? pristineBytes, pristineBytes) : 0;
       sandbox.frameLimit = options.maxFrameBytes;
+      sandbox.loadedFromSnapshot = reply.fromSnapshot === true;
       const snapshot = typeof reply.snapshot === "string" && reply.snapshot.length > 0 ? new Uint8Array(Buffer.from(reply.snapshot, "base64")) : null;
       if (child.pid !== undefined) sandbox.tree = processTree(child.pid);
       const { rssBytes, cpuTicks } = readTreeUsage(sandbox.tree);
-      return { process: sandbox, snapshot, startMs: performance.now() - started, rssBytes, pssBytes: readTreePss(sandbox.tree), cpuMs: cpuTicks === null ? null : cpuTicks * CPU_TICK_MS, phases: reply.phases ?? [] };
+      return { process: sandbox, snapshot, fromSnapshot: reply.fromSnapshot === true, startMs: performance.now() - started, rssBytes, pssBytes: readTreePss(sandbox.tree), cpuMs: cpuTicks === null ? null : cpuTicks * CPU_TICK_MS, phases: reply.phases ?? [] };
     } catch (error) {
       sandbox.kill();
       throw error;
@@ -562,6 +567,7 @@ const REPLY_FIELDS: Record<string, (value: unknown) => boolean> = {
   cpuMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   startMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   snapshot: (value) => value === null || typeof value === "string",
+  fromSnapshot: (value) => typeof value === "boolean",
   memoryBytes: (value) => Number.isSafeInteger(value),
   pristineResidentBytes: (value) => Number.isSafeInteger(value) && (value as number) >= 0,
   digest: (value) => typeof value === "string" && /^[0-9a-f]{64}$/.test(value),

@@ -43,6 +43,12 @@ export interface ChildReply {
   pristineResidentBytes?: number;
   /** digest: the SHA-256 (hex) of the interpreter's whole memory. */
   digest?: string;
+  /**
+   * init: the interpreter was loaded from the snapshot file it was given. False when it booted
+   * cold, which leaves it in another state than every process loaded from the snapshot (other
+   * `id()`s): the pool never hands such a process out while it has a snapshot.
+   */
+  fromSnapshot?: boolean;
   /** init: the snapshot the child made (base64), when asked for one. */
   snapshot?: string | null;
   /** init: milliseconds the child took to get its interpreter ready. */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -69,15 +69,29 @@ export class SnapshotCache {
     return header.equals(expected) ? Buffer.from(header) : null;
   }
 
-  /** Writes header and snapshot atomically; a failure only costs the next start its speed, so it is swallowed. */
+  /**
+   * Writes header and snapshot atomically, unless a valid snapshot of this key is there already:
+   * the first writer wins. Two cold boots never make the same snapshot (the interpreter's start
+   * draws from the host's entropy), and a process loaded from one gives other `id()`s than a
+   * process loaded from the other, so a valid file is never replaced under the processes and
+   * pools that verified it (another pool's children would boot cold). A corrupt or foreign file
+   * is replaced. A failure only costs the next start its speed, so it is swallowed.
+   */
   write(snapshot: Uint8Array): void {
+    const temporary = `${this.path}.${process.pid}.tmp`;
     try {
       mkdirSync(join(this.path, ".."), { recursive: true });
-      const temporary = `${this.path}.${process.pid}.tmp`;
       writeFileSync(temporary, Buffer.concat([SnapshotCache.header(this.key, snapshot), snapshot]));
-      renameSync(temporary, this.path);
+      try {
+        linkSync(temporary, this.path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || this.verifiedHeader() !== null) return;
+        renameSync(temporary, this.path);
+      }
     } catch {
       // A read-only home or a full disk: the sandbox still works, it just starts cold.
+    } finally {
+      rmSync(temporary, { force: true });
     }
   }
 }

@@ -128,6 +128,9 @@ describe("recycled sandbox processes", () => {
     starting = await createTestPool({ size: 1, prewarm: 0, recycleProcesses: false, callTimeoutMs: 20_000 });
     const session = await starting.open(VICTIM);
     expect(processOf(session).recycles).toBe(0);
+    // The reference is a process loaded from the snapshot, as every process the pools hand out
+    // (a cold-booted one, e.g. after another pool replaced the file, gives other id()s).
+    expect(processOf(session).loadedFromSnapshot).toBe(true);
     neverUsed = await transcript(session, 7);
     await session.close();
   }, 180_000);
@@ -158,6 +161,7 @@ describe("recycled sandbox processes", () => {
     const victim = await recycling.open(VICTIM);
     expect(processOf(victim)).toBe(first);
     expect(processOf(victim).recycles).toBe(1);
+    expect(processOf(victim).loadedFromSnapshot).toBe(true);
     expect((victim as unknown as { freshInterpreter: boolean }).freshInterpreter).toBe(true);
     const seen = await transcript(victim, 7);
     await victim.close();

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { playEnvironment } from "../../main/sandbox/playEnvironment.js";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
-import { SNAPSHOT_HEADER_BYTES } from "../../main/sandbox/snapshotCache.js";
+import type { EnvSession } from "../../main/sandbox/EnvSession.js";
+import type { SandboxProcess } from "../../main/sandbox/SandboxProcess.js";
+import { SNAPSHOT_HEADER_BYTES, SnapshotCache } from "../../main/sandbox/snapshotCache.js";
 
 // The interpreter snapshot on disk is written by the engine and checked before it is loaded: a
 // corrupt or foreign file is never trusted, by the engine (whole-file hash) or by a child (the
@@ -18,6 +20,8 @@ class TinyEnv:
         return action, 1.0, True, False, {}
 `;
 
+/** The sandbox process a session runs in. */
+const processOf = (session: EnvSession) => (session as unknown as { process: SandboxProcess }).process;
 const phasesOf = (pool: SandboxPool) => pool.startProfile().phases.map((phase) => phase.name);
 const cacheFile = (dir: string) => join(dir, readdirSync(dir).find((name) => name.endsWith(".bin")) as string);
 
@@ -55,6 +59,9 @@ describe("the snapshot cache as the sandbox uses it", () => {
       await session.close();
       session = await pool.open(GAME, { freshProcess: true });
       expect(pool.startProfile().starts).toBeGreaterThan(before);
+      // That child booted cold, and was ended, not handed out: the pool read the file again, made a
+      // good one and handed out a process loaded from it (a cold one gives other id()s).
+      expect(processOf(session).loadedFromSnapshot).toBe(true);
       expect((await session.reset(7)).observation).toBe("tiny 7");
       await session.close();
       const cold = pool.startProfile().phases.find((phase) => phase.name === "interpreterBoot");
@@ -63,6 +70,25 @@ describe("the snapshot cache as the sandbox uses it", () => {
       await pool.dispose();
     }
   }, 300_000);
+
+  it("keeps the first valid snapshot of a key: a second writer never replaces it, a corrupt file it does", () => {
+    // Two cold boots never make the same snapshot; processes loaded from either give other id()s,
+    // so a pool's snapshot must not be replaced under it by another pool's (tests, other runs).
+    const cache = new SnapshotCache(mkdtempSync(join(tmpdir(), "spade-snapshot-first-")), "0123456789abcdef");
+    const first = new Uint8Array(2 * 1024 * 1024).fill(1);
+    const second = new Uint8Array(2 * 1024 * 1024).fill(2);
+    cache.write(first);
+    expect(cache.verifiedHeader()).toEqual(SnapshotCache.header(cache.key, first));
+    cache.write(second);
+    expect(cache.verifiedHeader()).toEqual(SnapshotCache.header(cache.key, first));
+    const corrupt = readFileSync(cache.path);
+    corrupt.writeUInt8(corrupt.readUInt8(SNAPSHOT_HEADER_BYTES + 10) ^ 0x01, SNAPSHOT_HEADER_BYTES + 10);
+    writeFileSync(cache.path, corrupt);
+    cache.write(second);
+    expect(cache.verifiedHeader()).toEqual(SnapshotCache.header(cache.key, second));
+    expect(readdirSync(join(cache.path, "..")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    rmSync(join(cache.path, ".."), { recursive: true, force: true });
+  });
 
   it("hands out no cold-booted process once the snapshot is cached: every play sees the same process state", async () => {
     const processState = readFileSync(join("tests", "fixtures", "environments", "state", "process_state_game.py"), "utf8");

@@ -468,6 +468,7 @@ async function initialize(request) {
   /** @type {any} */
   let py = given ? await bootFromSnapshot(given) : null;
   let snapshot = /** @type {string | null} */ (null);
+  const coldBooted = !py;
   if (!py) ({ py, snapshot } = await bootCold(request));
   connectHarness(py);
   markPhase("harnessConnect");
@@ -485,7 +486,7 @@ async function initialize(request) {
   pristineHeapBytes = v8.getHeapStatistics().used_heap_size;
   markPhase("warmUp");
   // What the pristine copy costs: its non-zero pages (the engine counts it for a recyclable child).
-  return { startMs: realNow() - started, snapshot, memoryBytes: wasm.HEAPU8.length, pristineResidentBytes: residentBytes(pristine.memory), phases };
+  return { startMs: realNow() - started, snapshot, fromSnapshot: given !== null && snapshot === null && !coldBooted, memoryBytes: wasm.HEAPU8.length, pristineResidentBytes: residentBytes(pristine.memory), phases };
 }
 
 /** Pyodide's own snapshot header: magic, offset of the memory image, JSON length, 0, the build id (8 words), then its JSON. */
