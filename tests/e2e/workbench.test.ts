@@ -272,7 +272,12 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await open("#/runs");
     await page.getByRole("button", { name: "New run" }).click();
     const form = page.getByTestId("start-run-form");
+    // A local model trains by default, and the form says so; a server with the defaults is set to collect only.
+    expect(await form.getByLabel("training").inputValue()).toBe("gguf");
+    expect(await form.getByTestId("training-note").innerText()).toMatch(/^Trains by default/);
     await form.getByLabel("backend").selectOption("openai");
+    expect(await form.getByLabel("training").inputValue()).toBe("off");
+    expect(await form.getByTestId("training-note").innerText()).toContain("Hugging Face trainer");
     await form.getByLabel("Base URL").fill(model.baseUrl);
     await form.getByLabel("Model name").fill("scripted");
     await form.getByLabel("Corpus").fill("corpus.jsonl");
@@ -281,7 +286,7 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await form.getByLabel("Plays", { exact: true }).fill("two");
     await form.getByLabel("Hinted plays").fill("2");
     await form.getByLabel("Max turns").fill("3");
-    await form.getByLabel("more settings").fill('{"backend": {"stream": false, "logprobs": false}, "training": null}');
+    await form.getByLabel("more settings").fill('{"backend": {"stream": false, "logprobs": false}}');
     await form.getByRole("button", { name: "Start" }).click();
     expect(await form.getByTestId("error-plays").innerText()).toMatch(/plays: expected .*"two"/);
     await page.screenshot({ path: join(shots, "start-run-error.png") });
