@@ -1,18 +1,24 @@
+import type { TrainerEnvironment } from "../../../../../shared/trainerEnvironment.js";
 import { ErrorBox } from "../../../components/ErrorBox.js";
-import { Loading } from "../../../components/Loading.js";
-import { useQuery } from "../../../hooks/useQuery.js";
-import { useApi } from "../../../lib/api/ApiContext.js";
+import type { QueryState } from "../../../hooks/useQuery.js";
 import { prepareTrainerFacts } from "../lib/prepareTrainerFacts.js";
 
-/** The trainer's Python, as `spade trainer check` reports it. */
-export function TrainerCheck() {
-  const api = useApi();
-  const check = useQuery("trainer-check", () => api.checkTrainer({}));
+/** The trainer's Python, as `spade trainer check` reports it; says so while the check runs (it starts Python: seconds). */
+export function TrainerCheck({ check }: { check: QueryState<TrainerEnvironment> }) {
   if (check.error) return <ErrorBox error={check.error} onRetry={check.reload} />;
-  if (!check.data) return <Loading what="the trainer check" />;
+  if (!check.data) {
+    return (
+      <div className="card" data-testid="trainer-check" data-state="checking">
+        <h3>Trainer</h3>
+        <p className="loading" role="status">
+          Checking the trainer&apos;s Python, torch and device memory…
+        </p>
+      </div>
+    );
+  }
   const facts = prepareTrainerFacts(check.data);
   return (
-    <div className="card" data-testid="trainer-check">
+    <div className="card" data-testid="trainer-check" data-state={check.loading ? "checking" : "done"}>
       <h3>Trainer</h3>
       <dl className="stats">
         {facts.rows.map(([label, value]) => (
@@ -31,8 +37,8 @@ export function TrainerCheck() {
           ))}
         </ul>
       )}
-      <button type="button" onClick={check.reload}>
-        Check again
+      <button type="button" onClick={check.reload} disabled={check.loading}>
+        {check.loading ? "Checking…" : "Check again"}
       </button>
     </div>
   );
