@@ -273,10 +273,10 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await page.getByRole("button", { name: "New run" }).click();
     const form = page.getByTestId("start-run-form");
     // A local model trains by default, and the form says so; a server with the defaults is set to collect only.
-    expect(await form.getByLabel("training").inputValue()).toBe("gguf");
+    expect(await form.getByLabel("training", { exact: true }).inputValue()).toBe("gguf");
     expect(await form.getByTestId("training-note").innerText()).toMatch(/^Trains by default/);
     await form.getByLabel("backend").selectOption("openai");
-    expect(await form.getByLabel("training").inputValue()).toBe("off");
+    expect(await form.getByLabel("training", { exact: true }).inputValue()).toBe("off");
     expect(await form.getByTestId("training-note").innerText()).toContain("Hugging Face trainer");
     await form.getByLabel("Base URL").fill(model.baseUrl);
     await form.getByLabel("Model name").fill("scripted");
