@@ -340,13 +340,13 @@ export class Workbench {
       },
       listDocuments: async ({ text, offset = 0, limit = 100 }) => {
         const items = store.listDocuments(db, { search: text, offset, limit });
-        return { total: countDocuments(db, text), offset, items: items.map((d) => ({ id: d.id, corpus: d.corpus, title: d.title, words: d.words, environments: d.environments })), problems: store.listCorpusProblems(db) };
+        return { total: countDocuments(db, text), offset, items: items.map((d) => ({ id: d.id, corpus: d.corpus, title: d.title, excerpt: d.excerpt, words: d.words, environments: d.environments })), problems: store.listCorpusProblems(db) };
       },
       getDocument: async ({ documentId }) => {
         const doc = store.getDocument(db, documentId);
         if (!doc) throw new NotFoundError(`no document ${JSON.stringify(documentId)}`);
         const envs = store.listEnvironments(db, { documentId, limit: 500 });
-        return { id: doc.id, corpus: doc.corpus, title: doc.title, words: doc.words, text: doc.text, environments: envs.length, environmentList: envs.map((e) => views.toEnvironmentListItem(e, e)) };
+        return { id: doc.id, corpus: doc.corpus, title: doc.title, excerpt: doc.text.slice(0, 160), words: doc.words, text: doc.text, environments: envs.length, environmentList: envs.map((e) => views.toEnvironmentListItem(e, e)) };
       },
       listModels: async () => ({ dir: modelsDir, files: await this.#insights.describe(listModelFiles(modelsDir)) }),
       downloadModel: async ({ uri }) => this.#downloads.download(uri),

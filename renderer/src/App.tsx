@@ -9,7 +9,6 @@ import { EvaluationsView } from "./features/evaluations/components/EvaluationsVi
 import { ModelsView } from "./features/models/components/ModelsView.js";
 import { RunDetailView } from "./features/runs/components/RunDetailView.js";
 import { RunsView } from "./features/runs/components/RunsView.js";
-import { SettingsView } from "./features/settings/components/SettingsView.js";
 import { useRoute } from "./hooks/useRoute.js";
 import type { Route } from "./lib/router/parseRoute.js";
 
@@ -41,7 +40,8 @@ function View({ route }: { route: Route }) {
     case "evaluations":
       return <EvaluationsView />;
     case "settings":
-      return <SettingsView />;
+      // The old Settings page had nothing to set: its facts are on the Models page now.
+      return <ModelsView adapterId={null} />;
     case "notFound":
       return (
         <section className="view">

@@ -5,6 +5,8 @@ export interface DocumentSummary {
   id: string;
   corpus: string | null;
   title: string | null;
+  /** The text's first characters: what the corpus browser lists a document by when it has no title. */
+  excerpt: string;
   words: number | null;
   /** Environments whose designer prompt carried this document. */
   environments: number;

@@ -260,7 +260,7 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     expect(await page.getByTestId("adapter-lineage").innerText()).toBe("lineage: base model → spade-it1 → spade-it2");
     expect(await page.getByTestId("adapter-detail").innerText()).toContain("trl-sft");
     await page.screenshot({ path: join(shots, "models.png"), fullPage: true });
-  });
+  }, 180_000);
 
   it("#/envs?set=<name> lists an environment set", async () => {
     await open(`#/envs?set=${fixture.envSetName}`);
@@ -272,7 +272,12 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await open("#/runs");
     await page.getByRole("button", { name: "New run" }).click();
     const form = page.getByTestId("start-run-form");
+    // A local model trains by default, and the form says so; a server with the defaults is set to collect only.
+    expect(await form.getByLabel("training", { exact: true }).inputValue()).toBe("gguf");
+    expect(await form.getByTestId("training-note").innerText()).toMatch(/^Trains by default/);
     await form.getByLabel("backend").selectOption("openai");
+    expect(await form.getByLabel("training", { exact: true }).inputValue()).toBe("off");
+    expect(await form.getByTestId("training-note").innerText()).toContain("Hugging Face trainer");
     await form.getByLabel("Base URL").fill(model.baseUrl);
     await form.getByLabel("Model name").fill("scripted");
     await form.getByLabel("Corpus").fill("corpus.jsonl");
@@ -281,7 +286,7 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await form.getByLabel("Plays", { exact: true }).fill("two");
     await form.getByLabel("Hinted plays").fill("2");
     await form.getByLabel("Max turns").fill("3");
-    await form.getByLabel("more settings").fill('{"backend": {"stream": false, "logprobs": false}, "training": null}');
+    await form.getByLabel("more settings").fill('{"backend": {"stream": false, "logprobs": false}}');
     await form.getByRole("button", { name: "Start" }).click();
     expect(await form.getByTestId("error-plays").innerText()).toMatch(/plays: expected .*"two"/);
     await page.screenshot({ path: join(shots, "start-run-error.png") });
@@ -302,7 +307,7 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     expect(await page.getByTestId("env-scroll").getAttribute("data-total")).toBe("1");
   });
 
-  it("corpus, evaluations and settings render real data", async () => {
+  it("corpus, evaluations and the workspace facts render real data", async () => {
     await open(`#/corpus/${encodeURIComponent(fixture.documentId)}`);
     expect(await page.getByTestId("document-panel").innerText()).toContain("GuessNumberEnv");
     await open("#/evaluations");
@@ -314,14 +319,15 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     await bars.first().waitFor();
     expect(await bars.count()).toBeGreaterThanOrEqual(4);
     await page.screenshot({ path: join(shots, "evaluations.png") });
+    // The old Settings page's address opens the Models page, where the workspace and the trainer check now are.
     await open("#/settings");
     expect(await page.getByTestId("settings-view").innerText()).toContain("workspace.sqlite");
     // The trainer's Python, checked by the engine: the interpreter, torch (or what is missing), device and memory.
-    const trainer = await page.getByTestId("trainer-check").innerText({ timeout: 120_000 });
+    const trainer = await page.locator('[data-testid="trainer-check"][data-state="done"]').innerText({ timeout: 120_000 });
     expect(trainer).toMatch(/Python\s+\S+ \(from (training\.python|SPADE_PYTHON|managed|PATH|debian|fallback)/);
     expect(trainer).toMatch(/Free memory\s+[\d.]+ GiB of [\d.]+ GiB|not ready|cannot/i);
     expect(errors).toEqual([]);
-  });
+  }, 180_000);
 
   it("shows a failed extra check as a warning, apart from failures: the verdict, the row's sign and colour, a warning marker", async () => {
     // A game whose only fault is a reward outside [-1, 1]: valid under the reference's rule, with a warning.

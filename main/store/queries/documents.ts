@@ -16,6 +16,8 @@ export interface StoredDocument {
 
 export interface DocumentSummary extends Omit<StoredDocument, "text"> {
   createdAt: number;
+  /** The text's first characters (the corpus browser lists a document without a title by them). */
+  excerpt: string;
   /** How many environments (attempts included) this document grounded. */
   environments: number;
 }
@@ -38,6 +40,7 @@ interface DocumentRow {
   words: number;
   created_at: number;
   environments: number;
+  excerpt?: string;
 }
 
 /** Stores a document once: a document id already stored keeps its first text. */
@@ -57,6 +60,9 @@ export function getDocument(db: ReadonlyDb, id: string): StoredDocument | null {
   return row ? { id: row.id, corpus: row.corpus, title: row.title, text: row.text, words: row.words } : null;
 }
 
+/** Characters of a document's text listed with it. */
+const excerptChars = 160;
+
 /** Documents used so far (newest first), with how many environments each grounded: the corpus browser. */
 export function listDocuments(db: ReadonlyDb, filter: DocumentFilter = {}): DocumentSummary[] {
   const where: string[] = [];
@@ -71,7 +77,7 @@ export function listDocuments(db: ReadonlyDb, filter: DocumentFilter = {}): Docu
     params.push(pattern, pattern);
   }
   const sql =
-    `SELECT d.id, d.corpus, d.title, d.words, d.created_at, ` +
+    `SELECT d.id, d.corpus, d.title, d.words, d.created_at, substr(d.text, 1, ${excerptChars}) AS excerpt, ` +
     `(SELECT count(*) FROM environments e WHERE e.document_id = d.id) AS environments ` +
     `FROM documents d ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY d.created_at DESC, d.id LIMIT ? OFFSET ?`;
   const rows = statement(db, sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as DocumentRow[];
@@ -81,6 +87,7 @@ export function listDocuments(db: ReadonlyDb, filter: DocumentFilter = {}): Docu
     title: row.title,
     words: row.words,
     createdAt: row.created_at,
+    excerpt: row.excerpt ?? "",
     environments: row.environments,
   }));
 }

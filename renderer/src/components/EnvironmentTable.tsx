@@ -22,8 +22,12 @@ function Row({ item, above }: { item: EnvironmentListItem; above: EnvironmentLis
       <span className="c-id">#{item.id}</span>
       <span className="c-run">{item.runId === null ? "–" : `#${item.runId}`}</span>
       <span className="c-it">{item.iteration ?? "–"}</span>
-      <span className="c-slot">{label.slot}</span>
-      <span className="c-name">{item.className ?? <em>no class</em>}</span>
+      <span className="c-slot" title={label.slot}>
+        {label.slot}
+      </span>
+      <span className="c-name" title={item.className ?? undefined}>
+        {item.className ?? <em>no class</em>}
+      </span>
       <span className="c-skill" title={item.skill ?? undefined}>
         {item.skill ?? "–"}
       </span>

@@ -6,9 +6,8 @@ const sections: { label: string; href: string; matches: Route["name"][] }[] = [
   { label: "Environments", href: routes.envs(), matches: ["envs", "env", "episode"] },
   { label: "Compare", href: routes.compare([]), matches: ["compare"] },
   { label: "Corpus", href: routes.corpus(), matches: ["corpus"] },
-  { label: "Models", href: routes.models(), matches: ["models"] },
+  { label: "Models", href: routes.models(), matches: ["models", "settings"] },
   { label: "Evaluations", href: routes.evaluations(), matches: ["evaluations"] },
-  { label: "Settings", href: routes.settings(), matches: ["settings"] },
 ];
 
 export function Nav({ route }: { route: Route }) {

@@ -65,5 +65,10 @@ describe("imported environment sets in the workbench", () => {
     expect(run.status, run.error ?? "").toBe("completed");
     const page = await workbench.api.listEnvironments({ runId });
     expect(page.items).toMatchObject([{ source: "fixed", valid: true, className: "GuessNumberEnv" }]);
+    // The set view counts the game's plays as its environment page does: the canary is play 0 of the plain plays.
+    const drawn = await workbench.api.getEnvironment({ envId: page.items[0]!.id });
+    expect(drawn.episodes.filter((episode) => !episode.hinted).map((episode) => episode.canary)).toContain(true);
+    const member = (await workbench.api.getEnvSet({ name: "imported" })).items[0]!;
+    expect({ plays: member.played?.plays, hintPlays: member.played?.hintPlays }).toEqual({ plays: drawn.stats?.plays, hintPlays: drawn.stats?.hintPlays });
   }, 120_000);
 });

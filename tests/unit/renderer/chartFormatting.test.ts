@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { coreMetrics, metricLabel, preferredMetrics } from "../../../renderer/src/lib/charts/metricLabels.js";
 import { metricNames, prepareMetricSeries } from "../../../renderer/src/lib/charts/prepareMetricSeries.js";
+import { axisTicks } from "../../../renderer/src/lib/charts/axisTicks.js";
 import { durationKind, formatMetric, formatMetricValue, prepareMetricChart } from "../../../renderer/src/lib/charts/prepareMetricChart.js";
 
 const series = [{ key: "run1", label: "run 1" }];
@@ -28,11 +29,10 @@ describe("chart formatting", () => {
     const small = prepareMetricChart("meanRegret", [{ iteration: 0, run1: 0.1 }, { iteration: 1, run1: 0.2 }], series);
     const long = prepareMetricChart("wallTimeMs", [{ iteration: 0, run1: 141348 }, { iteration: 1, run1: 4_000_000 }], series);
     const big = prepareMetricChart("tokensPerEnv", [{ iteration: 0, run1: 98_765 }, { iteration: 1, run1: 12 }], series);
-    // Ticks read "1.1 h", "40 min", "98765": the axis holds the longest with a digit to spare.
-    expect(long.axisWidth).toBeGreaterThanOrEqual("2.4 min".length * 7);
-    expect(big.axisWidth).toBeGreaterThanOrEqual(5 * 7);
+    // Ticks read "0.0 h" .. "1.5 h", "0k" .. "100k", "0.100" .. "0.200": the axis holds the longest.
+    for (const chart of [small, long, big]) expect(chart.axisWidth).toBeGreaterThanOrEqual(7 * Math.max(...chart.ticks.map((tick) => tick.label.length)));
+    expect(long.ticks.map((tick) => tick.label)).toContain("1.0 h");
     expect(small.axisWidth).toBeGreaterThanOrEqual(40);
-    expect(long.axisWidth).toBeGreaterThan(small.axisWidth);
   });
 
   it("shows the core curves from the first iteration, so a metric missing everywhere gets a tile that says why", () => {
@@ -52,15 +52,37 @@ describe("chart formatting", () => {
 });
 
 describe("axis ticks", () => {
-  it("label a duration in one unit, short enough not to wrap", async () => {
-    const { formatAxisValue } = await import("../../../renderer/src/lib/charts/prepareMetricChart.js");
-    expect(formatAxisValue(0, "durationMs")).toBe("0 ms");
-    expect(formatAxisValue(850, "durationMs")).toBe("850 ms");
-    expect(formatAxisValue(12_400, "durationMs")).toBe("12 s");
-    expect(formatAxisValue(4_500, "durationMs")).toBe("4.5 s");
-    expect(formatAxisValue(1_500_000, "durationMs")).toBe("25 min");
-    expect(formatAxisValue(4_500_000, "durationMs")).toBe("1.3 h");
-    expect(formatAxisValue(90, "durationSeconds")).toBe("1.5 min");
-    expect(formatAxisValue(0.25, "rate")).toBe("25.0%");
+  const labels = (values: number[], kind: Parameters<typeof axisTicks>[1]["kind"], integer = false) => axisTicks(values, { kind, integer }).ticks.map((tick) => tick.label);
+  const distinct = (list: string[]) => new Set(list).size === list.length;
+
+  it("never repeat a label: a duration axis over a few seconds of a minute-and-a-half iteration", () => {
+    // Iteration wall times 95.2 s to 98.9 s: the old axis read "1.6 min" five times.
+    const ticks = labels([95_200, 96_100, 98_900], "durationMs");
+    expect(distinct(ticks)).toBe(true);
+    expect(ticks.every((label) => label.endsWith(" min"))).toBe(true);
+    expect(ticks.length).toBeGreaterThanOrEqual(3);
+    expect(labels([141_348, 4_000_000], "durationMs").every((label) => label.endsWith(" h"))).toBe(true);
+    expect(labels([0.5, 2], "durationSeconds")).toEqual(["0.5 s", "1.0 s", "1.5 s", "2.0 s"]);
+  });
+
+  it("count in whole numbers, and fit the values in round steps", () => {
+    expect(labels([10, 12, 10], "number", true)).toEqual(["10", "11", "12"]);
+    expect(labels([3, 3, 3], "number", true)).toEqual(["2", "3", "4"]);
+    expect(labels([0, 0], "number", true)).toEqual(["0", "1"]);
+    expect(labels([0.1, 0.2], "number")).toEqual(["0.100", "0.125", "0.150", "0.175", "0.200"]);
+    expect(labels([1200, 2300], "number", true)).toEqual(["1000", "1500", "2000", "2500"]);
+    expect(labels([12, 198_765], "number", true)).toEqual(["0k", "50k", "100k", "150k", "200k"]);
+    const { domain, ticks } = axisTicks([2.94, 2.99], { kind: "number" });
+    expect(domain).toEqual([ticks[0]!.value, ticks[ticks.length - 1]!.value]);
+    expect(domain[0]).toBeLessThanOrEqual(2.94);
+    expect(domain[1]).toBeGreaterThanOrEqual(2.99);
+    expect(distinct(labels([2.94, 2.99], "number"))).toBe(true);
+  });
+
+  it("put rates on 0-100% and a 0/1 flag on two named ticks, never a line on a -1..3 axis", () => {
+    expect(labels([0.2, 0.3], "rate")).toEqual(["0%", "25%", "50%", "75%", "100%"]);
+    const flag = prepareMetricChart("regeneration", [{ iteration: 0, run1: 1 }, { iteration: 1, run1: 0 }, { iteration: 2, run1: 1 }], series);
+    expect(flag).toMatchObject({ flag: true, domain: [0, 1], ticks: [{ value: 0, label: "replayed" }, { value: 1, label: "new" }] });
+    expect(prepareMetricChart("regeneration", [{ iteration: 0, run1: 1 }], series).single?.[0]?.text).toBe("new");
   });
 });

@@ -26,6 +26,15 @@ describe("prepareEvalComparison", () => {
     ]);
   });
 
+  it("puts shares on a 0-100% axis (a score of 0.36 never on 0-4), and fits an axis holding a mean return", () => {
+    const shares = prepareEvalComparison([result(null, "gsm8k", { accuracy: 0.31 }), result(2, "gsm8k", { accuracy: 0.36 }), result(null, "envs", { winRate: 0 })], [adapter(2, null)]);
+    expect(shares.axis?.domain).toEqual([0, 1]);
+    expect(shares.axis?.ticks.map((tick) => tick.label)).toEqual(["0%", "25%", "50%", "75%", "100%"]);
+    const returns = prepareEvalComparison([result(null, "envs", { meanReturn: -2 }), result(null, "gsm8k", { accuracy: 0.5 })], []);
+    expect(returns.axis?.domain).toEqual([-2, 1]);
+    expect(prepareEvalComparison([], []).axis).toBeNull();
+  });
+
   it("scores accuracy first, then win rate, then mean return", () => {
     expect(evalScore(result(null, "s", { accuracy: 0, winRate: 1 }))).toEqual({ value: 0, metric: "accuracy" });
     expect(evalScore(result(null, "s", { winRate: 0.2, meanReturn: 1 }))).toEqual({ value: 0.2, metric: "winRate" });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { metricLabel } from "../../../renderer/src/lib/charts/metricLabels.js";
 import { isRateMetric, prepareMetricChart } from "../../../renderer/src/lib/charts/prepareMetricChart.js";
+import { designerKindOf, prepareRunCharts } from "../../../renderer/src/features/runs/lib/prepareRunCharts.js";
 
 const series = [{ key: "run1", label: "run 1" }];
 
@@ -8,9 +9,9 @@ describe("prepareMetricChart", () => {
   it("puts rates on a 0-1 axis and fits other metrics to the data", () => {
     const rows = [{ iteration: 0, run1: 0.2 }, { iteration: 1, run1: 0.5 }];
     expect(prepareMetricChart("validityRate", rows, series)).toMatchObject({ title: "Validity rate", domain: [0, 1], rate: true, single: null });
-    expect(prepareMetricChart("meanRegret", rows, series)).toMatchObject({ domain: null, rate: false });
+    expect(prepareMetricChart("meanRegret", rows, series)).toMatchObject({ domain: [0.2, 0.5], rate: false });
     // A "rate" outside [0, 1] is not cut off.
-    expect(prepareMetricChart("noveltyRate", [{ iteration: 0, run1: 2 }, { iteration: 1, run1: 3 }], series).domain).toBeNull();
+    expect(prepareMetricChart("noveltyRate", [{ iteration: 0, run1: 2 }, { iteration: 1, run1: 3 }], series).domain).toEqual([2, 3]);
     expect(isRateMetric("clippedFraction")).toBe(true);
     expect(isRateMetric("rateLimitMs")).toBe(false);
   });
@@ -30,5 +31,16 @@ describe("prepareMetricChart", () => {
     expect(metricLabel("meanTurnsPerEpisode")).toBe("Mean turns per episode");
     expect(metricLabel("vendi_score")).toBe("Vendi score");
     expect(metricLabel("meanKLDivergence")).toBe("Mean KL divergence");
+  });
+});
+
+describe("prepareRunCharts", () => {
+  it("leaves the designer's measures out of a run without a designer, and says which and why", () => {
+    const names = ["validityRate", "meanRegret", "designerReward", "designerMaskedRate", "designerRewardsScored", "episodes", "regeneration"];
+    const fixed = prepareRunCharts(names, designerKindOf({ designer: { kind: "fixed", set: "examples" } }));
+    expect(fixed.shown).toEqual(["validityRate", "meanRegret", "episodes", "regeneration"]);
+    expect(fixed.hiddenNote).toBe("Not charted: designer reward, designer masked rate, designer rewards scored: a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer.");
+    expect(prepareRunCharts(names, designerKindOf({}))).toEqual({ shown: names, hiddenNote: null });
+    expect(prepareRunCharts(["validityRate"], "fixed").hiddenNote).toBeNull();
   });
 });

@@ -23,6 +23,15 @@ describe("prepareReplay", () => {
     ]);
   });
 
+  it("ends a play by its outcome and a cut-off play with its stored stop reason", () => {
+    const ends = (turns: TurnView[]) => prepareReplay(turns).map((step) => step.end);
+    expect(ends([turn(0, { reward: 0.5 }), turn(1, { reward: 0.5, terminated: true })])).toEqual([null, { label: "terminated · won", tone: "good" }]);
+    expect(ends([turn(0, { reward: 0, terminated: true })])).toEqual([{ label: "terminated · lost", tone: "bad" }]);
+    expect(ends([turn(0, { reward: 1 }), turn(1, { reward: -1, terminated: true })])[1]).toEqual({ label: "terminated · lost", tone: "bad" });
+    expect(ends([turn(0, { truncated: true, info: { stop: "length" } })])).toEqual([{ label: "truncated · stop: length", tone: "neutral" }]);
+    expect(ends([turn(0, { truncated: true, info: {} })])).toEqual([{ label: "truncated", tone: "neutral" }]);
+  });
+
   it("moves one step with the arrow keys and clamps at both ends", () => {
     expect(stepForKey("ArrowRight", 0, 3)).toBe(1);
     expect(stepForKey("ArrowRight", 2, 3)).toBe(2);

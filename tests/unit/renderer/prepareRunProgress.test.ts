@@ -46,3 +46,20 @@ describe("errorTitle", () => {
     expect(errorTitle(undefined)).toBe("Error");
   });
 });
+
+describe("prepareRunProgress during the design phase", () => {
+  it("moves while the designer writes the rollout's games, before any play", () => {
+    const designing = (designed: number) =>
+      prepareRunProgress({ iteration: 0, iterations: 2, phase: "designing", units: [{ name: "designed", done: designed, total: 4 }, { name: "played", done: 0, total: 64 }], training: null, etaMs: null, updatedAt: 0 }, 0)!.fraction!;
+    expect(designing(0)).toBe(0);
+    expect(designing(2)).toBeGreaterThan(0);
+    expect(designing(4)).toBeGreaterThan(designing(2));
+    // Designing is half a designing rollout, playing the other half: never past the rollout's end.
+    expect(designing(4)).toBeCloseTo(0.5 / 2);
+    const playing = prepareRunProgress({ iteration: 0, iterations: 2, phase: "playing", units: [{ name: "designed", done: 4, total: 4 }, { name: "played", done: 32, total: 64 }], training: null, etaMs: null, updatedAt: 0 }, 0)!;
+    expect(playing.fraction).toBeCloseTo(0.75 / 2);
+    // Every game invalid: nothing to play, the rollout is done.
+    const none = prepareRunProgress({ iteration: 0, iterations: 2, phase: "scoring", units: [{ name: "designed", done: 4, total: 4 }, { name: "played", done: 0, total: 0 }], training: null, etaMs: null, updatedAt: 0 }, 0)!;
+    expect(none.fraction).toBeCloseTo(1 / 2);
+  });
+});

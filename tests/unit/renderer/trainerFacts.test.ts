@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { TrainerEnvironment } from "../../../shared/trainerEnvironment.js";
 import { recommendedModels } from "../../../shared/recommendedModels.js";
 import { prepareRecommendations } from "../../../renderer/src/features/models/lib/prepareRecommendations.js";
-import { prepareTrainerFacts } from "../../../renderer/src/features/settings/lib/prepareTrainerFacts.js";
+import { prepareTrainerFacts } from "../../../renderer/src/features/models/lib/prepareTrainerFacts.js";
 
 const GiB = 2 ** 30;
 const report: TrainerEnvironment = {
@@ -64,6 +64,12 @@ describe("prepareRecommendations", () => {
     const coder7 = rows.find((row) => row.model.label.startsWith("Qwen2.5-Coder 7B"))!.quantisations;
     expect(coder7.find((q) => q.name === "Q4_K_M")!.verdict).toBe("plays");
     expect(coder7.find((q) => q.name === "F16")!.verdict).toBe("too big");
+  });
+
+  it("gives no verdict while this machine is being checked, rather than one for a memory it has not measured", () => {
+    const rows = prepareRecommendations(recommendedModels, null, null, true);
+    expect(rows.flatMap((row) => row.quantisations.map((q) => q.verdict))).toEqual(rows.flatMap((row) => row.quantisations.map(() => "checking…")));
+    expect(prepareRecommendations(recommendedModels, null, null, false)[0]!.quantisations[0]!.verdict).not.toBe("checking…");
   });
 
   it("on a CPU trainer, predicts training in float32 with the attention weights kept (the trainer's path there)", () => {

@@ -11,6 +11,7 @@ export const metricLabels: Record<string, string> = {
   tokensPerEnv: "Tokens per environment",
   timePerEnvMs: "Time per environment",
   wallTimeMs: "Iteration wall time",
+  regeneration: "New games or replayed",
 };
 
 export const preferredMetrics = Object.keys(metricLabels);

@@ -1,12 +1,19 @@
 // One metric's chart, decided here (the component only draws): its title in words, a 0-1 axis
-// for rates, durations in words (never raw milliseconds), an axis wide enough for its labels, why
-// a chart has nothing to draw, and for a single iteration the values themselves instead of lone dots.
-import { formatDuration, formatDurationCompact } from "../format/formatNumber.js";
+// for rates, a yes/no axis for a flag, ticks that never repeat a label, durations in words (never
+// raw milliseconds), an axis wide enough for its labels, why a chart has nothing to draw, and for a
+// single iteration the values themselves instead of lone dots.
+import { formatDuration } from "../format/formatNumber.js";
+import { axisTicks, type AxisTick } from "./axisTicks.js";
 import type { ChartRow } from "./prepareMetricSeries.js";
 import { metricLabel } from "./metricLabels.js";
 
 /** How a metric's values read: a percentage, a duration (stored in ms or in seconds), or a number. */
 export type MetricValueKind = "rate" | "durationMs" | "durationSeconds" | "number";
+
+/** Metrics that are a 0/1 flag per iteration, with what 0 and 1 mean (drawn as steps between the two, not a line on a fitted axis). */
+export const flagMetrics: Record<string, [string, string]> = {
+  regeneration: ["replayed", "new"],
+};
 
 export interface ChartSeriesRef {
   key: string;
@@ -23,9 +30,13 @@ export interface SingleValue {
 
 export interface PreparedMetricChart {
   title: string;
-  /** [0, 1] for rates (fractions); null: fit the data. */
+  /** The value axis's range: [0, 1] for rates and flags, else fitted to the data in round steps; null when there is nothing to draw. */
   domain: [number, number] | null;
+  /** The value axis's ticks with their labels (distinct), empty when there is nothing to draw. */
+  ticks: AxisTick[];
   rate: boolean;
+  /** A 0/1 flag: drawn as steps, its ticks named. */
+  flag: boolean;
   rows: ChartRow[];
   /** Set when there is one iteration: show these values, not a line of one point. */
   single: SingleValue[] | null;
@@ -51,13 +62,6 @@ export function formatMetricValue(value: number | null, kind: MetricValueKind): 
   if (kind === "durationSeconds") return formatDuration(value * 1000);
   if (Math.abs(value) >= 100_000) return `${(value / 1000).toFixed(0)}k`;
   return Math.abs(value) >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(3);
-}
-
-/** A value as an axis tick shows it: as `formatMetricValue`, but a duration in one unit (short enough never to wrap). */
-export function formatAxisValue(value: number, kind: MetricValueKind): string {
-  if (kind === "durationMs") return formatDurationCompact(value);
-  if (kind === "durationSeconds") return formatDurationCompact(value * 1000);
-  return formatMetricValue(value, kind);
 }
 
 /** One value of a named metric as a table cell shows it: rates as percentages, durations in words. */
@@ -92,22 +96,30 @@ export function isRateMetric(name: string): boolean {
   return /(Rate|Fraction|Share)$|^(rate|fraction|share)$/.test(name);
 }
 
+/** The value axis: a flag's two named ticks, else round steps over the values (whole numbers for counts). */
+function valueAxis(values: number[], kind: MetricValueKind, flagNames: [string, string] | null) {
+  if (values.length === 0) return { domain: null, ticks: [] };
+  if (flagNames) return { domain: [0, 1] as [number, number], ticks: flagNames.map((label, value) => ({ value, label })) };
+  return axisTicks(values, { kind, integer: kind === "number" && values.every(Number.isInteger) });
+}
+
 /** `title` replaces the metric's own label (a chart of several related series). */
 export function prepareMetricChart(metric: string, rows: ChartRow[], series: readonly ChartSeriesRef[], title?: string): PreparedMetricChart {
   const values = rows.flatMap((row) => series.map((s) => row[s.key])).filter((v): v is number => typeof v === "number");
   // A rate outside [0, 1] means the name lied: fit the data rather than cut it off.
   const rate = isRateMetric(metric) && values.every((v) => v >= 0 && v <= 1);
+  const flagNames = flagMetrics[metric] && values.every((v) => v === 0 || v === 1) ? flagMetrics[metric] : null;
   const kind: MetricValueKind = rate ? "rate" : (durationKind(metric) ?? "number");
-  // Ticks fall between the extremes; their labels are no longer than the extremes' plus a digit.
-  const labels = rate ? ["100%"] : values.map((v) => `${formatAxisValue(v, kind)}0`);
-  const axisWidth = Math.max(40, AXIS_PADDING_PX + AXIS_CHAR_PX * Math.max(0, ...labels.map((label) => label.length)));
+  const { domain, ticks } = valueAxis(values, kind, flagNames);
+  const axisWidth = Math.max(40, AXIS_PADDING_PX + AXIS_CHAR_PX * Math.max(0, ...ticks.map((tick) => tick.label.length)));
   const single =
     rows.length === 1
       ? series.map((s) => {
           const value = rows[0]![s.key];
           const number = typeof value === "number" ? value : null;
-          return { key: s.key, label: s.label, value: number, text: formatMetricValue(number, kind) };
+          const text = flagNames && number !== null ? flagNames[number]! : formatMetricValue(number, kind);
+          return { key: s.key, label: s.label, value: number, text };
         })
       : null;
-  return { title: title ?? metricLabel(metric), domain: rate ? [0, 1] : null, rate, rows, single, kind, axisWidth, empty: values.length === 0 ? emptyReason(metric) : null };
+  return { title: title ?? metricLabel(metric), domain, ticks, rate, flag: flagNames !== null, rows, single, kind, axisWidth, empty: values.length === 0 ? emptyReason(metric) : null };
 }

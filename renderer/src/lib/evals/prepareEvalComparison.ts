@@ -1,6 +1,7 @@
 // Held-out results -> base vs each adapter: one row per model, one column per suite (the latest
 // result), the change against the base model, and rows for a grouped bar chart. Pure: tested alone.
 import type { AdapterView, EvalResultView } from "../../../../shared/api/modelTypes.js";
+import { axisTicks, type AxisTicks } from "../charts/axisTicks.js";
 
 /** A suite's headline number: accuracy for question suites, else win rate, else mean return. */
 export function evalScore(result: EvalResultView): { value: number; metric: "accuracy" | "winRate" | "meanReturn" } | null {
@@ -32,6 +33,8 @@ export interface EvalComparison {
   models: EvalModelRow[];
   /** One row per suite with each model's score under its key (null: not evaluated there). */
   chartRows: ({ suite: string } & Record<string, number | string | null>)[];
+  /** The chart's value axis: 0-100% when every score is a share (accuracy, win rate), else fitted; null without scores. */
+  axis: AxisTicks | null;
 }
 
 export function modelKey(adapterId: number | null): string {
@@ -63,5 +66,8 @@ export function prepareEvalComparison(results: readonly EvalResultView[], adapte
     for (const model of models) row[model.key] = model.scores[suite]?.value ?? null;
     return row;
   });
-  return { suites, models, chartRows };
+  const cells = models.flatMap((model) => Object.values(model.scores)).filter((cell): cell is EvalCell => cell !== undefined);
+  const shares = cells.every((cell) => cell.metric !== "meanReturn");
+  const axis = cells.length === 0 ? null : axisTicks(cells.map((cell) => cell.value), { kind: shares ? "rate" : "number" });
+  return { suites, models, chartRows, axis };
 }

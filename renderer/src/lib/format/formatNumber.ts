@@ -27,13 +27,3 @@ export function formatDuration(ms: number | null | undefined): string {
   if (minutes < 60) return `${minutes} min ${String(wholeSeconds % 60).padStart(2, "0")} s`;
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
 }
-
-/** A duration in one unit, for chart axes: "850 ms", "4.5 s", "25 min", "1.3 h". */
-export function formatDurationCompact(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "–";
-  const one = (amount: number, unit: string) => `${Number(amount.toFixed(Math.abs(amount) < 10 && !Number.isInteger(amount) ? 1 : 0))} ${unit}`;
-  if (Math.abs(ms) < 1000) return one(Math.round(ms), "ms");
-  if (Math.abs(ms) < 60_000) return one(ms / 1000, "s");
-  if (Math.abs(ms) < 3_600_000) return one(ms / 60_000, "min");
-  return one(ms / 3_600_000, "h");
-}

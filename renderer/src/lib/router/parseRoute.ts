@@ -85,5 +85,4 @@ export const routes = {
   /** `adapterId` opens that adapter's details. */
   models: (adapterId?: number) => (adapterId === undefined ? "#/models" : `#/models?adapter=${adapterId}`),
   evaluations: () => "#/evaluations",
-  settings: () => "#/settings",
 };

@@ -4,6 +4,8 @@ import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
 import { routes } from "../../../lib/router/parseRoute.js";
+import { countOf } from "../../../lib/format/countOf.js";
+import { documentLabel } from "../lib/documentLabel.js";
 import { CorpusProblems } from "./CorpusProblems.js";
 import { DocumentPanel } from "./DocumentPanel.js";
 
@@ -35,8 +37,10 @@ export function CorpusView({ documentId }: { documentId: string | null }) {
               <ul>
                 {list.data.items.map((doc) => (
                   <li key={doc.id} className={doc.id === documentId ? "active" : undefined}>
-                    <a href={routes.corpus(doc.id)}>{doc.title ?? doc.id}</a>
-                    <span className="muted small"> · {doc.environments} env</span>
+                    <a href={routes.corpus(doc.id)} title={doc.id} data-testid="document-link">
+                      {documentLabel(doc)}
+                    </a>
+                    <span className="muted small"> · {countOf(doc.environments, "env")}</span>
                   </li>
                 ))}
               </ul>

@@ -3,6 +3,7 @@ import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
 import { routes } from "../../../lib/router/parseRoute.js";
+import { documentLabel } from "../lib/documentLabel.js";
 
 export function DocumentPanel({ documentId }: { documentId: string }) {
   const api = useApi();
@@ -12,7 +13,7 @@ export function DocumentPanel({ documentId }: { documentId: string }) {
   const d = doc.data;
   return (
     <article data-testid="document-panel">
-      <h3>{d.title ?? d.id}</h3>
+      <h3>{documentLabel(d)}</h3>
       <p className="muted small">
         {d.id} · {d.words ?? "?"} words · {d.corpus ?? ""}
       </p>

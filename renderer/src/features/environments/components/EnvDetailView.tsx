@@ -30,7 +30,7 @@ export function EnvDetailView({ envId }: { envId: number }) {
           {e.runId !== null && (
             <>
               {" "}
-              · <a href={routes.run(e.runId)}>run #{e.runId}</a> · iteration {e.iteration} · slot {e.slot} · attempt {e.attempt}
+              · <a href={routes.run(e.runId)}>run #{e.runId}</a> · iteration {e.iteration} · slot {e.slot} · attempt {(e.attempt ?? 0) + 1}
             </>
           )}
           {e.parentId !== null && (

@@ -22,7 +22,7 @@ export function EpisodeList({ episodes }: { episodes: EpisodeSummary[] }) {
             <td>
               <a href={routes.episode(episode.id)}>#{episode.id}</a>
             </td>
-            <td>{episode.canary ? "canary" : episode.playIndex}</td>
+            <td>{episode.canary ? `${episode.playIndex} (canary)` : episode.playIndex}</td>
             <td>{episode.hinted ? "hinted" : "–"}</td>
             <td>{episode.turns}</td>
             <td>{formatNumber(episode.return, 2)}</td>

@@ -1,4 +1,5 @@
 import type { EpisodeDetail } from "../../../../../shared/api/episodeTypes.js";
+import { countOf } from "../../../lib/format/countOf.js";
 import { formatNumber } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import type { ReplayStep, TimelinePoint } from "../lib/prepareReplay.js";
@@ -13,7 +14,7 @@ export function EpisodeColumn({ episode, steps, timeline, current, color, onSele
         <a href={routes.episode(episode.id)}>#{episode.id}</a> {episode.hinted ? "with hint" : "without hint"}
         <span className="muted small">
           {" "}
-          · play {episode.canary ? "canary" : episode.playIndex} · {episode.turns} turns · return {formatNumber(episode.return)}
+          · play {episode.playIndex}{episode.canary ? " (canary)" : ""} · {countOf(episode.turns, "turn")} · return {formatNumber(episode.return)}
           {episode.adapter ? ` · ${episode.adapter}` : ""}
         </span>
       </h3>

@@ -22,8 +22,11 @@ export function StepCard({ step }: { step: ReplayStep | undefined }) {
       <pre className="action" data-testid="step-action">{step.action ?? "(none)"}</pre>
       <h5>
         Result · reward <strong>{formatNumber(step.reward, 3)}</strong>
-        {step.terminated && <span className="badge badge-completed">terminated</span>}
-        {step.truncated && <span className="badge badge-stopped">truncated</span>}
+        {step.end && (
+          <span className={`badge badge-end-${step.end.tone}`} data-testid="step-end">
+            {step.end.label}
+          </span>
+        )}
       </h5>
       <pre className="obs">{step.observation ?? ""}</pre>
     </div>

@@ -11,7 +11,7 @@ const TurnRow = memo(function TurnRow({ step, active, onSelect }: { step: Replay
       <span className="t-step">{step.index + 1}</span>
       <span className="t-action">{step.action ?? "(none)"}</span>
       <span className="t-reward">{formatNumber(step.reward, 2)}</span>
-      <span className="t-end">{step.terminated ? "terminated" : step.truncated ? "truncated" : ""}</span>
+      <span className={step.end ? `t-end tone-${step.end.tone}` : "t-end"}>{step.end?.label ?? ""}</span>
     </button>
   );
 });

@@ -13,6 +13,25 @@ export interface ReplayStep {
   reward: number | null;
   terminated: boolean;
   truncated: boolean;
+  /** How the play ended at this step, or null when it went on. */
+  end: StepEnd | null;
+}
+
+/**
+ * An episode's end as the replay shows it: a terminated game by its outcome (won when the return
+ * so far is above 0, as the win rate counts it), a truncated one with its stored stop reason
+ * (`stop: length`: the reply filled its token budget).
+ */
+export interface StepEnd {
+  label: string;
+  tone: "good" | "bad" | "neutral";
+}
+
+function stepEnd(turn: TurnView, returnSoFar: number): StepEnd | null {
+  if (turn.terminated) return returnSoFar > 0 ? { label: "terminated · won", tone: "good" } : { label: "terminated · lost", tone: "bad" };
+  if (!turn.truncated) return null;
+  const stop = turn.info?.stop;
+  return { label: typeof stop === "string" ? `truncated · stop: ${stop}` : "truncated", tone: "neutral" };
 }
 
 export interface TimelinePoint {
@@ -34,6 +53,7 @@ function lastUserMessage(turn: TurnView): string | null {
 /** `firstObservation` stands in for turn 0's prompt when turns come without their messages. */
 export function prepareReplay(turns: readonly TurnView[], firstObservation: string | null = null): ReplayStep[] {
   const sorted = [...turns].sort((a, b) => a.idx - b.idx);
+  let returnSoFar = 0;
   return sorted.map((turn, index) => ({
     index,
     seen: lastUserMessage(turn) ?? (index > 0 ? (sorted[index - 1]?.observation ?? null) : firstObservation),
@@ -43,6 +63,7 @@ export function prepareReplay(turns: readonly TurnView[], firstObservation: stri
     reward: turn.reward !== null && Number.isFinite(turn.reward) ? turn.reward : null,
     terminated: turn.terminated,
     truncated: turn.truncated,
+    end: stepEnd(turn, (returnSoFar += turn.reward !== null && Number.isFinite(turn.reward) ? turn.reward : 0)),
   }));
 }
 

@@ -29,6 +29,7 @@ export function EvaluationsView() {
             title="Held-out score per suite"
             rows={data.data.comparison.chartRows}
             xKey="suite"
+            axis={data.data.comparison.axis}
             series={data.data.comparison.models.map((model, i) => ({ key: model.key, label: model.label, color: seriesColor(i) }))}
           />
           <EvalHistory results={data.data.results} adapters={data.data.adapters} />

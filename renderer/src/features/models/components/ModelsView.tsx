@@ -9,8 +9,14 @@ import { AdapterTable } from "./AdapterTable.js";
 import { DownloadForm } from "./DownloadForm.js";
 import { ModelFileTable } from "./ModelFileTable.js";
 import { RecommendedModels } from "./RecommendedModels.js";
+import { TrainerCheck } from "./TrainerCheck.js";
+import { WorkspaceFacts } from "./WorkspaceFacts.js";
 
-/** `#/models[?adapter=<id>]`: local GGUF files (what each is, whether it fits), downloads by URI, recommended models, and the trained adapters with their lineage. */
+/**
+ * `#/models[?adapter=<id>]`: local GGUF files (what each is, whether it fits), downloads by URI,
+ * recommended models, the trained adapters with their lineage, and this machine: the trainer's
+ * check and the workspace (there is nothing to set in the window, so no Settings page).
+ */
 export function ModelsView({ adapterId }: { adapterId: number | null }) {
   const api = useApi();
   const [picked, setPicked] = useState("");
@@ -42,6 +48,9 @@ export function ModelsView({ adapterId }: { adapterId: number | null }) {
       {adapters.data && adapters.data.list.length === 0 && <p className="empty">No adapters trained yet (<code>spade train</code>).</p>}
       {adapters.data && adapters.data.list.length > 0 && <AdapterTable adapters={adapters.data.list} comparison={adapters.data.comparison} selected={adapterId} />}
       {adapterId !== null && <AdapterDetailPanel key={adapterId} adapterId={adapterId} />}
+      <h2>This machine</h2>
+      <TrainerCheck check={trainer} />
+      <WorkspaceFacts />
     </section>
   );
 }

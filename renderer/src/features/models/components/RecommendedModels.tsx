@@ -8,13 +8,18 @@ import { prepareRecommendations } from "../lib/prepareRecommendations.js";
  * as the trainer's memory model predicts it for the default settings. "Use" fills the download box.
  */
 export function RecommendedModels({ onPick, memoryBytes, deviceKind, checking }: { onPick: (uri: string) => void; memoryBytes: number | null; deviceKind: string | null; checking: boolean }) {
-  const rows = prepareRecommendations(recommendedModels, memoryBytes, deviceKind);
+  const rows = prepareRecommendations(recommendedModels, memoryBytes, deviceKind, checking);
   return (
     <div className="card" data-testid="recommended-models" data-memory={checking ? "checking" : memoryBytes === null ? "unknown" : "known"}>
       <h3>Recommended models</h3>
+      {checking && (
+        <p className="loading" role="status" data-testid="recommended-checking">
+          Checking this machine&apos;s memory (the trainer&apos;s device) to say what plays and trains here…
+        </p>
+      )}
       <p className="muted small">
         {memoryBytes === null
-          ? `Pick by your GPU's memory (or RAM, CPU only)${checking ? "; checking this machine's..." : "."}`
+          ? `Pick by your GPU's memory (or RAM, CPU only)${checking ? "" : ": this machine's memory is not known"}.`
           : `Against this machine's ${(memoryBytes / 2 ** 30).toFixed(1)} GiB (the trainer's device), per quantisation: whether it plays, and whether it also trains (the trainer's memory model, default settings).`}{" "}
         The URI also works as <code>backend.modelPath</code> in a run config.
       </p>
@@ -41,7 +46,7 @@ export function RecommendedModels({ onPick, memoryBytes, deviceKind, checking }:
                       Use
                     </button>{" "}
                     {q.name} ({q.fileGb.toFixed(1)} GB):{" "}
-                    <span className={q.verdict === "too big" ? "bad" : "ok"} title={`play about ${q.playGb.toFixed(1)} GiB, training about ${q.trainGb === null ? "n/a" : `${q.trainGb.toFixed(1)} GiB`}`}>
+                    <span className={q.verdict === "too big" ? "bad" : q.verdict === "checking…" ? "muted" : "ok"} title={`play about ${q.playGb.toFixed(1)} GiB, training about ${q.trainGb === null ? "n/a" : `${q.trainGb.toFixed(1)} GiB`}`}>
                       {q.verdict}
                     </span>
                   </div>

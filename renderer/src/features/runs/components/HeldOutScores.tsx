@@ -24,7 +24,7 @@ export function HeldOutScores({ runId }: { runId: number }) {
     <div className="card" data-testid="held-out-scores">
       <h3>Held-out scores per adapter</h3>
       <EvalComparisonTable comparison={comparison} />
-      <GroupedBarChart title="Held-out score per suite" rows={comparison.chartRows} xKey="suite" series={comparison.models.map((model, i) => ({ key: model.key, label: model.label, color: seriesColor(i) }))} />
+      <GroupedBarChart title="Held-out score per suite" rows={comparison.chartRows} xKey="suite" axis={comparison.axis} series={comparison.models.map((model, i) => ({ key: model.key, label: model.label, color: seriesColor(i) }))} />
     </div>
   );
 }

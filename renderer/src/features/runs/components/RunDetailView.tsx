@@ -9,6 +9,7 @@ import { formatTime } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
 import { prepareRunProgress } from "../lib/prepareRunProgress.js";
+import { designerKindOf } from "../lib/prepareRunCharts.js";
 import { AblationBadges } from "./AblationBadges.js";
 import { DiagnosisBanner } from "./DiagnosisBanner.js";
 import { HeldOutScores } from "./HeldOutScores.js";
@@ -48,7 +49,7 @@ export function RunDetailView({ runId }: { runId: number }) {
         </a>
       </header>
       {actionError && <ErrorBox error={actionError} />}
-      {r.diagnosis && <DiagnosisBanner runId={r.id} diagnosis={r.diagnosis} />}
+      {r.diagnosis && <DiagnosisBanner runId={r.id} status={r.status} diagnosis={r.diagnosis} />}
       <HintsSkippedNote skipped={r.hintsSkipped} />
       <p className="muted">
         seed {r.seed} · {r.iterationsCompleted}
@@ -67,7 +68,7 @@ export function RunDetailView({ runId }: { runId: number }) {
         </div>
       )}
       {metrics.error && <ErrorBox error={metrics.error} onRetry={metrics.reload} />}
-      {metrics.data && <RunCharts metrics={metrics.data} />}
+      {metrics.data && <RunCharts metrics={metrics.data} designerKind={designerKindOf(r.config)} />}
       <TrainingRounds runId={runId} version={tableVersion} />
       <HeldOutScores runId={runId} />
       <h3>Environments</h3>

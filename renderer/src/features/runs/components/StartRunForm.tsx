@@ -8,6 +8,8 @@ import { defaultRunForm, type RunForm } from "../lib/buildRunConfig.js";
 import { checkRunForm, fieldOfConfigError, type RunFormProblem } from "../lib/checkRunForm.js";
 import { ModelPicker } from "./ModelPicker.js";
 import { TextWithCode } from "../../../components/TextWithCode.js";
+import { withBackend } from "../lib/trainingChoices.js";
+import { TrainingFields } from "./TrainingFields.js";
 
 /** Starts a run: model, corpus and the loop's settings, checked with the engine's own config parser. */
 export function StartRunForm({ onStarted, initial, title = "Start a run" }: { onStarted: (runId: number) => void; initial?: RunForm; title?: string }) {
@@ -63,7 +65,7 @@ export function StartRunForm({ onStarted, initial, title = "Start a run" }: { on
       {field(
         "backendKind",
         "Model",
-        <select value={form.backendKind} onChange={(e) => set("backendKind", e.target.value as RunForm["backendKind"])} aria-label="backend">
+        <select value={form.backendKind} onChange={(e) => setForm((f) => withBackend(f, e.target.value as RunForm["backendKind"]))} aria-label="backend">
           <option value="llama">local GGUF (llama.cpp)</option>
           <option value="openai">OpenAI-compatible server</option>
         </select>,
@@ -79,7 +81,7 @@ export function StartRunForm({ onStarted, initial, title = "Start a run" }: { on
           {text("model", "Model name", "served model name")}
         </>
       )}
-      {text("corpusPath", "Corpus", "JSONL / Parquet / .txt / folder; empty = no corpus")}
+      {text("corpusPath", "Corpus", "file or folder; empty: none")}
       {text("seed", "Seed")}
       {text("iterations", "Iterations")}
       {text("envsPerIteration", "Envs / iteration")}
@@ -119,6 +121,7 @@ export function StartRunForm({ onStarted, initial, title = "Start a run" }: { on
             ))}
           </select>,
         )}
+      <TrainingFields form={form} set={set} field={field} />
       <label className={problem?.field === "memoryEnabled" ? "check invalid" : "check"}>
         <input type="checkbox" checked={form.memoryEnabled} onChange={(e) => set("memoryEnabled", e.target.checked)} /> Environment memory
         {note("memoryEnabled")}

@@ -1,5 +1,6 @@
 // The start-run form's fields -> the loop's run config (the engine adds the workspace `db`).
 // Numbers typed wrong stay as text, so parseRunConfig names the field and the value.
+import type { TrainingMode } from "./trainingChoices.js";
 
 export interface RunForm {
   name: string;
@@ -27,6 +28,12 @@ export interface RunForm {
   memoryEnabled: boolean;
   designerKind: "llm" | "fixed";
   designerSet: string;
+  /** Training inside the run: the built-in trainer (the recipe's default, left to the engine), the Hugging Face trainer, or off (`"training": null`). */
+  trainingMode: TrainingMode;
+  /** training.trainer.baseModel of the Hugging Face trainer: the checkpoint the GGUF was converted from, or the one the server serves. */
+  trainingBaseModel: string;
+  /** training.trainer.convertScript of the Hugging Face trainer on a local GGUF: llama.cpp's convert_lora_to_gguf.py. */
+  trainingConvertScript: string;
   /** More config as a JSON object, merged over the fields above (e.g. `{"agent": {"temperature": 0.8}}`). */
   extra: string;
 }
@@ -34,8 +41,9 @@ export interface RunForm {
 /**
  * A small first run, set explicitly (not the recipe's reference budgets): one iteration of two
  * environments, two plays each and short replies (512 designer tokens, 128 per play turn), so a
- * first local run on a CPU ends in a minute or two and says whether the model can write
- * environments at all. Scale up from there (a real designer needs 2048-4096 tokens).
+ * first local run on a CPU plays in a minute or two and says whether the model can write
+ * environments at all. Scale up from there (a real designer needs 2048-4096 tokens). Training stays
+ * the recipe's (a LoRA round after the iteration, with the built-in trainer), and the form says so.
  */
 export const defaultRunForm: RunForm = {
   name: "",
@@ -58,6 +66,9 @@ export const defaultRunForm: RunForm = {
   memoryEnabled: true,
   designerKind: "llm",
   designerSet: "",
+  trainingMode: "gguf",
+  trainingBaseModel: "",
+  trainingConvertScript: "",
   extra: "",
 };
 
@@ -81,6 +92,16 @@ function parseExtra(text: string): Record<string, unknown> {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new RunFormError("extra config must be a JSON object, e.g. {\"agent\": {\"temperature\": 0.8}}");
   return value as Record<string, unknown>;
+}
+
+/** The `training` key the form's training control stands for; undefined leaves the recipe's default (the built-in trainer). */
+export function trainingFromForm(form: Pick<RunForm, "backendKind" | "trainingMode" | "trainingBaseModel" | "trainingConvertScript">): Record<string, unknown> | null | undefined {
+  if (form.trainingMode === "off") return null;
+  if (form.trainingMode === "gguf") return undefined;
+  const trainer: Record<string, unknown> = { kind: "hf", baseModel: form.trainingBaseModel.trim() || null };
+  // A server loads the PEFT folder itself: no conversion to GGUF.
+  if (form.backendKind === "llama") trainer.convertScript = form.trainingConvertScript.trim() || null;
+  return { trainer };
 }
 
 export function buildRunConfig(form: RunForm): Record<string, unknown> {
@@ -107,6 +128,8 @@ export function buildRunConfig(form: RunForm): Record<string, unknown> {
     reward: { kind: form.rewardKind },
     memory: { enabled: form.memoryEnabled },
   };
+  const training = trainingFromForm(form);
+  if (training !== undefined) config.training = training;
   const extra = parseExtra(form.extra);
   for (const [key, value] of Object.entries(extra)) {
     const current = config[key];

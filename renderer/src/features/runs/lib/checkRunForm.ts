@@ -34,6 +34,11 @@ const direct: Record<string, RunFormField> = {
   "memory.enabled": "memoryEnabled",
   corpus: "corpusPath",
   "corpus.path": "corpusPath",
+  training: "trainingMode",
+  "training.trainer": "trainingMode",
+  "training.trainer.kind": "trainingMode",
+  "training.trainer.baseModel": "trainingBaseModel",
+  "training.trainer.convertScript": "trainingConvertScript",
 };
 
 /** The form field a config error message (`<where>: <key path>: <problem>`) is about. */
@@ -43,6 +48,24 @@ export function fieldOfConfigError(message: string): RunFormField {
   if (direct[path]) return direct[path];
   if (path.startsWith("backend.")) return "backendKind";
   return "extra";
+}
+
+/**
+ * What the Hugging Face trainer still needs inside a run, as the engine would refuse it
+ * (main/training/createTrainingRound.ts), or null. Only when the extra JSON leaves the trainer alone.
+ */
+function trainingProblem(form: RunForm, config: Record<string, unknown>): RunFormProblem | null {
+  if (form.trainingMode !== "hf") return null;
+  const trainer = (config.training as { trainer?: Record<string, unknown> } | null | undefined)?.trainer;
+  if (!trainer || trainer.kind !== "hf") return null;
+  if (!trainer.baseModel) {
+    const what = form.backendKind === "openai" ? "the Hugging Face checkpoint the server serves" : "the Hugging Face checkpoint the run's GGUF was converted from";
+    return { field: "trainingBaseModel", message: `run config: training.trainer.baseModel: the "hf" trainer needs ${what}` };
+  }
+  if (form.backendKind === "llama" && !trainer.convertScript) {
+    return { field: "trainingConvertScript", message: "run config: training.trainer.convertScript: the \"hf\" trainer on a local GGUF needs llama.cpp's `convert_lora_to_gguf.py` to turn each round's adapter into a GGUF LoRA" };
+  }
+  return null;
 }
 
 /** The problem with the form as the engine would see it, or null when the config parses. */
@@ -61,5 +84,7 @@ export function checkRunForm(form: RunForm): { config: Record<string, unknown> }
     if (error instanceof InputError) return { problem: { field: fieldOfConfigError(error.message), message: error.message } };
     throw error;
   }
+  const training = trainingProblem(form, config);
+  if (training) return { problem: training };
   return { config };
 }

@@ -3,7 +3,7 @@
 // same config back (the engine fills in the workspace `db` again).
 import { diffConfigs } from "../../../../../shared/configDiff.js";
 import { parseRunConfig } from "../../../../../shared/runConfig.js";
-import { defaultRunForm, type RunForm } from "./buildRunConfig.js";
+import { defaultRunForm, trainingFromForm, type RunForm } from "./buildRunConfig.js";
 
 type Json = Record<string, unknown>;
 
@@ -20,11 +20,23 @@ function coveredKeys(config: Json): Set<string> {
   return new Set(keys);
 }
 
+type TrainingFields = Pick<RunForm, "trainingMode" | "trainingBaseModel" | "trainingConvertScript">;
+
+/** The form's training control for a stored `training` block: null is off; the "hf" trainer with its two paths; anything else the built-in trainer's setting, its other keys kept in the extra JSON. */
+function trainingFields(config: Json): TrainingFields {
+  if (config.training === null) return { trainingMode: "off", trainingBaseModel: "", trainingConvertScript: "" };
+  const trainer = asObject(config.training).trainer;
+  const hf = trainer === "hf" || asObject(trainer).kind === "hf";
+  if (!hf) return { trainingMode: "gguf", trainingBaseModel: "", trainingConvertScript: "" };
+  return { trainingMode: "hf", trainingBaseModel: text(asObject(trainer).baseModel, ""), trainingConvertScript: text(asObject(trainer).convertScript, "") };
+}
+
 /** The config a run with only the form's fields would get: what the extra JSON need not repeat. */
 function defaultsFor(config: Json): Json {
   const backend = asObject(config.backend);
   const designer = asObject(config.designer);
   const corpus = asObject(config.corpus);
+  const training = trainingFromForm({ backendKind: backend.kind === "openai" ? "openai" : "llama", ...trainingFields(config) });
   try {
     return parseRunConfig(
       {
@@ -35,6 +47,7 @@ function defaultsFor(config: Json): Json {
         backend: backend.kind === "openai" ? { kind: "openai", baseUrl: backend.baseUrl, model: backend.model } : { kind: "llama", modelPath: backend.modelPath },
         corpus: config.corpus ? { path: corpus.path } : null,
         ...(designer.kind === "fixed" ? { designer: { kind: "fixed", set: designer.set } } : {}),
+        ...(training === undefined ? {} : { training }),
       },
       "defaults",
     ) as unknown as Json;
@@ -93,6 +106,7 @@ export function formFromConfig(config: Json, name?: string, engine: EngineFilled
     memoryEnabled: asObject(config.memory).enabled !== false,
     designerKind: designer.kind === "fixed" ? "fixed" : "llm",
     designerSet: text(designer.set, ""),
+    ...trainingFields(config),
     extra: Object.keys(extra).length > 0 ? JSON.stringify(extra, null, 2) : "",
   };
 }

@@ -2,19 +2,22 @@ import { ErrorBox } from "../../../components/ErrorBox.js";
 import { Loading } from "../../../components/Loading.js";
 import { useQuery } from "../../../hooks/useQuery.js";
 import { useApi } from "../../../lib/api/ApiContext.js";
-import { TrainerCheck } from "./TrainerCheck.js";
 
-/** `#/settings`: where the workspace lives and which engine parts this process has. */
-export function SettingsView() {
+/**
+ * Where the workspace lives and which engine parts this process has: nothing here is set from the
+ * window (the workspace is chosen when the workbench starts), so it sits on the Models page.
+ * `settings-view` stays its test id: `#/settings` bookmarks and the ui benchmark open it.
+ */
+export function WorkspaceFacts() {
   const api = useApi();
   const info = useQuery("info", () => api.getInfo({}));
   if (info.error) return <ErrorBox error={info.error} onRetry={info.reload} />;
-  if (!info.data) return <Loading what="settings" />;
+  if (!info.data) return <Loading what="the workspace" />;
   const i = info.data;
   const yes = (flag: boolean) => (flag ? <span className="ok">available</span> : <span className="bad">not available</span>);
   return (
-    <section className="view" data-testid="settings-view">
-      <h2>Settings</h2>
+    <div className="card" id="workspace" data-testid="settings-view">
+      <h3>Workspace</h3>
       <dl className="stats">
         <div>
           <dt>Workspace</dt>
@@ -43,8 +46,9 @@ export function SettingsView() {
           <dd>{yes(i.runControl)}</dd>
         </div>
       </dl>
-      <TrainerCheck />
-      <p className="muted small">Choose another workspace with <code>spade serve --db &lt;path&gt;</code> or the <code>SPADE_WORKSPACE</code> variable.</p>
-    </section>
+      <p className="muted small">
+        Open another workspace with <code>npm start -- --db &lt;path&gt;</code>, <code>spade serve --db &lt;path&gt;</code> or the <code>SPADE_WORKSPACE</code> variable.
+      </p>
+    </div>
   );
 }
