@@ -5,7 +5,7 @@ import { evalBlockSchema, fillEvalBlock, fillTrainingConfig, trainingSchema, typ
 import { fillLibrary, librarySchema, type LibraryConfig } from "./libraryConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { addRuleIssue, bool, expecting, int, num, oneOf, parseConfig, strict, text, textList, textRecord, type Assert } from "./validation/schema.js";
-import { recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
+import { fixedEnvironmentCount, isFixedRlveRecipe, recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
 import { recipeGameSkills } from "./skills.js";
 
 export { recipeNames, type RecipeName } from "./runRecipes.js";
@@ -189,7 +189,7 @@ export interface RunConfig {
   seed: number;
   /** Rollouts (an iteration is one rollout of the reference). Defaults to 400. */
   iterations: number;
-  /** Games per regeneration batch (slots). Defaults to 24. */
+  /** Games per regeneration batch (slots). Defaults to the recipe's (24; for fixed-rlve the reference's int(1.25 x actorBatch + 2) // plays, at most the set's size: 16 with official16, 20 with "all"). */
   envsPerIteration: number;
   /** Agent samples of one training step (the reference's global batch size): sizes the plays and trims the step's batch. Defaults to the recipe's (192). */
   actorBatch: number;
@@ -385,12 +385,12 @@ const trainerSchema = strict({
  */
 export const runConfigSchema = strict({
   $schema: text().optional().describe("The JSON Schema of this file, for editors. Ignored."),
-  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults: "spade-games", "spade-tool-use" or "spade-games-8b" (the 8B games launcher). Defaults to "spade-games".'),
+  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults: "spade-games", "spade-tool-use" or "spade-games-8b" (the 8B games launcher), "fixed-rlve" (the RLVE baseline; needs designer.kind "library") or "fixed-rlve-8b" (its 8B launcher: thinking on). Defaults to "spade-games".'),
   db: nonEmpty().describe("The workspace database. Relative to the config file."),
   name: text({ maxLength: maxRunNameLength }).nullish().describe("The run's label."),
   seed: int(0).optional().describe("Defaults to 42."),
   iterations: int(1).optional().describe("Rollouts. Defaults to 400."),
-  envsPerIteration: int(1).optional().describe("Games per regeneration batch (slots). Defaults to 24."),
+  envsPerIteration: int(1).optional().describe("Games per regeneration batch (slots). Defaults to the recipe's (24; fixed-rlve: the reference's int(1.25 x actorBatch + 2) // plays, at most the set: 16 official16, 20 all)."),
   actorBatch: int(1).optional().describe("Agent samples of one training step (the reference's global batch size). Defaults to 192."),
   plays: int(1).nullish().describe("Unhinted plays of every game in every rollout, the canary included; null: ceil(actorBatch / valid games). Defaults to null."),
   hintPlays: int(0).optional().describe("Hinted plays of every game, once, in the rollout that generated it. Defaults to 16."),
@@ -431,15 +431,21 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     throw new InputError(`${where}: skillsPerRegen: expected an integer in [1, ${designer.skills.length}], got ${c.skillsPerRegen}`);
   }
   const skillsPerRegen = c.skillsPerRegen === undefined ? d.skillsPerRegen : c.skillsPerRegen;
+  if (isFixedRlveRecipe(recipe) && designer.kind !== "library") {
+    // Never LLM-designed games under the RLVE baseline's name: the recipe needs its library.
+    throw new InputError(`${where}: designer.library: recipe "${recipe}" plays an environment library (RLVE); expected designer {"kind": "library", "library": {"kind": "rlve", "path": ".../Gym"}}, got designer.kind ${JSON.stringify(designer.kind)}`);
+  }
+  const actorBatch = c.actorBatch ?? d.actorBatch;
+  const plays = c.plays === undefined ? d.plays : c.plays;
   return {
     recipe,
     db: c.db,
     name: c.name ?? null,
     seed: c.seed ?? d.seed,
     iterations: c.iterations ?? d.iterations,
-    envsPerIteration: c.envsPerIteration ?? d.envsPerIteration,
-    actorBatch: c.actorBatch ?? d.actorBatch,
-    plays: c.plays === undefined ? d.plays : c.plays,
+    envsPerIteration: c.envsPerIteration ?? (isFixedRlveRecipe(recipe) && plays !== null ? fixedEnvironmentCount(actorBatch, plays, librarySetSize(designer.library)) : d.envsPerIteration),
+    actorBatch,
+    plays,
     hintPlays: c.hintPlays ?? d.hintPlays,
     maxTurns: c.maxTurns ?? d.maxTurns,
     regenerationInterval: c.regenerationInterval ?? d.regenerationInterval,
@@ -457,6 +463,12 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     ...(c.trainer === undefined ? {} : { trainer: fillTrainer(c.trainer) }),
     training: c.training === null ? null : fillTrainingConfig(c.training ?? {}, d.training),
   };
+}
+
+/** How many environments a library's set names: official16's 16, a list's length; null for RLVE's "all" (more than any rollout plays). */
+function librarySetSize(library: LibraryConfig | null): number | null {
+  if (library === null || library.set === "all") return null;
+  return library.set === "official16" ? 16 : library.set.length;
 }
 
 function fillDesigner(o: z.output<typeof designerSchema>, d: RecipeDefaults, where: string): DesignerConfig {

@@ -7,7 +7,7 @@ import type { ThinkingMode } from "./llm.js";
 import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
 import type { RecipeTrainingDefaults } from "./trainingConfig.js";
 
-export const recipeNames = ["spade-games", "spade-tool-use", "spade-games-8b", "fixed-rlve"] as const;
+export const recipeNames = ["spade-games", "spade-tool-use", "spade-games-8b", "fixed-rlve", "fixed-rlve-8b"] as const;
 export type RecipeName = (typeof recipeNames)[number];
 
 /** The values a recipe gives the keys a config leaves out. */
@@ -81,9 +81,10 @@ const toolUse: RecipeDefaults = {
   training: { hyper: { klCoef: 0.005 }, compactFilter: true },
 };
 
-// The paper's strongest baseline (`cmd/games/train_fixed_rlve_*.sh`): RLVE's problems, 16
-// environments per rollout, a fresh problem for each every rollout, 16 plays sharing it, no hints
-// (no designer side), the agent sampled at temperature 1.0.
+// The paper's strongest baseline (`cmd/games/train_fixed_rlve_*.sh`): RLVE's problems, a fresh
+// problem for each environment every rollout, 16 plays sharing it, no hints (no designer side), the
+// agent sampled at temperature 1.0. The environments of a rollout: see `fixedEnvironmentCount`
+// (16 with official16, 20 with "all").
 const fixedRlve: RecipeDefaults = {
   ...games,
   envsPerIteration: 16,
@@ -97,7 +98,38 @@ const fixedRlve: RecipeDefaults = {
   agent: { ...games.agent, temperature: 1.0 },
 };
 
+// The 8B RLVE launcher (`cmd/games/train_fixed_rlve_8b.sh`): the same, with
+// `--apply-chat-template-kwargs '{"enable_thinking":true}'` (KL stays 0.00 there).
+const fixedRlve8b: RecipeDefaults = { ...fixedRlve, thinking: { designer: "off", agent: "on", hint: "off" } };
+
+const byName: Record<RecipeName, RecipeDefaults> = {
+  "spade-games": games,
+  "spade-tool-use": toolUse,
+  "spade-games-8b": games8b,
+  "fixed-rlve": fixedRlve,
+  "fixed-rlve-8b": fixedRlve8b,
+};
+
 /** The defaults of a recipe. */
 export function recipeDefaults(recipe: RecipeName): RecipeDefaults {
-  return recipe === "spade-tool-use" ? toolUse : recipe === "spade-games-8b" ? games8b : recipe === "fixed-rlve" ? fixedRlve : games;
+  return byName[recipe];
+}
+
+/** Whether a recipe is one of the fixed-RLVE launchers (a library run, no designer side). */
+export function isFixedRlveRecipe(recipe: RecipeName): boolean {
+  return recipe === "fixed-rlve" || recipe === "fixed-rlve-8b";
+}
+
+/**
+ * Environments a fixed-environment rollout plays, as `spade/slime/fixed_env_rollout.py` sizes
+ * them: it asks for `int(global_batch_size * 1.25) + 2` trajectories ("overprovision by 25%"),
+ * `num_envs = num_trajectories // trajectories_per_env` environments
+ * (`fixed_env_orchestrator.py` `collect_trajectories_async`), all of the set when it is no larger
+ * (`SlidingWindowController.select_environments`). With 256 and 16 plays: 20, so official16
+ * plays its 16 (256 plays) and "all" 20 (320 plays, all fed to the controller, 256 trained).
+ * `setSize` null: a set larger than any rollout (RLVE's "all").
+ */
+export function fixedEnvironmentCount(actorBatch: number, plays: number, setSize: number | null): number {
+  const wanted = Math.max(1, Math.floor((Math.floor(actorBatch * 1.25) + 2) / plays));
+  return setSize === null ? wanted : Math.min(wanted, setSize);
 }

@@ -175,7 +175,7 @@ describe("a library run through the self-play loop", () => {
     expect(episodes.every((episode) => !episode.hinted)).toBe(true);
     // RLVE problems are framed as the reference frames them: the problem, then the instruction (no game framing).
     const first = agent.calls.find((call) => /What is \d+ times/.test(lastUserMessage(call)))!;
-    expect(lastUserMessage(first)).toMatch(/^What is \d+ times \d+\?\n\nThink it through step by step, then put your final answer inside \\boxed\{\}\.$/);
+    expect(lastUserMessage(first)).toMatch(/^What is \d+ times \d+\?\n\nPlease reason step by step, and put your final answer within \\boxed\{\{\}\}\.$/);
 
     // The controller, replayed by hand from the stored plays: always right at the top promotes it
     // every rollout (4 plays >= tauNum 4) whenever the drawn difficulty is the top.
