@@ -67,7 +67,7 @@ export interface LeftOutCounts {
   unscored: number;
   /** Designer samples masked out of the designer's update (a negative blend reward, as the reference). */
   masked: number;
-  /** Plays that did not terminate: in their group's advantages, but no line (the compact filter masks all their tokens). */
+  /** Plays that did not terminate, within the step's batch: in their group's advantages and the divisor (`maskedSamples`), but no line (the compact filter masks all their tokens). */
   compactFiltered: number;
   /** Turns with a malformed tool call, kept in their play's context but not trained (`agent.maskMalformedToolCalls`). */
   malformedToolCalls: number;
@@ -82,6 +82,13 @@ export interface BatchHeader {
   /** Samples per role (an agent sample is one play, on one line or one per turn; see `ref`). */
   roles: Record<TrainingRole, number>;
   "left out": LeftOutCounts;
+  /**
+   * Samples of the step with loss mask 0 and no line (compact-filtered plays within the batch): the
+   * reference keeps them as samples, so they count in the per-sample mean's divisor. Absent: 0.
+   */
+  maskedSamples?: number;
+  /** The step's global batch size (`actorBatch`): with a KL penalty the reference divides a shorter batch by it. Absent or null: none. */
+  globalBatch?: number | null;
 }
 
 export interface TrainingBatch {

@@ -145,7 +145,7 @@ describe("training batch", () => {
     expect(designer.map((line) => [line.ref.environmentId, line.advantage])).toEqual([[a, 9.6], [b, -9.6]]);
     expect(designer[0]!.tokens).toEqual([1, 2, 3, 10, 11]);
     expect(designer[0]!.mask).toEqual([0, 0, 0, 1, 1]);
-    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 8, designer: 2 }, "left out": { canary: 0, hinted: 1, errored: 1, noTokens: 1, unscored: 0, masked: 1, compactFiltered: 0, malformedToolCalls: 0, trimmed: 0 } });
+    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 8, designer: 2 }, "left out": { canary: 0, hinted: 1, errored: 1, noTokens: 1, unscored: 0, masked: 1, compactFiltered: 0, malformedToolCalls: 0, trimmed: 0 }, maskedSamples: 0, globalBatch: null });
     // No designer samples unless their reward was scored in the range; the replay rollout is its own group.
     const replay = buildTrainingBatch(db, { runId, fromIteration: 1, toIteration: 1 });
     expect(replay.header.roles).toEqual({ agent: 2, designer: 0 });
@@ -175,6 +175,14 @@ describe("training batch", () => {
     expect(winner.advantage).toBeCloseTo((1 - 1 / 3) / Math.sqrt(2 / 9), 12);
     const unfiltered = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"] });
     expect(unfiltered.lines.some((line) => line.ref.episodeId === cut)).toBe(true);
+    // It stays one of the step's samples with loss mask 0 (spade_rollout.py zeroes its loss_mask, cp_utils.py counts it):
+    // the trainer's divisor counts it, and it takes its place in the actor batch.
+    expect(filtered.header.maskedSamples).toBe(1);
+    const room = unfiltered.header.roles.agent;
+    const full = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"], compactFilter: true, actorBatch: room });
+    expect(full.header).toMatchObject({ maskedSamples: 1, globalBatch: room, roles: { agent: room - 1 }, "left out": { trimmed: 0 } });
+    const short = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"], compactFilter: true, actorBatch: room - 1 });
+    expect(short.header["left out"].trimmed).toBe(1);
   });
 
   it("a turn with a malformed tool call stays in its play's context but is not trained; a play of only such turns is left out", () => {
@@ -191,6 +199,8 @@ describe("training batch", () => {
     expect(line.behaviorLogprobs).toEqual([null, null, null, null, -0.5, -1.5]);
     expect(batch.lines.some((l) => l.ref.episodeId === only)).toBe(false);
     expect(batch.header["left out"].malformedToolCalls).toBe(2);
+    // A play of only such turns is still a sample, with loss mask 0 (the reference masks its turns, not the sample).
+    expect(batch.header.maskedSamples).toBe(1);
   });
 
   it("stores token records exactly and exports rows without token ids saying so", () => {
