@@ -39,6 +39,8 @@ export interface BatchRef {
   episodeId: number | null;
   turn: number | null;
   attempt: number | null;
+  /** A copy made to fill a short batch (1, 2, ...: the reference's upsampling); absent on the sample itself. */
+  copy?: number;
 }
 
 /** A row that could not be a batch line because its tokens were not recorded (export only, `spade export --format batch`). */
@@ -89,6 +91,8 @@ export interface BatchHeader {
   maskedSamples?: number;
   /** The step's global batch size (`actorBatch`): with a KL penalty the reference divides a shorter batch by it. Absent or null: none. */
   globalBatch?: number | null;
+  /** Agent samples copied to fill a short batch (`ref.copy`). Absent: 0. */
+  upsampled?: number;
 }
 
 export interface TrainingBatch {

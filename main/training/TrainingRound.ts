@@ -176,6 +176,8 @@ export class TrainingRound implements TrainingStep {
         includeCanary: config.includeCanary,
         includeHinted: config.includeHinted,
         includeErrored: config.includeErrored,
+        // Plays that follow the actor batch fill it unless some failed: then copies fill it, as the reference's. A fixed `plays` is short by design.
+        upsample: schedule.plays === null,
       });
       const batchPath = join(roundDir, "batch.jsonl");
       writeTrainingBatch(batchPath, batch);

@@ -31,6 +31,12 @@ export interface TrainingBatchOptions {
    * no line and is counted (`compactFiltered`, the header's `maskedSamples`). Defaults to false.
    */
   compactFilter?: boolean;
+  /**
+   * Fill a short batch as the reference's `upsample_trajectories` (`orchestrator.py`, Stage 7) does:
+   * agent samples copied round-robin, in batch order, up to `actorBatch` minus the batch's designer
+   * samples; each copy is a sample of its own (`ref.copy`). Defaults to false.
+   */
+  upsample?: boolean;
   /** Keep a row for each sample without recorded tokens, saying why (export). Defaults to false (counted only). */
   keepUntokenised?: boolean;
 }
@@ -104,10 +110,17 @@ export function buildTrainingBatch(db: ReadonlyDb, options: TrainingBatchOptions
   const room = options.actorBatch == null ? Infinity : Math.max(0, options.actorBatch - designerLines.length);
   const kept = agentSamples.slice(0, room);
   leftOut.trimmed += agentSamples.length - kept.length;
+  const played = kept.length;
+  if (options.upsample === true && Number.isFinite(room)) {
+    for (let i = 0; played > 0 && kept.length < room; i++) {
+      const copy = Math.floor(i / played) + 1;
+      kept.push(kept[i % played]!.map((line) => ({ ...line, ref: { ...line.ref, copy } })));
+    }
+  }
   const maskedSamples = kept.filter((sample) => sample.length === 0).length;
   const lines = [...designerLines, ...kept.flat()];
   const samples = { agent: kept.length - maskedSamples, designer: designerLines.length };
-  return { header: { format: "spade-batch", version: 1, roles: samples, "left out": leftOut, maskedSamples, globalBatch: options.actorBatch ?? null }, lines, untokenised };
+  return { header: { format: "spade-batch", version: 1, roles: samples, "left out": leftOut, maskedSamples, globalBatch: options.actorBatch ?? null, upsampled: kept.length - played }, lines, untokenised };
 }
 
 /** Consecutive plays of one game in one rollout. */

@@ -47,11 +47,11 @@ OPTIMIZER_VERSION = 1
 
 
 def sample_key(line, index):
-    """The sample a line belongs to: its ref without the turn (one episode or one designer attempt)."""
+    """The sample a line belongs to: its ref without the turn (one episode or one designer attempt; a copy filling a short batch, ``copy``, is a sample of its own)."""
     ref = line.ref
     if not isinstance(ref, dict):
         return ("line", index)
-    return (line.role, ref.get("runId"), ref.get("environmentId"), ref.get("episodeId"), ref.get("attempt"))
+    return (line.role, ref.get("runId"), ref.get("environmentId"), ref.get("episodeId"), ref.get("attempt"), ref.get("copy"))
 
 
 def group_samples(lines):
