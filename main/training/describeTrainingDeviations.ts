@@ -12,7 +12,8 @@ const recipeKl = (recipe: RecipeName): number => recipeDefaults(recipe).training
 export function describeTrainingDeviations(training: TrainingConfig | null | undefined, recipe: RecipeName = "spade-games"): string[] {
   if (!training) return [];
   const hyper = training.hyper;
-  const badges = [`deviation: LoRA rank ${hyper.rank} at lr ${hyper.learningRate} (reference: every weight at 1e-6)`];
+  // The paper's runs train every weight at 1e-6; the reference's LoRA launchers (cmd/tinker/*/train_spade_tinker.sh) rank 32 at 1e-6.
+  const badges = [`deviation: LoRA rank ${hyper.rank} at lr ${hyper.learningRate} (reference: every weight at 1e-6; its LoRA launcher: rank 32 at 1e-6)`];
   if (hyper.samplesPerStep !== null || hyper.maxTokensPerBatch !== null || hyper.epochs !== 1) badges.push("deviation: several optimiser steps per round");
   if (hyper.lossAggregation !== "sample") badges.push("deviation: token-mean loss");
   if (hyper.logprobs !== "reference") badges.push("deviation: sampling-transform log-probs");
