@@ -11,7 +11,7 @@ import { checkModelFile } from "../llm/gguf/checkModelFile.js";
 import { readGgufInfo } from "../llm/gguf/readGgufInfo.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { LoopEvent } from "../selfplay/LoopEvent.js";
-import { batchScoredAt, type ScheduleFields } from "../selfplay/rolloutSchedule.js";
+import { designerBatchTrainedAt, type ScheduleFields } from "../selfplay/rolloutSchedule.js";
 import type { TrainingStep } from "../selfplay/TrainingStep.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { getAdapter, getAdapterByName, insertAdapter, updateAdapter, type Adapter } from "../store/queries/adapters.js";
@@ -168,8 +168,8 @@ export class TrainingRound implements TrainingStep {
         runId,
         fromIteration: from,
         toIteration: round.afterIteration,
-        // The designer samples whose delayed reward was scored in these rollouts, exactly once.
-        designerRegenerations: rollouts.map((rollout) => batchScoredAt(rollout, schedule)).filter((regeneration) => regeneration !== null),
+        // The designer samples the reference trains in these rollouts' steps (generated proposerDelay rollouts before), exactly once.
+        designerRegenerations: rollouts.map((rollout) => designerBatchTrainedAt(rollout, schedule)).filter((regeneration) => regeneration !== null),
         actorBatch: schedule.actorBatch * config.every,
         roles: config.roles,
         compactFilter: config.compactFilter,
