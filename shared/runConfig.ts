@@ -145,6 +145,10 @@ export interface AgentConfig {
 export interface HintConfig {
   /** Defaults to 0.3. */
   temperature: number;
+  /** Defaults to 0.9 (the reference's `generate_async` default, which its hint writer leaves as it is). */
+  topP: number;
+  /** Defaults to 20 (the reference's adapter's `default_sampling_params`). */
+  topK: number;
   /** Defaults to the recipe's (4096 games, 2048 tool use). */
   maxTokens: number;
   /** Deviation: a written hint that spells out the solution is asked for again, then redacted. Defaults to false. */
@@ -346,6 +350,8 @@ const agentSchema = strict({
 
 const hintSchema = strict({
   temperature: num(0, 5).optional(),
+  topP: num(0, 1).optional().describe("Defaults to 0.9 (the reference's hint writer)."),
+  topK: int(0).optional().describe("Defaults to 20 (the reference's hint writer)."),
   maxTokens: int(1).optional(),
   leakCheck: bool().optional(),
   useEnvHint: bool().optional(),
@@ -546,6 +552,8 @@ function fillAgent(o: z.output<typeof agentSchema>, d: RecipeDefaults): AgentCon
 function fillHint(o: z.output<typeof hintSchema>, d: RecipeDefaults): HintConfig {
   return {
     temperature: o.temperature ?? d.hint.temperature,
+    topP: o.topP ?? 0.9,
+    topK: o.topK ?? 20,
     maxTokens: o.maxTokens ?? d.hint.maxTokens,
     leakCheck: o.leakCheck ?? false,
     useEnvHint: o.useEnvHint ?? false,

@@ -57,6 +57,8 @@ export interface SelfPlayDeps {
   playConcurrency?: number;
   /** The installed environment library of a `designer.kind: "library"` run (the RLVE baseline). */
   library?: LibraryHost;
+  /** The hint writer's wait after its n-th failed call. Defaults to the reference's 2^n s. */
+  hintBackoffMs?: (failure: number) => number;
 }
 
 interface EnvironmentProbe {
@@ -540,14 +542,23 @@ export class SelfPlayLoop {
       putRunNote(db, this.runId, env.iteration ?? 0, `own hint refused ${env.id}`, `the own hint() of environment ${env.id} is not used: ${why}; the hint writer's hint is used`);
     }
     try {
-      const sampling = { temperature: this.config.hint.temperature, maxTokens: this.config.hint.maxTokens, seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0) };
+      const { temperature, topP, topK, maxTokens } = this.config.hint;
+      const sampling = { temperature, topP, topK, maxTokens, seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0) };
       const adapter = backend.adapter;
-      const written = await writeHint(backend, env.code!, solution, sampling, { setting: this.config.designer.toolUse ? "toolUse" : "games", leakCheck: this.config.hint.leakCheck, thinking: this.config.hint.thinking });
+      const written = await writeHint(backend, env.code!, solution, sampling, {
+        setting: this.config.designer.toolUse ? "toolUse" : "games",
+        leakCheck: this.config.hint.leakCheck,
+        thinking: this.config.hint.thinking,
+        isFatal: (error) => this.deps.signal?.aborted === true || asPromptTooLong(error) !== null,
+        ...(this.deps.hintBackoffMs ? { backoffMs: this.deps.hintBackoffMs } : {}),
+      });
       if (this.deps.signal?.aborted) return null;
-      const emptyNote = `no hint for environment ${env.id}: the hint writer's ${written.calls} replies were empty; its hinted plays are skipped and its regret is 0`;
+      const emptyNote = written.error !== null
+        ? `no hint for environment ${env.id}: the hint writer failed ${written.calls} times (${written.error}); its hinted plays are skipped and its regret is 0`
+        : `no hint for environment ${env.id}: the hint writer's ${written.calls} replies were empty; its hinted plays are skipped and its regret is 0`;
       transaction(db, () => {
         const hintId = insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply, adapter });
-        const sampled = sampledTokensOf(written.result);
+        const sampled = written.result === null ? null : sampledTokensOf(written.result);
         if (sampled) setSampledTokens(db, "hints", hintId, sampled);
         if (written.empty) putRunNote(db, this.runId, env.iteration ?? 0, `hint empty ${env.id}`, emptyNote);
       });

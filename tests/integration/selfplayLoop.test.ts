@@ -241,6 +241,20 @@ describe("the self-play loop on the reference schedule", () => {
     expect(listRunNotes(db, runId).filter((note) => note.kind === "play retried").map((note) => note.text)).toEqual([expect.stringMatching(/connection reset by peer \(played once more/)]);
   });
 
+  it("a hint writer that keeps failing gives no hint after three tries: no hinted plays, regret 0, the run goes on", async () => {
+    const backend = new ScriptedBackend((request) => {
+      if (requestRole(request) === "hint") throw new Error("502 bad gateway");
+      return selfPlayReply(request);
+    }, 2);
+    const { db, runId, outcome } = await runLoop("hint-down", {}, ["DOC:magic"], { backend });
+    expect(outcome).toBe("completed");
+    expect(backend.calls.filter((request) => requestRole(request) === "hint")).toHaveLength(3);
+    const [env] = listEnvironments(db, { runId });
+    expect(listScheduledPlays(db, env!.id).filter((play) => play.hinted)).toEqual([]);
+    expect(getEnvStats(db, env!.id)!.regret).toBe(0);
+    expect(listRunNotes(db, runId).map((note) => note.text)).toContainEqual(expect.stringMatching(/hint writer failed 3 times \(502 bad gateway\); its hinted plays are skipped and its regret is 0/));
+  });
+
   it("without corpus or memory the designer prompt has no document and no references", async () => {
     const { backend } = await runLoop("ablate", { iterations: 2, regenerationInterval: 1, memory: { enabled: false } }, null);
     const prompts = backend.calls.filter((call) => requestRole(call) === "designer").map((call) => call.messages[0]!.content);
