@@ -19,7 +19,7 @@ export const rewardKinds = ["blend", "regret", "solveRate", "learningPotential",
 export type RewardKind = (typeof rewardKinds)[number];
 
 export interface RewardConfig {
-  /** Defaults to "blend": 0.4 * clip(regret / 0.15, 0, 1) + 0.6 * plateau(mean return), negatives masked. */
+  /** Defaults to the recipe's ("blend": 0.4 * clip(regret / 0.15, 0, 1) + 0.6 * plateau(mean return), negatives masked; "regret" in spade-tool-use-4b). */
   kind: RewardKind;
   /** Regret that earns the full regret term. Defaults to 0.15. */
   regretScale: number;
@@ -391,7 +391,7 @@ const trainerSchema = strict({
  */
 export const runConfigSchema = strict({
   $schema: text().optional().describe("The JSON Schema of this file, for editors. Ignored."),
-  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults: "spade-games", "spade-tool-use" or "spade-games-8b" (the 8B games launcher), "fixed-rlve" (the RLVE baseline; needs designer.kind "library") or "fixed-rlve-8b" (its 8B launcher: thinking on). Defaults to "spade-games".'),
+  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults: "spade-games", "spade-tool-use", "spade-tool-use-4b" (the 4B tool-use arm: regret_based, interval and delay 32), "spade-games-8b" (the 8B games launcher), "fixed-rlve" (the RLVE baseline; needs designer.kind "library") or "fixed-rlve-8b" (its 8B launcher: thinking on). Defaults to "spade-games".'),
   db: nonEmpty().describe("The workspace database. Relative to the config file."),
   name: text({ maxLength: maxRunNameLength }).nullish().describe("The run's label."),
   seed: int(0).optional().describe("Defaults to 42."),
@@ -505,7 +505,7 @@ function fillReward(where: string, o: z.output<typeof rewardSchema>, d: RecipeDe
   const lpSlowGamma = o.lpSlowGamma ?? 0.85;
   if (!(lpFastGamma > lpSlowGamma)) throw new InputError(`${where}: reward.lpFastGamma: expected a number above reward.lpSlowGamma (${lpSlowGamma}), got ${lpFastGamma}`);
   return {
-    kind: o.kind ?? "blend",
+    kind: o.kind ?? d.reward.kind,
     regretScale: o.regretScale ?? 0.15,
     regretWeight,
     plateauWeight: o.plateauWeight ?? 1 - regretWeight,

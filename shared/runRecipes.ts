@@ -7,7 +7,7 @@ import type { ThinkingMode } from "./llm.js";
 import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
 import type { RecipeTrainingDefaults } from "./trainingConfig.js";
 
-export const recipeNames = ["spade-games", "spade-tool-use", "spade-games-8b", "fixed-rlve", "fixed-rlve-8b"] as const;
+export const recipeNames = ["spade-games", "spade-tool-use", "spade-tool-use-4b", "spade-games-8b", "fixed-rlve", "fixed-rlve-8b"] as const;
 export type RecipeName = (typeof recipeNames)[number];
 
 /** The values a recipe gives the keys a config leaves out. */
@@ -26,8 +26,8 @@ export interface RecipeDefaults {
   skillsPerRegen: number | null;
   designer: { attempts: number; temperature: number; topP: number; topK: number; maxTokens: number; skills: string[]; difficulty: string; toolUse: boolean };
   corpusMaxWords: number;
-  /** "auto": the reference's per-step scale, (actor samples / designer samples) x regeneration interval, capped at 50. */
-  reward: { proposerDelay: number; scale: number | "auto" };
+  /** "auto": the reference's per-step scale, (actor samples / designer samples) x regeneration interval, capped at 50. `kind`: the launcher's `--spade-env-reward-variant` (blend, or `regret_based` as "regret"). */
+  reward: { kind: "blend" | "regret"; proposerDelay: number; scale: number | "auto" };
   /** `maskMalformedToolCalls`: the tool-use launcher's SPADE_MASK_MALFORMED_TOOLCALL. */
   agent: { temperature: number; topP: number; topK: number; maxTokens: number; maskMalformedToolCalls: boolean };
   hint: { temperature: number; maxTokens: number };
@@ -50,7 +50,7 @@ const games: RecipeDefaults = {
   designer: { attempts: 5, temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 16384, skills: [...recipeGameSkills], difficulty: "medium", toolUse: false },
   corpusMaxWords: 6000,
   // The reference computes the scale per step as actor samples / designer samples x interval (192 / 24 x 4 = 32 with every game valid), capped at 50.
-  reward: { proposerDelay: 4, scale: "auto" },
+  reward: { kind: "blend", proposerDelay: 4, scale: "auto" },
   agent: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192, maskMalformedToolCalls: false },
   hint: { temperature: 0.3, maxTokens: 4096 },
   training: { hyper: {}, compactFilter: false },
@@ -75,7 +75,7 @@ const toolUse: RecipeDefaults = {
   corpusMaxWords: 4000,
   agent: { ...games.agent, maskMalformedToolCalls: true },
   // The same per-step scale: 8 x 8 = 64 -> capped at 50 with every game valid.
-  reward: { proposerDelay: 8, scale: "auto" },
+  reward: { kind: "blend", proposerDelay: 8, scale: "auto" },
   hint: { temperature: 0.3, maxTokens: 2048 },
   // The tool-use launcher's KL penalty (low-variance estimator) and compact filter.
   training: { hyper: { klCoef: 0.005 }, compactFilter: true },
@@ -94,8 +94,27 @@ const fixedRlve: RecipeDefaults = {
   hintPlays: 0,
   regenerationInterval: 1,
   skillsPerRegen: null,
-  reward: { proposerDelay: 1, scale: "auto" },
+  reward: { kind: "blend", proposerDelay: 1, scale: "auto" },
   agent: { ...games.agent, temperature: 1.0 },
+};
+
+// The 4B tool-use arm (`cmd/tool_use/train_spade_4b.sh`), not the blend launcher the 8B and 30B arms
+// share: 500 rollouts of 16 games, a global batch of 256 (so 16 plays a game), games regenerated
+// and scored every 32 rollouts (`--spade-game-regeneration-interval 32`,
+// `--spade-proposer-training-delay 32`), the `regret_based` designer reward, 4 hinted plays
+// (`--spade-hint-plays-per-game 4`) with replies of 512 tokens, `--rollout-temperature 0.7` (the
+// log-probs of the gradient; the agent still samples at 0.6), KL 0.005 (low-variance estimator),
+// the compact filter and the masking of malformed tool calls (`SPADE_MASK_MALFORMED_TOOLCALL=1`).
+const toolUse4b: RecipeDefaults = {
+  ...toolUse,
+  iterations: 500,
+  envsPerIteration: 16,
+  actorBatch: 256,
+  hintPlays: 4,
+  regenerationInterval: 32,
+  reward: { kind: "regret", proposerDelay: 32, scale: "auto" },
+  hint: { temperature: 0.3, maxTokens: 512 },
+  training: { hyper: { klCoef: 0.005, rolloutTemperature: 0.7 }, compactFilter: true },
 };
 
 // The 8B RLVE launcher (`cmd/games/train_fixed_rlve_8b.sh`): the same, with
@@ -105,6 +124,7 @@ const fixedRlve8b: RecipeDefaults = { ...fixedRlve, thinking: { designer: "off",
 const byName: Record<RecipeName, RecipeDefaults> = {
   "spade-games": games,
   "spade-tool-use": toolUse,
+  "spade-tool-use-4b": toolUse4b,
   "spade-games-8b": games8b,
   "fixed-rlve": fixedRlve,
   "fixed-rlve-8b": fixedRlve8b,

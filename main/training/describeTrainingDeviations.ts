@@ -17,7 +17,8 @@ export function describeTrainingDeviations(training: TrainingConfig | null | und
   if (hyper.samplesPerStep !== null || hyper.maxTokensPerBatch !== null || hyper.epochs !== 1) badges.push("deviation: several optimiser steps per round");
   if (hyper.lossAggregation !== "sample") badges.push("deviation: token-mean loss");
   if (hyper.logprobs !== "reference") badges.push("deviation: sampling-transform log-probs");
-  if (hyper.rolloutTemperature !== defaultTrainingHyper.rolloutTemperature) badges.push(`deviation: log-prob temperature ${hyper.rolloutTemperature}`);
+  const rolloutTemperature = recipeDefaults(recipe).training.hyper.rolloutTemperature ?? defaultTrainingHyper.rolloutTemperature;
+  if (hyper.rolloutTemperature !== rolloutTemperature) badges.push(`deviation: log-prob temperature ${hyper.rolloutTemperature}${rolloutTemperature === defaultTrainingHyper.rolloutTemperature ? "" : ` (recipe: ${rolloutTemperature})`}`);
   const optimizer = ["adamBeta1", "adamBeta2", "adamEps", "weightDecay", "gradClip"] as const;
   if (optimizer.some((key) => hyper[key] !== defaultTrainingHyper[key])) badges.push("deviation: optimiser settings");
   if (hyper.clipLow !== defaultTrainingHyper.clipLow || hyper.clipHigh !== defaultTrainingHyper.clipHigh || hyper.tisCap !== defaultTrainingHyper.tisCap) badges.push("deviation: clip / importance-sampling cap");
