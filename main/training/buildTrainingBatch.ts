@@ -15,6 +15,8 @@ export interface TrainingBatchOptions {
   toIteration: number;
   /** The regenerations whose designer samples the batch holds: those whose delayed reward was scored in the range. Defaults to none. */
   designerRegenerations?: readonly number[];
+  /** Per regeneration, the factor its stored designer advantages are multiplied by (the training step's "auto" scale over the scoring rollout's: `designerScaleFactor`). Defaults to 1. */
+  designerScale?: ReadonlyMap<number, number>;
   /** Defaults to both roles. */
   roles?: readonly TrainingRole[];
   /** Defaults to true (the canary is one of its game's plays, as in the reference). */
@@ -73,7 +75,7 @@ export function buildTrainingBatch(db: ReadonlyDb, options: TrainingBatchOptions
         continue;
       }
       const ref: BatchRef = { runId, environmentId: sample.id, episodeId: null, turn: null, attempt: sample.attempt };
-      const line = { role: "designer" as const, advantage: sample.advantage, ref, adapter: sample.adapter };
+      const line = { role: "designer" as const, advantage: sample.advantage * (options.designerScale?.get(sample.iteration) ?? 1), ref, adapter: sample.adapter };
       const sequence = toSequence(getSampledTokens(db, "environments", sample.id)!);
       if (sequence) designerLines.push({ ...line, ...sequence });
       else untokenisedRow(line);

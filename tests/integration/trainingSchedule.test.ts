@@ -213,13 +213,17 @@ describe("what each round trains (8 rollouts, regeneration every 4, proposer del
       const agentSamples = plays.filter((play) => play.rollout === scoredIn && !play.hinted && play.error === null).length;
       const scale = Math.min(50, (agentSamples / games.length) * 4);
       expect(scale).toBe(games.length === 2 ? 12 : 24);
-      // The scale is counted on the scoring rollout (r + 3), the reference's on the training one (r + 4): a named deviation (README).
+      // The stored advantage counts the scoring rollout (r + 3); the trained line the step that trains it (r + 4), as the
+      // reference's compute_env_reward_scale: its actor samples upsampled to the batch (6) minus its new designer samples.
+      const played = trainedIn === null ? 0 : plays.filter((play) => play.rollout === trainedIn && !play.hinted && play.error === null).length;
+      const fresh = listEnvironments(db, { runId }).filter((env) => env.valid && env.source === "designer" && env.iteration === trainedIn).length;
+      const trainScale = trainedIn === null ? null : Math.min(50, (Math.max(played, 6 - fresh) / games.length) * 4);
       const lines = trainedIn === null ? [] : batches.get(trainedIn)!.filter((line) => line.role === "designer");
       if (trainedIn !== null) expect(lines.map((line) => line.ref.environmentId).sort()).toEqual(games.map((env) => env.id).sort());
       for (const [i, env] of games.entries()) {
         const line = lines.find((candidate) => candidate.ref.environmentId === env.id);
         expect(getDesignerAdvantage(db, env.id)!.advantage, `game ${env.id}`).toBeCloseTo((blends[i]! - mean(blends)) * scale, 12);
-        if (line) expect(line.advantage, `game ${env.id}`).toBeCloseTo((blends[i]! - mean(blends)) * scale, 12);
+        if (line) expect(line.advantage, `game ${env.id}`).toBeCloseTo((blends[i]! - mean(blends)) * trainScale!, 12);
         expect(getDesignerAdvantage(db, env.id)!.designerReward, `game ${env.id}`).toBeCloseTo(blends[i]!, 12);
       }
       // The blends must differ somewhere, or a zero advantage would pass whatever the scale.
