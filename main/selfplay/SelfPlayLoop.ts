@@ -606,7 +606,8 @@ export class SelfPlayLoop {
    * failed (an error that is not a scored `step()` exception) is played once more, as the
    * reference's `run_single_game` retries (`max_attempts=2`), but not after a time-out: then the
    * game is hung and the rest of its plays this rollout are skipped. Only the retry's result is
-   * stored; a note says the first attempt failed.
+   * stored; a note says the first attempt failed. A library's problem is not retried: the
+   * reference's fixed-environment orchestrator plays each instance once (`play_env_async`).
    */
   private async playOne(iteration: number, state: SlotState, spec: PlaySpec, hint: string | null): Promise<{ timedOut: boolean } | null> {
     const { db } = this.deps;
@@ -617,7 +618,8 @@ export class SelfPlayLoop {
       return stored;
     }
     this.phase(iteration, state.slot, "playing");
-    for (let attempt = 0; attempt < 2; attempt++) {
+    const tries = this.config.designer.kind === "library" ? 1 : 2;
+    for (let attempt = 0; attempt < tries; attempt++) {
       let result: { timedOut: boolean; retry: boolean } | null = null;
       try {
         await runPlays({
@@ -634,7 +636,7 @@ export class SelfPlayLoop {
             if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
             const { turns, ...fields } = episode;
             const failed = episode.error !== null && !episode.timedOut && !turns.some((turn) => turn.info.stepError === true);
-            if (failed && attempt === 0) {
+            if (failed && attempt < tries - 1) {
               putRunNote(db, this.runId, iteration, "play retried", `environment ${env.id}, ${spec.hinted ? "hinted " : ""}play ${spec.playIndex}: ${episode.error} (played once more, as the reference retries a failed play)`);
               result = { timedOut: false, retry: true };
               return;
