@@ -21,6 +21,7 @@ import { transaction } from "../store/transaction.js";
 import { deriveSeed } from "../util/seededRandom.js";
 import { buildTrainingBatch } from "./buildTrainingBatch.js";
 import { designerScaleFactor, type ScaledSchedule } from "./designerScaleFactor.js";
+import { fillsShortBatch } from "./fillsShortBatch.js";
 import { checkGgufTrainerTypes } from "./checkGgufTrainerTypes.js";
 import { optimizerStatePath } from "./optimizerStatePath.js";
 import type { RoundMemoryPrediction, RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
@@ -183,8 +184,7 @@ export class TrainingRound implements TrainingStep {
         includeCanary: config.includeCanary,
         includeHinted: config.includeHinted,
         includeErrored: config.includeErrored,
-        // Plays that follow the actor batch fill it unless some failed: then copies fill it, as the reference's. A fixed `plays` is short by design.
-        upsample: schedule.plays === null,
+        upsample: fillsShortBatch(schedule),
       });
       const batchPath = join(roundDir, "batch.jsonl");
       writeTrainingBatch(batchPath, batch);

@@ -16,6 +16,7 @@ import { findTrainingRound, finishTrainingRound, listTrainingRounds, startTraini
 import { buildTrainingBatch } from "../../main/training/buildTrainingBatch.js";
 import type { BatchLine } from "../../main/training/TrainingBatch.js";
 import { exportTrainingBatch } from "../../main/training/exportTrainingBatch.js";
+import { fillsShortBatch } from "../../main/training/fillsShortBatch.js";
 
 describe("training config block", () => {
   it("fills documented defaults and reads its parsed form back as itself", () => {
@@ -176,6 +177,9 @@ describe("training batch", () => {
     expect(copies.every((line) => line.ref.copy === 1)).toBe(true);
     const original = agent.find((line) => line.ref.episodeId === copies[0]!.ref.episodeId)!;
     expect({ ...copies[0]!, ref: { ...copies[0]!.ref, copy: undefined } }).toEqual({ ...original, ref: { ...original.ref, copy: undefined } });
+    // Which runs fill a short batch: plays following the actor batch, and library runs (fixed_env_rollout.py pads to the global batch).
+    const schedule = (plays: number | null, kind: "llm" | "fixed" | "library") => ({ plays, designer: { kind, skills: [] } });
+    expect([fillsShortBatch(schedule(null, "llm")), fillsShortBatch(schedule(8, "llm")), fillsShortBatch(schedule(16, "library")), fillsShortBatch(schedule(8, "fixed"))]).toEqual([true, false, true, false]);
     // Without the option (a fixed plays count) nothing is copied.
     expect(buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, designerRegenerations: [0], actorBatch: 2 + played + 3 }).header.upsampled).toBe(0);
   });
