@@ -5,7 +5,7 @@ import { evalBlockSchema, fillEvalBlock, fillTrainingConfig, trainingSchema, typ
 import { fillLibrary, librarySchema, type LibraryConfig } from "./libraryConfig.js";
 import { InputError } from "./validation/InputError.js";
 import { addRuleIssue, bool, expecting, int, num, oneOf, parseConfig, strict, text, textList, textRecord, type Assert } from "./validation/schema.js";
-import { recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
+import { fixedEnvironmentCount, isFixedRlveRecipe, recipeDefaults, recipeNames, type RecipeDefaults, type RecipeName } from "./runRecipes.js";
 import { recipeGameSkills } from "./skills.js";
 
 export { recipeNames, type RecipeName } from "./runRecipes.js";
@@ -19,7 +19,7 @@ export const rewardKinds = ["blend", "regret", "solveRate", "learningPotential",
 export type RewardKind = (typeof rewardKinds)[number];
 
 export interface RewardConfig {
-  /** Defaults to "blend": 0.4 * clip(regret / 0.15, 0, 1) + 0.6 * plateau(mean return), negatives masked. */
+  /** Defaults to the recipe's ("blend": 0.4 * clip(regret / 0.15, 0, 1) + 0.6 * plateau(mean return), negatives masked; "regret" in spade-tool-use-4b). */
   kind: RewardKind;
   /** Regret that earns the full regret term. Defaults to 0.15. */
   regretScale: number;
@@ -145,6 +145,10 @@ export interface AgentConfig {
 export interface HintConfig {
   /** Defaults to 0.3. */
   temperature: number;
+  /** Defaults to 0.9 (the reference's `generate_async` default, which its hint writer leaves as it is). */
+  topP: number;
+  /** Defaults to 20 (the reference's adapter's `default_sampling_params`). */
+  topK: number;
   /** Defaults to the recipe's (4096 games, 2048 tool use). */
   maxTokens: number;
   /** Deviation: a written hint that spells out the solution is asked for again, then redacted. Defaults to false. */
@@ -189,7 +193,7 @@ export interface RunConfig {
   seed: number;
   /** Rollouts (an iteration is one rollout of the reference). Defaults to 400. */
   iterations: number;
-  /** Games per regeneration batch (slots). Defaults to 24. */
+  /** Games per regeneration batch (slots). Defaults to the recipe's (24; for fixed-rlve the reference's int(1.25 x actorBatch + 2) // plays, at most the set's size: 16 with official16, 20 with "all"). */
   envsPerIteration: number;
   /** Agent samples of one training step (the reference's global batch size): sizes the plays and trims the step's batch. Defaults to the recipe's (192). */
   actorBatch: number;
@@ -346,6 +350,8 @@ const agentSchema = strict({
 
 const hintSchema = strict({
   temperature: num(0, 5).optional(),
+  topP: num(0, 1).optional().describe("Defaults to 0.9 (the reference's hint writer)."),
+  topK: int(0).optional().describe("Defaults to 20 (the reference's hint writer)."),
   maxTokens: int(1).optional(),
   leakCheck: bool().optional(),
   useEnvHint: bool().optional(),
@@ -385,12 +391,12 @@ const trainerSchema = strict({
  */
 export const runConfigSchema = strict({
   $schema: text().optional().describe("The JSON Schema of this file, for editors. Ignored."),
-  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults: "spade-games", "spade-tool-use" or "spade-games-8b" (the 8B games launcher). Defaults to "spade-games".'),
+  recipe: oneOf(recipeNames).optional().describe('The reference recipe whose values are the defaults: "spade-games", "spade-tool-use", "spade-tool-use-4b" (the 4B tool-use arm: regret_based, interval and delay 32), "spade-games-8b" (the 8B games launcher), "fixed-rlve" (the RLVE baseline; needs designer.kind "library") or "fixed-rlve-8b" (its 8B launcher: thinking on). Defaults to "spade-games".'),
   db: nonEmpty().describe("The workspace database. Relative to the config file."),
   name: text({ maxLength: maxRunNameLength }).nullish().describe("The run's label."),
   seed: int(0).optional().describe("Defaults to 42."),
   iterations: int(1).optional().describe("Rollouts. Defaults to 400."),
-  envsPerIteration: int(1).optional().describe("Games per regeneration batch (slots). Defaults to 24."),
+  envsPerIteration: int(1).optional().describe("Games per regeneration batch (slots). Defaults to the recipe's (24; fixed-rlve: the reference's int(1.25 x actorBatch + 2) // plays, at most the set: 16 official16, 20 all)."),
   actorBatch: int(1).optional().describe("Agent samples of one training step (the reference's global batch size). Defaults to 192."),
   plays: int(1).nullish().describe("Unhinted plays of every game in every rollout, the canary included; null: ceil(actorBatch / valid games). Defaults to null."),
   hintPlays: int(0).optional().describe("Hinted plays of every game, once, in the rollout that generated it. Defaults to 16."),
@@ -431,15 +437,21 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     throw new InputError(`${where}: skillsPerRegen: expected an integer in [1, ${designer.skills.length}], got ${c.skillsPerRegen}`);
   }
   const skillsPerRegen = c.skillsPerRegen === undefined ? d.skillsPerRegen : c.skillsPerRegen;
+  if (isFixedRlveRecipe(recipe) && designer.kind !== "library") {
+    // Never LLM-designed games under the RLVE baseline's name: the recipe needs its library.
+    throw new InputError(`${where}: designer.library: recipe "${recipe}" plays an environment library (RLVE); expected designer {"kind": "library", "library": {"kind": "rlve", "path": ".../Gym"}}, got designer.kind ${JSON.stringify(designer.kind)}`);
+  }
+  const actorBatch = c.actorBatch ?? d.actorBatch;
+  const plays = c.plays === undefined ? d.plays : c.plays;
   return {
     recipe,
     db: c.db,
     name: c.name ?? null,
     seed: c.seed ?? d.seed,
     iterations: c.iterations ?? d.iterations,
-    envsPerIteration: c.envsPerIteration ?? d.envsPerIteration,
-    actorBatch: c.actorBatch ?? d.actorBatch,
-    plays: c.plays === undefined ? d.plays : c.plays,
+    envsPerIteration: c.envsPerIteration ?? (isFixedRlveRecipe(recipe) && plays !== null ? fixedEnvironmentCount(actorBatch, plays, librarySetSize(designer.library)) : d.envsPerIteration),
+    actorBatch,
+    plays,
     hintPlays: c.hintPlays ?? d.hintPlays,
     maxTurns: c.maxTurns ?? d.maxTurns,
     regenerationInterval: c.regenerationInterval ?? d.regenerationInterval,
@@ -457,6 +469,12 @@ export function parseRunConfig(value: unknown, where: string): RunConfig {
     ...(c.trainer === undefined ? {} : { trainer: fillTrainer(c.trainer) }),
     training: c.training === null ? null : fillTrainingConfig(c.training ?? {}, d.training),
   };
+}
+
+/** How many environments a library's set names: official16's 16, a list's length; null for RLVE's "all" (more than any rollout plays). */
+function librarySetSize(library: LibraryConfig | null): number | null {
+  if (library === null || library.set === "all") return null;
+  return library.set === "official16" ? 16 : library.set.length;
 }
 
 function fillDesigner(o: z.output<typeof designerSchema>, d: RecipeDefaults, where: string): DesignerConfig {
@@ -487,7 +505,7 @@ function fillReward(where: string, o: z.output<typeof rewardSchema>, d: RecipeDe
   const lpSlowGamma = o.lpSlowGamma ?? 0.85;
   if (!(lpFastGamma > lpSlowGamma)) throw new InputError(`${where}: reward.lpFastGamma: expected a number above reward.lpSlowGamma (${lpSlowGamma}), got ${lpFastGamma}`);
   return {
-    kind: o.kind ?? "blend",
+    kind: o.kind ?? d.reward.kind,
     regretScale: o.regretScale ?? 0.15,
     regretWeight,
     plateauWeight: o.plateauWeight ?? 1 - regretWeight,
@@ -534,6 +552,8 @@ function fillAgent(o: z.output<typeof agentSchema>, d: RecipeDefaults): AgentCon
 function fillHint(o: z.output<typeof hintSchema>, d: RecipeDefaults): HintConfig {
   return {
     temperature: o.temperature ?? d.hint.temperature,
+    topP: o.topP ?? 0.9,
+    topK: o.topK ?? 20,
     maxTokens: o.maxTokens ?? d.hint.maxTokens,
     leakCheck: o.leakCheck ?? false,
     useEnvHint: o.useEnvHint ?? false,

@@ -7,7 +7,7 @@ import type { ThinkingMode } from "./llm.js";
 import { recipeGameSkills, recipeToolUseSkills } from "./skills.js";
 import type { RecipeTrainingDefaults } from "./trainingConfig.js";
 
-export const recipeNames = ["spade-games", "spade-tool-use", "spade-games-8b", "fixed-rlve"] as const;
+export const recipeNames = ["spade-games", "spade-tool-use", "spade-tool-use-4b", "spade-games-8b", "fixed-rlve", "fixed-rlve-8b"] as const;
 export type RecipeName = (typeof recipeNames)[number];
 
 /** The values a recipe gives the keys a config leaves out. */
@@ -26,8 +26,8 @@ export interface RecipeDefaults {
   skillsPerRegen: number | null;
   designer: { attempts: number; temperature: number; topP: number; topK: number; maxTokens: number; skills: string[]; difficulty: string; toolUse: boolean };
   corpusMaxWords: number;
-  /** "auto": the reference's per-step scale, (actor samples / designer samples) x regeneration interval, capped at 50. */
-  reward: { proposerDelay: number; scale: number | "auto" };
+  /** "auto": the reference's per-step scale, (actor samples / designer samples) x regeneration interval, capped at 50. `kind`: the launcher's `--spade-env-reward-variant` (blend, or `regret_based` as "regret"). */
+  reward: { kind: "blend" | "regret"; proposerDelay: number; scale: number | "auto" };
   /** `maskMalformedToolCalls`: the tool-use launcher's SPADE_MASK_MALFORMED_TOOLCALL. */
   agent: { temperature: number; topP: number; topK: number; maxTokens: number; maskMalformedToolCalls: boolean };
   hint: { temperature: number; maxTokens: number };
@@ -50,7 +50,7 @@ const games: RecipeDefaults = {
   designer: { attempts: 5, temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 16384, skills: [...recipeGameSkills], difficulty: "medium", toolUse: false },
   corpusMaxWords: 6000,
   // The reference computes the scale per step as actor samples / designer samples x interval (192 / 24 x 4 = 32 with every game valid), capped at 50.
-  reward: { proposerDelay: 4, scale: "auto" },
+  reward: { kind: "blend", proposerDelay: 4, scale: "auto" },
   agent: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 8192, maskMalformedToolCalls: false },
   hint: { temperature: 0.3, maxTokens: 4096 },
   training: { hyper: {}, compactFilter: false },
@@ -75,15 +75,16 @@ const toolUse: RecipeDefaults = {
   corpusMaxWords: 4000,
   agent: { ...games.agent, maskMalformedToolCalls: true },
   // The same per-step scale: 8 x 8 = 64 -> capped at 50 with every game valid.
-  reward: { proposerDelay: 8, scale: "auto" },
+  reward: { kind: "blend", proposerDelay: 8, scale: "auto" },
   hint: { temperature: 0.3, maxTokens: 2048 },
   // The tool-use launcher's KL penalty (low-variance estimator) and compact filter.
   training: { hyper: { klCoef: 0.005 }, compactFilter: true },
 };
 
-// The paper's strongest baseline (`cmd/games/train_fixed_rlve_*.sh`): RLVE's problems, 16
-// environments per rollout, a fresh problem for each every rollout, 16 plays sharing it, no hints
-// (no designer side), the agent sampled at temperature 1.0.
+// The paper's strongest baseline (`cmd/games/train_fixed_rlve_*.sh`): RLVE's problems, a fresh
+// problem for each environment every rollout, 16 plays sharing it, no hints (no designer side), the
+// agent sampled at temperature 1.0. The environments of a rollout: see `fixedEnvironmentCount`
+// (16 with official16, 20 with "all").
 const fixedRlve: RecipeDefaults = {
   ...games,
   envsPerIteration: 16,
@@ -93,11 +94,62 @@ const fixedRlve: RecipeDefaults = {
   hintPlays: 0,
   regenerationInterval: 1,
   skillsPerRegen: null,
-  reward: { proposerDelay: 1, scale: "auto" },
+  reward: { kind: "blend", proposerDelay: 1, scale: "auto" },
   agent: { ...games.agent, temperature: 1.0 },
+};
+
+// The 4B tool-use arm (`cmd/tool_use/train_spade_4b.sh`), not the blend launcher the 8B and 30B arms
+// share: 500 rollouts of 16 games, a global batch of 256 (so 16 plays a game), games regenerated
+// and scored every 32 rollouts (`--spade-game-regeneration-interval 32`,
+// `--spade-proposer-training-delay 32`), the `regret_based` designer reward, 4 hinted plays
+// (`--spade-hint-plays-per-game 4`) with replies of 512 tokens, `--rollout-temperature 0.7` (the
+// log-probs of the gradient; the agent still samples at 0.6), KL 0.005 (low-variance estimator),
+// the compact filter and the masking of malformed tool calls (`SPADE_MASK_MALFORMED_TOOLCALL=1`).
+const toolUse4b: RecipeDefaults = {
+  ...toolUse,
+  iterations: 500,
+  envsPerIteration: 16,
+  actorBatch: 256,
+  hintPlays: 4,
+  regenerationInterval: 32,
+  reward: { kind: "regret", proposerDelay: 32, scale: "auto" },
+  hint: { temperature: 0.3, maxTokens: 512 },
+  training: { hyper: { klCoef: 0.005, rolloutTemperature: 0.7 }, compactFilter: true },
+};
+
+// The 8B RLVE launcher (`cmd/games/train_fixed_rlve_8b.sh`): the same, with
+// `--apply-chat-template-kwargs '{"enable_thinking":true}'` (KL stays 0.00 there).
+const fixedRlve8b: RecipeDefaults = { ...fixedRlve, thinking: { designer: "off", agent: "on", hint: "off" } };
+
+const byName: Record<RecipeName, RecipeDefaults> = {
+  "spade-games": games,
+  "spade-tool-use": toolUse,
+  "spade-tool-use-4b": toolUse4b,
+  "spade-games-8b": games8b,
+  "fixed-rlve": fixedRlve,
+  "fixed-rlve-8b": fixedRlve8b,
 };
 
 /** The defaults of a recipe. */
 export function recipeDefaults(recipe: RecipeName): RecipeDefaults {
-  return recipe === "spade-tool-use" ? toolUse : recipe === "spade-games-8b" ? games8b : recipe === "fixed-rlve" ? fixedRlve : games;
+  return byName[recipe];
+}
+
+/** Whether a recipe is one of the fixed-RLVE launchers (a library run, no designer side). */
+export function isFixedRlveRecipe(recipe: RecipeName): boolean {
+  return recipe === "fixed-rlve" || recipe === "fixed-rlve-8b";
+}
+
+/**
+ * Environments a fixed-environment rollout plays, as `spade/slime/fixed_env_rollout.py` sizes
+ * them: it asks for `int(global_batch_size * 1.25) + 2` trajectories ("overprovision by 25%"),
+ * `num_envs = num_trajectories // trajectories_per_env` environments
+ * (`fixed_env_orchestrator.py` `collect_trajectories_async`), all of the set when it is no larger
+ * (`SlidingWindowController.select_environments`). With 256 and 16 plays: 20, so official16
+ * plays its 16 (256 plays) and "all" 20 (320 plays, all fed to the controller, 256 trained).
+ * `setSize` null: a set larger than any rollout (RLVE's "all").
+ */
+export function fixedEnvironmentCount(actorBatch: number, plays: number, setSize: number | null): number {
+  const wanted = Math.max(1, Math.floor((Math.floor(actorBatch * 1.25) + 2) / plays));
+  return setSize === null ? wanted : Math.min(wanted, setSize);
 }

@@ -30,8 +30,9 @@ export type TrainingWeights = (typeof trainingWeights)[number];
  */
 export interface TrainingHyper {
   /**
-   * AdamW learning rate of the LoRA weights. LoRA is this project's deviation (the reference fine-tunes
-   * every weight at 1e-6); LoRA's best rate is about 10x a full fine-tune's. Defaults to 1e-5.
+   * AdamW learning rate of the LoRA weights. LoRA is this project's deviation (the paper's runs fine-tune
+   * every weight at 1e-6); the reference's own LoRA launchers (`cmd/tinker/<model>/train_spade_tinker.sh`)
+   * train rank 32 at 1e-6, and so does this default. Defaults to 1e-6.
    */
   learningRate: number;
   /** LoRA rank. Defaults to 32 (the reference's Tinker path). */
@@ -130,7 +131,7 @@ export interface TrainingEvalConfig {
 }
 
 export const defaultTrainingHyper: TrainingHyper = {
-  learningRate: 1e-5,
+  learningRate: 1e-6,
   rank: 32,
   alpha: 32,
   epochs: 1,

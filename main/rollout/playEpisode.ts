@@ -206,9 +206,12 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
         last = cutOff;
         break;
       }
-      if (/<answer>[\s\S]*?<\/answer>/.test(reply.text) || calls.length === 0) {
-        // An answer, or neither answer nor call (the environment answers with a format error).
-        const malformed = protocol.maskMalformedToolCalls && calls.length === 0 && reply.text.includes("<tool_call>");
+      const answered = /<answer>[\s\S]*?<\/answer>/.test(reply.text);
+      if (answered || calls.length === 0) {
+        // An answer, or neither answer nor call (the environment answers with a format error). An
+        // answer is never a malformed call, whatever <tool_call> text it holds: the reference checks
+        // `<answer>` first (orchestrator.py) and masks only a reply without one.
+        const malformed = protocol.maskMalformedToolCalls && !answered && calls.length === 0 && reply.text.includes("<tool_call>");
         const stepped = await step(index, reply.text);
         if (!("result" in stepped)) {
           if (stepped.failed) record(index, sent, reply, latencyMs, reply.text, (last = stepped.failed));

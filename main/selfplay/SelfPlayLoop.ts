@@ -24,7 +24,7 @@ import { listMemory } from "../store/queries/memory.js";
 import { putMetrics } from "../store/queries/metrics.js";
 import { sampledTokensOf, setSampledTokens } from "../store/queries/sampledTokens.js";
 import { getRun, setIterationsCompleted } from "../store/queries/runs.js";
-import { putRunNote, setEpisodeRollout } from "../store/queries/schedule.js";
+import { hungBefore, putRunNote, setEpisodeRollout } from "../store/queries/schedule.js";
 import { transaction } from "../store/transaction.js";
 import { deriveSeed, seededRandom } from "../util/seededRandom.js";
 import { validateEnvironment } from "../validator/validateEnvironment.js";
@@ -57,6 +57,8 @@ export interface SelfPlayDeps {
   playConcurrency?: number;
   /** The installed environment library of a `designer.kind: "library"` run (the RLVE baseline). */
   library?: LibraryHost;
+  /** The hint writer's wait after its n-th failed call. Defaults to the reference's 2^n s. */
+  hintBackoffMs?: (failure: number) => number;
 }
 
 interface EnvironmentProbe {
@@ -75,7 +77,8 @@ interface SlotState {
   /** The last stored attempt (a repair turn continues from it). */
   last: Environment | null;
   hint: string | null;
-  canaryTimedOut: boolean;
+  /** A play of the game hit the deadline this rollout: the rest of its plays are skipped (the reference's hung-game blacklist). */
+  hung: boolean;
   /** Unhinted plays of the slot's game this rollout (the canary included). */
   plays: number;
   /** The game's plays were announced to the sandbox pool (at its canary). */
@@ -175,11 +178,11 @@ export class SelfPlayLoop {
     const states: SlotState[] = [];
     const design = new WorkGraph<UnitKind>();
     for (let slot = 0; slot < this.config.envsPerIteration; slot++) {
-      const state: SlotState = { slot, env: null, last: null, hint: null, canaryTimedOut: false, plays: this.config.plays ?? 0, announced: false };
+      const state: SlotState = { slot, env: null, last: null, hint: null, hung: false, plays: this.config.plays ?? 0, announced: false };
       states.push(state);
       for (let attempt = 0; attempt < attempts; attempt++) {
         const after = attempt === 0 ? [] : [`design:${slot}:${attempt - 1}`];
-        design.add(this.unit(`design:${slot}:${attempt}`, "design", after, () => (generating ? this.designAttempt(iteration, state, attempt, memory!) : this.findGame(regeneration, state, attempt))));
+        design.add(this.unit(`design:${slot}:${attempt}`, "design", after, () => (generating ? this.designAttempt(iteration, state, attempt, memory!) : this.findGame(iteration, regeneration, state, attempt))));
       }
     }
     const designed = (slot: number) => [`design:${slot}:${attempts - 1}`];
@@ -201,7 +204,7 @@ export class SelfPlayLoop {
         for (const state of states) {
           const more = plays - state.plays;
           state.plays = plays;
-          if (state.announced && state.env?.code && !state.canaryTimedOut) this.planPlays(state.env.code, more * (1 + this.replaysLeft(iteration)), true);
+          if (state.announced && state.env?.code && !state.hung) this.planPlays(state.env.code, more * (1 + this.replaysLeft(iteration)), true);
           addPlays(state, fewest, plays);
         }
       }));
@@ -268,9 +271,15 @@ export class SelfPlayLoop {
   }
 
   /** A replayed batch: the slot's game is its valid attempt from the regeneration. */
-  private async findGame(regeneration: number, state: SlotState, attempt: number): Promise<void> {
+  /**
+   * A replay rollout's game of the slot. A game that hung (a play past the deadline in an earlier
+   * rollout) is dropped from the selection, as the reference leaves its hung-game blacklist out of
+   * `collect_trajectories`; with plays following the actor batch the other games' plays are recomputed.
+   */
+  private async findGame(iteration: number, regeneration: number, state: SlotState, attempt: number): Promise<void> {
     if (attempt > 0) return;
-    state.env = validAttempt(this.deps.db, this.runId, regeneration, state.slot, this.config.designer.kind === "llm" ? this.config.designer.attempts : 1);
+    const env = validAttempt(this.deps.db, this.runId, regeneration, state.slot, this.config.designer.kind === "llm" ? this.config.designer.attempts : 1);
+    state.env = env !== null && hungBefore(this.deps.db, env.id, iteration) ? null : env;
   }
 
   private skillAndDifficulty(iteration: number, slot: number): { skill: string; difficulty: string } {
@@ -533,14 +542,23 @@ export class SelfPlayLoop {
       putRunNote(db, this.runId, env.iteration ?? 0, `own hint refused ${env.id}`, `the own hint() of environment ${env.id} is not used: ${why}; the hint writer's hint is used`);
     }
     try {
-      const sampling = { temperature: this.config.hint.temperature, maxTokens: this.config.hint.maxTokens, seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0) };
+      const { temperature, topP, topK, maxTokens } = this.config.hint;
+      const sampling = { temperature, topP, topK, maxTokens, seed: deriveSeed(this.config.seed, "hint", env.iteration ?? 0, env.slot ?? 0, env.attempt ?? 0) };
       const adapter = backend.adapter;
-      const written = await writeHint(backend, env.code!, solution, sampling, { setting: this.config.designer.toolUse ? "toolUse" : "games", leakCheck: this.config.hint.leakCheck, thinking: this.config.hint.thinking });
+      const written = await writeHint(backend, env.code!, solution, sampling, {
+        setting: this.config.designer.toolUse ? "toolUse" : "games",
+        leakCheck: this.config.hint.leakCheck,
+        thinking: this.config.hint.thinking,
+        isFatal: (error) => this.deps.signal?.aborted === true || asPromptTooLong(error) !== null,
+        ...(this.deps.hintBackoffMs ? { backoffMs: this.deps.hintBackoffMs } : {}),
+      });
       if (this.deps.signal?.aborted) return null;
-      const emptyNote = `no hint for environment ${env.id}: the hint writer's ${written.calls} replies were empty; its hinted plays are skipped and its regret is 0`;
+      const emptyNote = written.error !== null
+        ? `no hint for environment ${env.id}: the hint writer failed ${written.calls} times (${written.error}); its hinted plays are skipped and its regret is 0`
+        : `no hint for environment ${env.id}: the hint writer's ${written.calls} replies were empty; its hinted plays are skipped and its regret is 0`;
       transaction(db, () => {
         const hintId = insertHint(db, { environmentId: env.id, source: "writer", text: written.text, prompt: written.prompt, rawReply: written.rawReply, adapter });
-        const sampled = sampledTokensOf(written.result);
+        const sampled = written.result === null ? null : sampledTokensOf(written.result);
         if (sampled) setSampledTokens(db, "hints", hintId, sampled);
         if (written.empty) putRunNote(db, this.runId, env.iteration ?? 0, `hint empty ${env.id}`, emptyNote);
       });
@@ -573,51 +591,74 @@ export class SelfPlayLoop {
     state.announced = true;
     if (!this.config.canary) return;
     const spec = this.spec(regeneration, state.slot, false, unhintedPlayIndex(iteration, 0, this.config, state.plays), true);
-    state.canaryTimedOut = (await this.playOne(iteration, state, spec, null))?.timedOut ?? false;
-    if (state.canaryTimedOut) this.planPlays(state.env.code, this.replaysLeft(iteration) * state.plays);
+    await this.playOne(iteration, state, spec, null);
+    if (state.hung) this.planPlays(state.env.code, this.replaysLeft(iteration) * state.plays);
   }
 
   private async play(iteration: number, regeneration: number, state: SlotState, hinted: boolean, index: number): Promise<void> {
-    if (!state.env || state.canaryTimedOut || (hinted && state.hint === null) || (!hinted && index >= state.plays)) return;
+    if (!state.env || state.hung || (hinted && state.hint === null) || (!hinted && index >= state.plays)) return;
     const playIndex = hinted ? index : unhintedPlayIndex(iteration, index, this.config, state.plays);
     await this.playOne(iteration, state, this.spec(regeneration, state.slot, hinted, playIndex, false), hinted ? state.hint : null);
   }
 
-  /** Plays (or finds stored) one episode and stores it with its rollout. */
+  /**
+   * Plays (or finds stored) one episode and stores it with its rollout. A play the infrastructure
+   * failed (an error that is not a scored `step()` exception) is played once more, as the
+   * reference's `run_single_game` retries (`max_attempts=2`), but not after a time-out: then the
+   * game is hung and the rest of its plays this rollout are skipped. Only the retry's result is
+   * stored; a note says the first attempt failed. A library's problem is not retried: the
+   * reference's fixed-environment orchestrator plays each instance once (`play_env_async`).
+   */
   private async playOne(iteration: number, state: SlotState, spec: PlaySpec, hint: string | null): Promise<{ timedOut: boolean } | null> {
     const { db } = this.deps;
     const env = state.env!;
     const stored = findEpisode(db, env.id, spec.hinted, spec.playIndex, spec.canary);
-    if (stored) return stored;
-    this.phase(iteration, state.slot, "playing");
-    const result: { timedOut: boolean }[] = [];
-    try {
-      await runPlays({
-        open: () => this.openSession(env.code!, true),
-        backend: this.deps.backend,
-        specs: [spec],
-        hint,
-        maxTurns: this.config.maxTurns,
-        sampling: { temperature: this.config.agent.temperature, topP: this.config.agent.topP, topK: this.config.agent.topK, maxTokens: this.config.agent.maxTokens, ...(this.config.agent.stop ? { stop: this.config.agent.stop } : {}) },
-        historyTurns: this.config.agent.historyTurns ?? undefined,
-        protocol: { thinking: this.config.agent.thinking, maskMalformedToolCalls: this.config.agent.maskMalformedToolCalls },
-        signal: this.deps.signal,
-        onEpisode: (episode) => {
-          if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
-          const { turns, ...fields } = episode;
-          transaction(db, () => {
-            const id = insertEpisodeWithTurns(db, { ...fields, runId: this.runId, environmentId: env.id }, turns);
-            setEpisodeRollout(db, id, iteration);
-          });
-          result.push({ timedOut: episode.timedOut });
-          this.emit({ type: "episodeFinished", runId: this.runId, environmentId: env.id, hinted: episode.hinted, playIndex: episode.playIndex, return: episode.return, error: episode.error });
-        },
-      });
-    } catch (error) {
-      if (this.deps.signal?.aborted) return null;
-      throw error;
+    if (stored) {
+      if (stored.timedOut) state.hung = true;
+      return stored;
     }
-    return result[0] ?? null;
+    this.phase(iteration, state.slot, "playing");
+    const tries = this.config.designer.kind === "library" ? 1 : 2;
+    for (let attempt = 0; attempt < tries; attempt++) {
+      let result: { timedOut: boolean; retry: boolean } | null = null;
+      try {
+        await runPlays({
+          open: () => this.openSession(env.code!, true),
+          backend: this.deps.backend,
+          specs: [spec],
+          hint,
+          maxTurns: this.config.maxTurns,
+          sampling: { temperature: this.config.agent.temperature, topP: this.config.agent.topP, topK: this.config.agent.topK, maxTokens: this.config.agent.maxTokens, ...(this.config.agent.stop ? { stop: this.config.agent.stop } : {}) },
+          historyTurns: this.config.agent.historyTurns ?? undefined,
+          protocol: { thinking: this.config.agent.thinking, maskMalformedToolCalls: this.config.agent.maskMalformedToolCalls },
+          signal: this.deps.signal,
+          onEpisode: (episode) => {
+            if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
+            const { turns, ...fields } = episode;
+            const failed = episode.error !== null && !episode.timedOut && !turns.some((turn) => turn.info.stepError === true);
+            if (failed && attempt < tries - 1) {
+              putRunNote(db, this.runId, iteration, "play retried", `environment ${env.id}, ${spec.hinted ? "hinted " : ""}play ${spec.playIndex}: ${episode.error} (played once more, as the reference retries a failed play)`);
+              result = { timedOut: false, retry: true };
+              return;
+            }
+            transaction(db, () => {
+              const id = insertEpisodeWithTurns(db, { ...fields, runId: this.runId, environmentId: env.id }, turns);
+              setEpisodeRollout(db, id, iteration);
+            });
+            result = { timedOut: episode.timedOut, retry: false };
+            this.emit({ type: "episodeFinished", runId: this.runId, environmentId: env.id, hinted: episode.hinted, playIndex: episode.playIndex, return: episode.return, error: episode.error });
+          },
+        });
+      } catch (error) {
+        if (this.deps.signal?.aborted) return null;
+        throw error;
+      }
+      const done = result as { timedOut: boolean; retry: boolean } | null;
+      if (done?.retry) continue;
+      if (done?.timedOut) state.hung = true;
+      return done === null ? null : { timedOut: done.timedOut };
+    }
+    return null;
   }
 
   private phase(iteration: number, slot: number, phase: "designing" | "validating" | "hinting" | "playing" | "scoring", detail?: string): void {

@@ -23,7 +23,7 @@ export function describeAblations(config: AblationFields): string[] {
   const ablations: string[] = [];
   if (config.corpus === null) ablations.push("no corpus");
   if (!config.memory.enabled) ablations.push("no memory");
-  if (config.reward.kind !== "blend") ablations.push(`reward: ${projectRewardKinds[config.reward.kind] ?? config.reward.kind}`);
+  if (config.reward.kind !== recipeDefaults(config.recipe ?? "spade-games").reward.kind) ablations.push(`reward: ${projectRewardKinds[config.reward.kind] ?? config.reward.kind}`);
   if (config.training === null) ablations.push("collect only (no training)");
   return [...ablations, ...describeDeviations(config)];
 }

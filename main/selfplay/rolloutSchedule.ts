@@ -63,6 +63,19 @@ export function batchScoredAt(iteration: number, config: ScheduleFields): number
 }
 
 /**
+ * The batch whose designer samples the training step of rollout `iteration` holds, if any: the one
+ * generated `proposerDelay` rollouts before, as the reference pops `_ENV_SAMPLE_BUFFER[rollout - delay]`
+ * (`spade/slime/spade_rollout.py`); it was scored at the end of the rollout before. The reference's
+ * flush at the last rollout sits inside `if delay > 0 and env_samples`, so it runs only when the
+ * last rollout generates: a batch whose `rollout + delay` is past the run is never trained, here
+ * neither.
+ */
+export function designerBatchTrainedAt(iteration: number, config: ScheduleFields): number | null {
+  const regeneration = iteration - Math.max(1, config.reward.proposerDelay);
+  return regeneration >= 0 && isRegeneration(regeneration, config) ? regeneration : null;
+}
+
+/**
  * Unhinted plays of each game per rollout: `plays` when set, else the reference's
  * ceil(actorBatch / valid games of the batch) (8 with 192 and 24 valid games).
  */

@@ -35,14 +35,22 @@ function rolloutOf(play: ScheduledPlay, regeneration: number, config: RunConfig)
   return play.rollout ?? regeneration + (config.plays === null ? 0 : Math.floor(play.playIndex / config.plays));
 }
 
-/** A game's plays within its reward window: unhinted returns per rollout, hinted returns, time-outs. */
+/**
+ * A game's plays within its reward window: unhinted returns per rollout, hinted returns, time-outs.
+ * Plays the infrastructure failed are not accumulated (the reference drops a FAILED trajectory
+ * before `_ACCUMULATED_GAME_REWARDS` and the hint means, `spade_rollout.py`, `orchestrator.py`
+ * `play_games_async`): they count in no mean, win rate or plateau. The time-out test is the
+ * reference's `_step_timeout_games`, cleared at every collect and stamped on the regeneration
+ * rollout's designer samples: a play of the regeneration rollout (hinted or not) that hit the deadline.
+ */
 function windowOf(database: WritableDb, env: Environment, regeneration: number, config: RunConfig, window: number) {
   const plays = listScheduledPlays(database, env.id);
-  const inWindow = plays.filter((play) => play.hinted || rolloutOf(play, regeneration, config) < regeneration + window);
+  const inWindow = plays.filter((play) => !play.failed && (play.hinted || rolloutOf(play, regeneration, config) < regeneration + window));
   const returnsByRollout = Array.from({ length: window }, (_, offset) =>
     inWindow.filter((play) => !play.hinted && rolloutOf(play, regeneration, config) === regeneration + offset).map((play) => play.return),
   );
-  return { inWindow, returnsByRollout, hinted: inWindow.filter((play) => play.hinted).map((play) => play.return), timeouts: inWindow.filter((play) => play.timedOut).length };
+  const timeouts = plays.filter((play) => play.timedOut && (play.hinted || rolloutOf(play, regeneration, config) === regeneration)).length;
+  return { inWindow, returnsByRollout, hinted: inWindow.filter((play) => play.hinted).map((play) => play.return), timeouts };
 }
 
 /** Statistics of a game so far, without a designer reward (shown while its batch waits for the delay). */

@@ -9,17 +9,23 @@ export interface WrittenHint {
   rawReply: string;
   /** True when a reply spelled out the solution and the kept text was redacted. */
   leaked: boolean;
-  /** True when every call replied with nothing (`emptyRetries` of them): there is no hint, and the game's regret is 0. */
+  /** True when every call replied with nothing or failed (`emptyRetries` of them): there is no hint, and the game's regret is 0. */
   empty: boolean;
   /** The hint-writer calls made. */
   calls: number;
-  /** The kept reply's call: its token ids, log-probs and sampling, where the backend gives them. */
-  result: ChatResult;
+  /** The kept reply's call: its token ids, log-probs and sampling, where the backend gives them; null when every call failed. */
+  result: ChatResult | null;
+  /** The last call's error when every call failed (the backend threw); null otherwise. */
+  error: string | null;
 }
 
 export interface HintSampling {
   /** The reference writes hints at 0.3. */
   temperature: number;
+  /** The reference's 0.9 (`generate_async`'s default). Defaults to the backend's. */
+  topP?: number;
+  /** The reference's 20 (its adapter's default sampling parameters). Defaults to the backend's. */
+  topK?: number;
   /** The reference's budgets: 4096 for games, 2048 for tool use. */
   maxTokens: number;
   seed: number;
@@ -41,8 +47,12 @@ export interface WriteHintOptions {
   leakCheck?: boolean;
   /** Thinking control for the hint writer's call (`hint.thinking`). Defaults to "off" (the launchers' `enable_thinking: false`). */
   thinking?: ThinkingMode;
-  /** Calls made while the reply is empty, as the reference's hint writer retries (`max_retries=3`). Defaults to 3. */
+  /** Calls made while the reply is empty or the call fails, as the reference's hint writer retries (`max_retries=3`). Defaults to 3. */
   emptyRetries?: number;
+  /** The wait after the n-th failed call (0-based) before the next: the reference's `2 ** attempt` seconds. Defaults to 1000 x 2^n ms. */
+  backoffMs?: (failure: number) => number;
+  /** Errors that are not the backend's trouble and end the call at once (a prompt that does not fit, a stop). Defaults to none. */
+  isFatal?: (error: unknown) => boolean;
 }
 
 /** The reference asks its hint writer again on an empty reply, up to three calls in all. */
@@ -132,24 +142,39 @@ export async function writeHint(backend: LlmBackend, code: string, solution: str
   const prompt = hintMessages(code, options);
   const tidy = options.style === "workbench" ? tidyHint : parseHintReply;
   const emptyRetries = Math.max(1, options.emptyRetries ?? HINT_EMPTY_RETRIES);
+  const backoffMs = options.backoffMs ?? ((failure: number) => 1000 * 2 ** failure);
   let calls = 0;
-  // One reply that is not empty, or the last of `emptyRetries` empty ones. Each call has its own seed.
-  const ask = async (): Promise<{ result: ChatResult; text: string }> => {
-    let last: { result: ChatResult; text: string } | null = null;
+  // One reply that is not empty, or none after `emptyRetries` calls that were empty or threw, as the
+  // reference's `generate_hint_with_retry` (an empty reply raises there too), waiting 2^n s between.
+  // Each call has its own seed.
+  const ask = async (): Promise<{ result: ChatResult | null; text: string; error: string | null }> => {
+    let last: { result: ChatResult | null; text: string; error: string | null } = { result: null, text: "", error: null };
     for (let tries = 0; tries < emptyRetries; tries++) {
-      const result = await backend.chat({ messages: prompt, sampling: { ...sampling, seed: sampling.seed + calls }, thinking: options.thinking ?? "off" });
+      if (tries > 0) await sleep(backoffMs(tries - 1));
+      try {
+        const { topP, topK, ...rest } = sampling;
+        const result = await backend.chat({ messages: prompt, sampling: { ...rest, ...(topP === undefined ? {} : { topP }), ...(topK === undefined ? {} : { topK }), seed: sampling.seed + calls }, thinking: options.thinking ?? "off" });
+        last = { result, text: tidy(result.text), error: null };
+      } catch (error) {
+        if (options.isFatal?.(error)) throw error;
+        last = { result: null, text: "", error: error instanceof Error ? error.message : String(error) };
+      }
       calls++;
-      last = { result, text: tidy(result.text) };
       if (last.text.trim() !== "") return last;
     }
-    return last!;
+    return last;
   };
   const attempts = options.leakCheck ? 2 : 1;
-  let reply: { result: ChatResult; text: string } | null = null;
+  let reply: { result: ChatResult | null; text: string; error: string | null } | null = null;
   for (let attempt = 0; attempt < attempts; attempt++) {
     reply = await ask();
-    if (reply.text.trim() === "") return { text: "", prompt, rawReply: reply.result.text, leaked: false, empty: true, calls, result: reply.result };
-    if (!options.leakCheck || !hintLeaksSolution(reply.text, solution)) return { text: reply.text, prompt, rawReply: reply.result.text, leaked: false, empty: false, calls, result: reply.result };
+    const done = { prompt, rawReply: reply.result?.text ?? "", calls, result: reply.result, error: reply.error };
+    if (reply.text.trim() === "") return { ...done, text: "", leaked: false, empty: true };
+    if (!options.leakCheck || !hintLeaksSolution(reply.text, solution)) return { ...done, text: reply.text, leaked: false, empty: false };
   }
-  return { ...screenHint(reply!.text, solution), prompt, rawReply: reply!.result.text, empty: false, calls, result: reply!.result };
+  return { ...screenHint(reply!.text, solution), prompt, rawReply: reply!.result?.text ?? "", empty: false, calls, result: reply!.result, error: null };
+}
+
+function sleep(ms: number): Promise<void> {
+  return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
 }

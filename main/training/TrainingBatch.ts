@@ -39,6 +39,8 @@ export interface BatchRef {
   episodeId: number | null;
   turn: number | null;
   attempt: number | null;
+  /** A copy made to fill a short batch (1, 2, ...: the reference's upsampling); absent on the sample itself. */
+  copy?: number;
 }
 
 /** A row that could not be a batch line because its tokens were not recorded (export only, `spade export --format batch`). */
@@ -67,7 +69,7 @@ export interface LeftOutCounts {
   unscored: number;
   /** Designer samples masked out of the designer's update (a negative blend reward, as the reference). */
   masked: number;
-  /** Plays that did not terminate: in their group's advantages, but no line (the compact filter masks all their tokens). */
+  /** Plays that did not terminate, within the step's batch: in their group's advantages and the divisor (`maskedSamples`), but no line (the compact filter masks all their tokens). */
   compactFiltered: number;
   /** Turns with a malformed tool call, kept in their play's context but not trained (`agent.maskMalformedToolCalls`). */
   malformedToolCalls: number;
@@ -82,6 +84,15 @@ export interface BatchHeader {
   /** Samples per role (an agent sample is one play, on one line or one per turn; see `ref`). */
   roles: Record<TrainingRole, number>;
   "left out": LeftOutCounts;
+  /**
+   * Samples of the step with loss mask 0 and no line (compact-filtered plays within the batch): the
+   * reference keeps them as samples, so they count in the per-sample mean's divisor. Absent: 0.
+   */
+  maskedSamples?: number;
+  /** The step's global batch size (`actorBatch`): with a KL penalty the reference divides a shorter batch by it. Absent or null: none. */
+  globalBatch?: number | null;
+  /** Agent samples copied to fill a short batch (`ref.copy`). Absent: 0. */
+  upsampled?: number;
 }
 
 export interface TrainingBatch {

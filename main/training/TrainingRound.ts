@@ -11,7 +11,7 @@ import { checkModelFile } from "../llm/gguf/checkModelFile.js";
 import { readGgufInfo } from "../llm/gguf/readGgufInfo.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import type { LoopEvent } from "../selfplay/LoopEvent.js";
-import { batchScoredAt, type ScheduleFields } from "../selfplay/rolloutSchedule.js";
+import { designerBatchTrainedAt } from "../selfplay/rolloutSchedule.js";
 import type { TrainingStep } from "../selfplay/TrainingStep.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { getAdapter, getAdapterByName, insertAdapter, updateAdapter, type Adapter } from "../store/queries/adapters.js";
@@ -20,6 +20,8 @@ import { finishTrainingRound, findTrainingRound, listTrainingRounds, mergeTraini
 import { transaction } from "../store/transaction.js";
 import { deriveSeed } from "../util/seededRandom.js";
 import { buildTrainingBatch } from "./buildTrainingBatch.js";
+import { designerScaleFactor, type ScaledSchedule } from "./designerScaleFactor.js";
+import { fillsShortBatch } from "./fillsShortBatch.js";
 import { checkGgufTrainerTypes } from "./checkGgufTrainerTypes.js";
 import { optimizerStatePath } from "./optimizerStatePath.js";
 import type { RoundMemoryPrediction, RoundTrainer, RoundTrainResult } from "./RoundTrainer.js";
@@ -43,7 +45,7 @@ export interface TrainingRoundOptions {
   /** The model the loop samples with: released while training, then loaded with the new adapter. */
   backend: LlmBackend;
   /** The run's rollout schedule: which designer samples are scored after which rollout, and the step's batch size. */
-  schedule: ScheduleFields;
+  schedule: ScaledSchedule;
   /** The base model GGUF the adapters are trained for (they are checked against it). */
   baseModelPath: string;
   /** What the trainer loads as the base model, when not that GGUF (the hf trainer's checkpoint). Defaults to `baseModelPath`. */
@@ -164,18 +166,25 @@ export class TrainingRound implements TrainingStep {
       const from = Math.max(0, round.afterIteration + 1 - config.every);
       const { schedule } = this.options;
       const rollouts = Array.from({ length: round.afterIteration + 1 - from }, (_, i) => from + i);
+      // The designer samples the reference trains in these rollouts' steps (generated proposerDelay rollouts before), exactly once,
+      // their advantages scaled as the step that trains them counts (the stored ones count the scoring rollout).
+      const designer = rollouts.flatMap((rollout) => {
+        const regeneration = designerBatchTrainedAt(rollout, schedule);
+        return regeneration === null ? [] : [{ regeneration, factor: designerScaleFactor(db, runId, regeneration, rollout, schedule) }];
+      });
       const batch = buildTrainingBatch(db, {
         runId,
         fromIteration: from,
         toIteration: round.afterIteration,
-        // The designer samples whose delayed reward was scored in these rollouts, exactly once.
-        designerRegenerations: rollouts.map((rollout) => batchScoredAt(rollout, schedule)).filter((regeneration) => regeneration !== null),
+        designerRegenerations: designer.map((entry) => entry.regeneration),
+        designerScale: new Map(designer.map((entry) => [entry.regeneration, entry.factor])),
         actorBatch: schedule.actorBatch * config.every,
         roles: config.roles,
         compactFilter: config.compactFilter,
         includeCanary: config.includeCanary,
         includeHinted: config.includeHinted,
         includeErrored: config.includeErrored,
+        upsample: fillsShortBatch(schedule),
       });
       const batchPath = join(roundDir, "batch.jsonl");
       writeTrainingBatch(batchPath, batch);

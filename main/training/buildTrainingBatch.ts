@@ -15,6 +15,8 @@ export interface TrainingBatchOptions {
   toIteration: number;
   /** The regenerations whose designer samples the batch holds: those whose delayed reward was scored in the range. Defaults to none. */
   designerRegenerations?: readonly number[];
+  /** Per regeneration, the factor its stored designer advantages are multiplied by (the training step's "auto" scale over the scoring rollout's: `designerScaleFactor`). Defaults to 1. */
+  designerScale?: ReadonlyMap<number, number>;
   /** Defaults to both roles. */
   roles?: readonly TrainingRole[];
   /** Defaults to true (the canary is one of its game's plays, as in the reference). */
@@ -26,10 +28,17 @@ export interface TrainingBatchOptions {
   /** Samples of one step: designer samples first, agent samples past it are trimmed and counted. Defaults to no limit. */
   actorBatch?: number | null;
   /**
-   * The compact filter: a play that did not terminate counts in its group's advantages but trains
-   * no token, so it is left out of the lines and counted. Defaults to false.
+   * The compact filter: a play that did not terminate counts in its group's advantages and stays one
+   * of the step's samples (its place in the batch, the trainer's divisor) but trains no token: it has
+   * no line and is counted (`compactFiltered`, the header's `maskedSamples`). Defaults to false.
    */
   compactFilter?: boolean;
+  /**
+   * Fill a short batch as the reference's `upsample_trajectories` (`orchestrator.py`, Stage 7) does:
+   * agent samples copied round-robin, in batch order, up to `actorBatch` minus the batch's designer
+   * samples; each copy is a sample of its own (`ref.copy`). Defaults to false.
+   */
+  upsample?: boolean;
   /** Keep a row for each sample without recorded tokens, saying why (export). Defaults to false (counted only). */
   keepUntokenised?: boolean;
 }
@@ -66,7 +75,7 @@ export function buildTrainingBatch(db: ReadonlyDb, options: TrainingBatchOptions
         continue;
       }
       const ref: BatchRef = { runId, environmentId: sample.id, episodeId: null, turn: null, attempt: sample.attempt };
-      const line = { role: "designer" as const, advantage: sample.advantage, ref, adapter: sample.adapter };
+      const line = { role: "designer" as const, advantage: sample.advantage * (options.designerScale?.get(sample.iteration) ?? 1), ref, adapter: sample.adapter };
       const sequence = toSequence(getSampledTokens(db, "environments", sample.id)!);
       if (sequence) designerLines.push({ ...line, ...sequence });
       else untokenisedRow(line);
@@ -88,11 +97,12 @@ export function buildTrainingBatch(db: ReadonlyDb, options: TrainingBatchOptions
         const turns = getTurns(db, play.id, { messages: false });
         const malformed = turns.filter((turn) => turn.info?.malformedToolCall === true).length;
         leftOut.malformedToolCalls += malformed;
-        if (malformed > 0 && malformed === turns.length) return; // nothing of it is trained
+        if (malformed > 0 && malformed === turns.length) return void agentSamples.push([]); // nothing of it is trained: a sample with loss mask 0
         const sequences = episodeSequence(turns.map((turn) => ({ promptTokenIds: turn.promptTokenIds, tokenIds: turn.tokenIds, tokenLogprobs: turn.tokenLogprobs, trained: turn.info?.malformedToolCall !== true })));
         if (sequences === null) return untokenisedRow(line);
         const sampling = distributionOf(turns[0]?.sampling ?? null);
-        if (options.compactFilter === true && !play.terminated) return void leftOut.compactFiltered++;
+        // A compact-filtered play stays one of the step's samples with loss mask 0, as the reference keeps it: no line, but a place in the batch and the divisor.
+        if (options.compactFilter === true && !play.terminated) return void (leftOut.compactFiltered++, agentSamples.push([]));
         agentSamples.push(sequences.map((sequence) => ({ ...line, ...sequence, sampling })));
       });
     }
@@ -102,9 +112,17 @@ export function buildTrainingBatch(db: ReadonlyDb, options: TrainingBatchOptions
   const room = options.actorBatch == null ? Infinity : Math.max(0, options.actorBatch - designerLines.length);
   const kept = agentSamples.slice(0, room);
   leftOut.trimmed += agentSamples.length - kept.length;
+  const played = kept.length;
+  if (options.upsample === true && Number.isFinite(room)) {
+    for (let i = 0; played > 0 && kept.length < room; i++) {
+      const copy = Math.floor(i / played) + 1;
+      kept.push(kept[i % played]!.map((line) => ({ ...line, ref: { ...line.ref, copy } })));
+    }
+  }
+  const maskedSamples = kept.filter((sample) => sample.length === 0).length;
   const lines = [...designerLines, ...kept.flat()];
-  const samples = { agent: kept.length, designer: designerLines.length };
-  return { header: { format: "spade-batch", version: 1, roles: samples, "left out": leftOut }, lines, untokenised };
+  const samples = { agent: kept.length - maskedSamples, designer: designerLines.length };
+  return { header: { format: "spade-batch", version: 1, roles: samples, "left out": leftOut, maskedSamples, globalBatch: options.actorBatch ?? null, upsampled: kept.length - played }, lines, untokenised };
 }
 
 /** Consecutive plays of one game in one rollout. */

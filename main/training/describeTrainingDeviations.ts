@@ -12,11 +12,13 @@ const recipeKl = (recipe: RecipeName): number => recipeDefaults(recipe).training
 export function describeTrainingDeviations(training: TrainingConfig | null | undefined, recipe: RecipeName = "spade-games"): string[] {
   if (!training) return [];
   const hyper = training.hyper;
-  const badges = [`deviation: LoRA rank ${hyper.rank} at lr ${hyper.learningRate} (reference: every weight at 1e-6)`];
+  // The paper's runs train every weight at 1e-6; the reference's LoRA launchers (cmd/tinker/*/train_spade_tinker.sh) rank 32 at 1e-6.
+  const badges = [`deviation: LoRA rank ${hyper.rank} at lr ${hyper.learningRate} (reference: every weight at 1e-6; its LoRA launcher: rank 32 at 1e-6)`];
   if (hyper.samplesPerStep !== null || hyper.maxTokensPerBatch !== null || hyper.epochs !== 1) badges.push("deviation: several optimiser steps per round");
   if (hyper.lossAggregation !== "sample") badges.push("deviation: token-mean loss");
   if (hyper.logprobs !== "reference") badges.push("deviation: sampling-transform log-probs");
-  if (hyper.rolloutTemperature !== defaultTrainingHyper.rolloutTemperature) badges.push(`deviation: log-prob temperature ${hyper.rolloutTemperature}`);
+  const rolloutTemperature = recipeDefaults(recipe).training.hyper.rolloutTemperature ?? defaultTrainingHyper.rolloutTemperature;
+  if (hyper.rolloutTemperature !== rolloutTemperature) badges.push(`deviation: log-prob temperature ${hyper.rolloutTemperature}${rolloutTemperature === defaultTrainingHyper.rolloutTemperature ? "" : ` (recipe: ${rolloutTemperature})`}`);
   const optimizer = ["adamBeta1", "adamBeta2", "adamEps", "weightDecay", "gradClip"] as const;
   if (optimizer.some((key) => hyper[key] !== defaultTrainingHyper[key])) badges.push("deviation: optimiser settings");
   if (hyper.clipLow !== defaultTrainingHyper.clipLow || hyper.clipHigh !== defaultTrainingHyper.clipHigh || hyper.tisCap !== defaultTrainingHyper.tisCap) badges.push("deviation: clip / importance-sampling cap");

@@ -28,9 +28,9 @@ ROLES = ("agent", "designer")
 #: Defaults of the ``hyper`` object of a train command. Every key may be given; unknown keys are refused.
 #: The workbench sends the same values (shared/trainingConfig.ts, defaultTrainingHyper; a test keeps them equal).
 DEFAULT_HYPER = {
-    # LoRA is this project's deviation (the reference fine-tunes every weight at 1e-6): LoRA's best rate is about
-    # 10x a full fine-tune's (Schulman et al., "LoRA Without Regret", 2025), so 1e-5 at rank 32, alpha 32.
-    "learningRate": 1e-5,
+    # LoRA is this project's deviation (the paper's runs fine-tune every weight at 1e-6); the reference's own LoRA
+    # launchers (cmd/tinker/*/train_spade_tinker.sh: LORA_RANK 32, LEARNING_RATE 1e-6) train rank 32 at 1e-6, as here.
+    "learningRate": 1e-6,
     "rank": 32,
     "alpha": 32.0,
     # Passes over the round's batch (the reference: 1).

@@ -9,7 +9,13 @@
   only accumulate gradients: every token's weight in the loss is fixed by its step, not its
   micro-batch.
 - **Aggregation** (``lossAggregation``): ``sample`` is slime's: each sample's token mean, summed
-  over the step's samples and divided by their count; ``token`` is the step's token mean.
+  over the step's samples and divided by the step's global batch size (``get_sum_of_sample_mean``,
+  ``cp_utils.py``); ``token`` is the step's token mean. The reference pads a short batch with inert
+  samples to the global batch size and, with KL 0, scales the real samples' rewards by
+  global / real (``spade_rollout.py``): the divisor is then the real samples, the batch's
+  compact-filtered samples (loss mask 0, kept as samples: the header's ``maskedSamples``) included;
+  with KL > 0 it does not rescale, so the divisor is the global batch size (the header's
+  ``globalBatch``) whenever the batch is shorter. See ``sample_divisor``.
 - **Log-probs** (``logprobs``): ``reference`` is slime's full-vocabulary softmax of
   logits / ``rolloutTemperature``; ``sampling`` is llama.cpp's sampling transform of each line.
   The old log-probs come from the same weights just before the round's first step (with one step
@@ -41,11 +47,11 @@ OPTIMIZER_VERSION = 1
 
 
 def sample_key(line, index):
-    """The sample a line belongs to: its ref without the turn (one episode or one designer attempt)."""
+    """The sample a line belongs to: its ref without the turn (one episode or one designer attempt; a copy filling a short batch, ``copy``, is a sample of its own)."""
     ref = line.ref
     if not isinstance(ref, dict):
         return ("line", index)
-    return (line.role, ref.get("runId"), ref.get("environmentId"), ref.get("episodeId"), ref.get("attempt"))
+    return (line.role, ref.get("runId"), ref.get("environmentId"), ref.get("episodeId"), ref.get("attempt"), ref.get("copy"))
 
 
 def group_samples(lines):
@@ -80,8 +86,23 @@ def plan_steps(samples, samples_per_step=None, max_tokens=None):
     return steps
 
 
-def token_weights(step, aggregation):
-    """Each line's per-token weight in the step's loss (the loss is sum over tokens of weight x term)."""
+def sample_divisor(samples, masked_samples=0, global_batch=None, kl_coef=0.0):
+    """What a one-step round's summed sample means are divided by, as the reference's step divides.
+
+    slime divides by the global batch size; the reference fills a short batch with inert samples
+    (loss mask 0, not real) and, only when KL, entropy and advantage normalisation are off, scales
+    the real samples' rewards by global / real (``spade/slime/spade_rollout.py``, ``_scale_supported``).
+    Real samples are the lines' samples and the compact-filtered ones (their loss mask zeroed, still
+    samples). So: KL 0, the real samples; KL > 0, the global batch size when the batch is shorter.
+    """
+    real = samples + masked_samples
+    if kl_coef and global_batch is not None:
+        return max(real, global_batch)
+    return real
+
+
+def token_weights(step, aggregation, divisor=None):
+    """Each line's per-token weight in the step's loss (the loss is sum over tokens of weight x term); divisor: the sample mean's (default: the step's samples)."""
     weights = {}
     if aggregation == "token":
         total = sum(sample_tokens(sample) for sample in step)
@@ -90,7 +111,7 @@ def token_weights(step, aggregation):
                 weights[id(line)] = 1.0 / total
         return weights
     for sample in step:
-        per_sample = 1.0 / (sample_tokens(sample) * len(step))
+        per_sample = 1.0 / (sample_tokens(sample) * (divisor or len(step)))
         for line in sample:
             weights[id(line)] = per_sample
     return weights
@@ -225,7 +246,7 @@ def _floats(values):
     return [float(x) for x in values.detach().cpu()]
 
 
-def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapter=None, output=None, reuse_step_pass=True):
+def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapter=None, output=None, reuse_step_pass=True, batch_header=None):
     """One training round: recompute and check, then the optimiser steps; the state is saved beside `output`.
 
     With one optimiser step (the reference's round) the old log-probs are the current policy's: the
@@ -235,6 +256,8 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     so a gradient-free pass computes them first. The metrics say where the time went:
     ``recomputeSeconds`` (that pass), ``forwardBackwardSeconds``, ``optimizerSeconds``.
     ``reuse_step_pass=False`` runs the separate pass for one step too (the same update, slower).
+    ``batch_header``: the batch's header line (``maskedSamples``, ``globalBatch``: see
+    ``sample_divisor``, applied when the round is one step; several steps divide by their samples).
     """
     import torch
 
@@ -245,6 +268,8 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     samples = group_samples(lines)
     steps_plan = plan_steps(samples, hyper["samplesPerStep"], hyper["maxTokensPerBatch"])
     steps = hyper["epochs"] * len(steps_plan)
+    header = batch_header or {}
+    divisor = sample_divisor(len(samples), int(header.get("maskedSamples") or 0), header.get("globalBatch"), hyper["klCoef"]) if len(steps_plan) == 1 else None
     # one step: the step's own forward pass is the recomputation (same weights, same function)
     fused = steps == 1 and reuse_step_pass
     recorded = {id(line): line.trained_behavior() for line in lines}
@@ -283,7 +308,7 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
         for planned in steps_plan:
             clock = time.time()
             optimizer.zero_grad()
-            weights = token_weights(planned, hyper["lossAggregation"])
+            weights = token_weights(planned, hyper["lossAggregation"], divisor)
             step_lines = [line for sample in planned for line in sample]
             step_loss = 0.0
             for group in spade_grpo.micro_batches(step_lines, hyper["microBatchTokens"]):

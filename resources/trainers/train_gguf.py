@@ -103,11 +103,11 @@ class GgufTrainer:
         self._offloaded = True
         spade_grpo.log(f"[gguf] gave the GPU back: {reserved} bytes still reserved")
 
-    def _lines(self, path):
-        _, lines = spade_grpo.read_batch(path)
+    def _batch(self, path):
+        header, lines = spade_grpo.read_batch(path)
         if not lines:
             raise spade_grpo.BatchFormatError(f"{path}: the batch has no sequences")
-        return lines
+        return header, lines
 
     def train(self, cmd, hyper, emit):
         try:
@@ -121,7 +121,7 @@ class GgufTrainer:
         clock = {"start": time.time()}
         model = self.model_for(cmd["baseModel"])
         clock["loaded"] = time.time()
-        lines = self._lines(cmd["batch"])
+        header, lines = self._batch(cmd["batch"])
         clock["read"] = time.time()
         spade_grpo.seed_everything(hyper["seed"])
         parent = cmd.get("parentAdapter")
@@ -134,7 +134,7 @@ class GgufTrainer:
         model.checkpointing = hyper["checkpointing"] if self.checkpointing is None else self.checkpointing
         parts = self._check_memory(model, [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper)
         policy = GgufPolicy(model, lora, hyper["outputChunkTokens"])
-        metrics = spade_step.train_round(policy, lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"])
+        metrics = spade_step.train_round(policy, lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"], batch_header=header)
         clock["trained"] = time.time()
         metrics["memoryPredictedBytes"] = parts["peak"]
         lora.save(cmd["output"], model.architecture)
@@ -178,7 +178,7 @@ class GgufTrainer:
 
     def _logprobs(self, cmd, emit):
         model = self.model_for(cmd["baseModel"])
-        lines = self._lines(cmd["batch"])
+        _, lines = self._batch(cmd["batch"])
         spade_grpo.check_vocab(lines, model.vocab_size)
         lora = Lora.from_file(cmd["adapter"], model) if cmd.get("adapter") else None
         try:

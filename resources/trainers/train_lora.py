@@ -246,7 +246,7 @@ class HfTrainer:
             raise RuntimeError(f"the GGUF conversion failed (exit {done.returncode}): {' '.join(command)}")
 
     def train(self, cmd, hyper, emit):
-        _, lines = spade_grpo.read_batch(cmd["batch"])
+        header, lines = spade_grpo.read_batch(cmd["batch"])
         if not lines:
             raise spade_grpo.BatchFormatError(f"{cmd['batch']}: the batch has no sequences")
         peft_dir, gguf_path = self.output_dirs(cmd["output"])
@@ -258,7 +258,7 @@ class HfTrainer:
                 model.gradient_checkpointing_enable()
                 if hasattr(model, "enable_input_require_grads"):
                     model.enable_input_require_grads()  # frozen embeddings: checkpointed blocks still need a grad path
-            metrics = spade_step.train_round(HfPolicy(model, self.device, hyper["outputChunkTokens"]), lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=cmd.get("parentAdapter"), output=cmd["output"])
+            metrics = spade_step.train_round(HfPolicy(model, self.device, hyper["outputChunkTokens"]), lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=cmd.get("parentAdapter"), output=cmd["output"], batch_header=header)
             model.save_pretrained(peft_dir)
         finally:
             self.base = model.unload()  # the base model again, without LoRA layers, for the next round

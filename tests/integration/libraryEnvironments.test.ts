@@ -22,6 +22,7 @@ import { getEnvironment, listEnvironments } from "../../main/store/queries/envir
 import { listEpisodes } from "../../main/store/queries/episodes.js";
 import { createRun, getRun } from "../../main/store/queries/runs.js";
 import { RunController } from "../../main/selfplay/RunController.js";
+import { listRunNotes } from "../../main/store/queries/schedule.js";
 
 const python = "/usr/bin/python3";
 const fixtures = resolve(import.meta.dirname, "../fixtures/libraries");
@@ -171,11 +172,13 @@ describe("a library run through the self-play loop", () => {
     const of = (name: string) => episodes.filter((episode) => byEnv.get(episode.environmentId)!.className === name);
     expect(of("Multiplication").every((episode) => episode.return === 1 && episode.error === null)).toBe(true);
     expect(of("Crash").every((episode) => /library worker ended \(exit code 3\)/.test(episode.error ?? ""))).toBe(true);
+    // The reference's fixed-environment orchestrator plays each instance once: a failed library play is not retried.
+    expect(listRunNotes(db, run.id).filter((note) => note.kind === "play retried")).toEqual([]);
     expect(of("Hang").every((episode) => episode.timedOut)).toBe(true);
     expect(episodes.every((episode) => !episode.hinted)).toBe(true);
     // RLVE problems are framed as the reference frames them: the problem, then the instruction (no game framing).
     const first = agent.calls.find((call) => /What is \d+ times/.test(lastUserMessage(call)))!;
-    expect(lastUserMessage(first)).toMatch(/^What is \d+ times \d+\?\n\nThink it through step by step, then put your final answer inside \\boxed\{\}\.$/);
+    expect(lastUserMessage(first)).toMatch(/^What is \d+ times \d+\?\n\nPlease reason step by step, and put your final answer within \\boxed\{\{\}\}\.$/);
 
     // The controller, replayed by hand from the stored plays: always right at the top promotes it
     // every rollout (4 plays >= tauNum 4) whenever the drawn difficulty is the top.

@@ -207,6 +207,13 @@ describe("tool use with native tool calls", () => {
     expect(plain.calls[1]!.messages[2]!.content).not.toContain("[FORMAT]");
   });
 
+  it("an <answer> reply that also holds an unparsable <tool_call> is an answer, not a malformed call (the reference checks <answer> first)", async () => {
+    const backend = new ScriptedBackend(() => '<tool_call>{"name": "list_owners", "arguments": </tool_call>\n<answer>nobody</answer>');
+    const episode = await play(withImports(reference("ledger_lookup.py")), backend, { maxTurns: 2, protocol: { maskMalformedToolCalls: true } });
+    expect(episode.turns[0]!.info.malformedToolCall).toBeUndefined();
+    expect(episode.turns[0]!.observation).not.toContain("[FORMAT]");
+  });
+
   it("a multi-turn reference task reveals its instructions one at a time and only accepts 'done' at the end", async () => {
     const steps = ['{"name": "view_catalog", "arguments": {}}', null, '{"name": "checkout", "arguments": {"method": "card"}}'];
     const backend = new ScriptedBackend((request) => {

@@ -200,6 +200,61 @@ describe("the self-play loop on the reference schedule", () => {
     expect(getEnvStats(penalised.db, listEnvironments(penalised.db, { runId: penalised.runId })[0]!.id)!.designerReward).toBe(-0.5);
   });
 
+  it("a hung game is dropped from the rollouts after its hang, and the other games' plays are recomputed", async () => {
+    // Seed 2 designs one hanging game and one magic-word game from the two documents (checked below).
+    const { db, runId, outcome } = await runLoop(
+      "hung-drop",
+      { seed: 2, iterations: 2, regenerationInterval: 2, reward: { proposerDelay: 2 }, envsPerIteration: 2, plays: null, actorBatch: 4, hintPlays: 0, sandbox: { stepTimeoutMs: 1000 } },
+      ["DOC:hang", "DOC:magic"],
+    );
+    expect(outcome).toBe("completed");
+    const envs = listEnvironments(db, { runId, orderBy: "id" }).filter((env) => env.valid);
+    const hung = envs.find((env) => env.className === "HangingEnv")!;
+    const other = envs.find((env) => env.className !== "HangingEnv")!;
+    expect(hung && other).toBeTruthy();
+    const unhinted = (envId: number, rollout: number) => listScheduledPlays(db, envId).filter((play) => !play.hinted && play.rollout === rollout);
+    // Rollout 0: 2 valid games, ceil(4 / 2) = 2 plays each; the hanging game's canary timed out and stopped it.
+    expect(unhinted(hung.id, 0)).toHaveLength(1);
+    expect(unhinted(other.id, 0)).toHaveLength(2);
+    // Rollout 1: the hung game is not selected (the reference's blacklist), the other gets ceil(4 / 1) = 4 plays.
+    expect(unhinted(hung.id, 1)).toHaveLength(0);
+    expect(unhinted(other.id, 1)).toHaveLength(4);
+    expect(new Set(unhinted(other.id, 1).map((play) => play.playIndex)).size).toBe(4);
+  });
+
+  it("a play the infrastructure failed is played once more; only the retry is stored, with a note", async () => {
+    let failed = 0;
+    const backend = new ScriptedBackend((request) => {
+      if (requestRole(request) === "agent" && failed === 0) {
+        failed++;
+        throw new Error("connection reset by peer");
+      }
+      return selfPlayReply(request);
+    }, 2);
+    const { db, runId, outcome } = await runLoop("retry", { hintPlays: 0 }, ["DOC:magic"], { backend });
+    expect(outcome).toBe("completed");
+    expect(failed).toBe(1);
+    const [env] = listEnvironments(db, { runId });
+    const plays = listScheduledPlays(db, env!.id);
+    expect(plays).toHaveLength(4);
+    expect(plays.every((play) => play.error === null)).toBe(true);
+    expect(listRunNotes(db, runId).filter((note) => note.kind === "play retried").map((note) => note.text)).toEqual([expect.stringMatching(/connection reset by peer \(played once more/)]);
+  });
+
+  it("a hint writer that keeps failing gives no hint after three tries: no hinted plays, regret 0, the run goes on", async () => {
+    const backend = new ScriptedBackend((request) => {
+      if (requestRole(request) === "hint") throw new Error("502 bad gateway");
+      return selfPlayReply(request);
+    }, 2);
+    const { db, runId, outcome } = await runLoop("hint-down", {}, ["DOC:magic"], { backend });
+    expect(outcome).toBe("completed");
+    expect(backend.calls.filter((request) => requestRole(request) === "hint")).toHaveLength(3);
+    const [env] = listEnvironments(db, { runId });
+    expect(listScheduledPlays(db, env!.id).filter((play) => play.hinted)).toEqual([]);
+    expect(getEnvStats(db, env!.id)!.regret).toBe(0);
+    expect(listRunNotes(db, runId).map((note) => note.text)).toContainEqual(expect.stringMatching(/hint writer failed 3 times \(502 bad gateway\); its hinted plays are skipped and its regret is 0/));
+  });
+
   it("without corpus or memory the designer prompt has no document and no references", async () => {
     const { backend } = await runLoop("ablate", { iterations: 2, regenerationInterval: 1, memory: { enabled: false } }, null);
     const prompts = backend.calls.filter((call) => requestRole(call) === "designer").map((call) => call.messages[0]!.content);

@@ -169,12 +169,14 @@ describe("what each round trains (8 rollouts, regeneration every 4, proposer del
     }
   });
 
-  it("the designer samples of a regeneration appear once, first, in the round where their reward is scored, with the stored advantage", () => {
+  it("the designer samples of a regeneration appear once, first, in round r + delay with the stored advantage; the last batch never (as the reference)", () => {
     const designed = (iteration: number) => listEnvironments(db, { runId }).filter((env) => env.valid && env.source === "designer" && env.iteration === iteration);
-    for (const [regeneration, scoredIn] of [[0, 3], [4, 7]] as const) {
+    // spade_rollout.py pops _ENV_SAMPLE_BUFFER[rollout - delay]: regeneration 0 in rollout 4's step. Regeneration 4
+    // would be rollout 8's, past the run, and the reference's flush runs only in a rollout that generates: never trained.
+    for (const [regeneration, trainedIn] of [[0, 4], [4, null]] as const) {
       for (const [round, lines] of batches) {
         const designer = lines.filter((line) => line.role === "designer" && designed(regeneration).some((env) => env.id === line.ref.environmentId));
-        if (round !== scoredIn) {
+        if (round !== trainedIn) {
           expect(designer, `round ${round}`).toEqual([]);
           continue;
         }
@@ -185,7 +187,48 @@ describe("what each round trains (8 rollouts, regeneration every 4, proposer del
         expect(lines.slice(0, designer.length).every((line) => line.role === "designer")).toBe(true);
       }
     }
-    expect(batches.get(3)!.some((line) => line.role === "designer")).toBe(true);
+    expect(batches.get(4)!.some((line) => line.role === "designer")).toBe(true);
+    expect([...batches.values()].flat().filter((line) => line.role === "designer").length).toBe(designed(0).length);
+  });
+
+  it("the designer line's advantage is the reference's blend, centred per skill, times the \"auto\" scale, worked out here from the stored plays", () => {
+    // The reference's formula, written out from spade/core/utils/delayed_env_rewards.py
+    // (recompute_delayed_env_rewards_blend, _apply_centered_rewards) and rewards.py
+    // (plateau_reward, compute_env_reward_scale), not from this project's designerReward.ts.
+    const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+    const plateau = (rate: number) => (rate < 0.4 ? Math.max(0, 1 - (0.4 - rate) / 0.25) : rate > 0.6 ? Math.max(0, 1 - (rate - 0.6) / 0.25) : 1);
+    const plays = db.prepare(`SELECT environment_id AS environmentId, rollout, hinted, "return", error FROM episodes WHERE run_id = ?`).all(runId) as (StoredPlay & { error: string | null })[];
+    for (const [regeneration, scoredIn, trainedIn] of [[0, 3, 4], [4, 7, null]] as const) {
+      const games = listEnvironments(db, { runId }).filter((env) => env.valid && env.source === "designer" && env.iteration === regeneration);
+      const blends = games.map((env) => {
+        const own = plays.filter((play) => play.environmentId === env.id);
+        const unhinted = (rollout: number) => own.filter((play) => !play.hinted && play.rollout === rollout).map((play) => play.return);
+        const regret = mean(own.filter((play) => play.hinted).map((play) => play.return)) - mean(unhinted(regeneration));
+        const window = [0, 1, 2, 3].flatMap((offset) => unhinted(regeneration + offset));
+        return 0.4 * Math.min(1, Math.max(0, regret / 0.15)) + 0.6 * plateau(mean(window));
+      });
+      // Nothing is masked (a floored blend is never negative); every game here has one skill.
+      expect(new Set(games.map((env) => env.skill)).size).toBe(1);
+      // The scale: agent samples of the step / designer samples x interval 4, capped at 50.
+      const agentSamples = plays.filter((play) => play.rollout === scoredIn && !play.hinted && play.error === null).length;
+      const scale = Math.min(50, (agentSamples / games.length) * 4);
+      expect(scale).toBe(games.length === 2 ? 12 : 24);
+      // The stored advantage counts the scoring rollout (r + 3); the trained line the step that trains it (r + 4), as the
+      // reference's compute_env_reward_scale: its actor samples upsampled to the batch (6) minus its new designer samples.
+      const played = trainedIn === null ? 0 : plays.filter((play) => play.rollout === trainedIn && !play.hinted && play.error === null).length;
+      const fresh = listEnvironments(db, { runId }).filter((env) => env.valid && env.source === "designer" && env.iteration === trainedIn).length;
+      const trainScale = trainedIn === null ? null : Math.min(50, (Math.max(played, 6 - fresh) / games.length) * 4);
+      const lines = trainedIn === null ? [] : batches.get(trainedIn)!.filter((line) => line.role === "designer");
+      if (trainedIn !== null) expect(lines.map((line) => line.ref.environmentId).sort()).toEqual(games.map((env) => env.id).sort());
+      for (const [i, env] of games.entries()) {
+        const line = lines.find((candidate) => candidate.ref.environmentId === env.id);
+        expect(getDesignerAdvantage(db, env.id)!.advantage, `game ${env.id}`).toBeCloseTo((blends[i]! - mean(blends)) * scale, 12);
+        if (line) expect(line.advantage, `game ${env.id}`).toBeCloseTo((blends[i]! - mean(blends)) * trainScale!, 12);
+        expect(getDesignerAdvantage(db, env.id)!.designerReward, `game ${env.id}`).toBeCloseTo(blends[i]!, 12);
+      }
+      // The blends must differ somewhere, or a zero advantage would pass whatever the scale.
+      if (regeneration === 0) expect(Math.max(...blends) - Math.min(...blends)).toBeGreaterThan(0);
+    }
   });
 
   it("nothing is trained twice, and every play records the adapter it was sampled with", () => {

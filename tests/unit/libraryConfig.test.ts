@@ -16,6 +16,30 @@ describe("designer.library", () => {
     expect(config).toMatchObject({ envsPerIteration: 16, plays: 16, hintPlays: 0, regenerationInterval: 1, agent: { temperature: 1 } });
   });
 
+  it("plays the environments the reference's fixed-environment rollout plays: 16 of official16, 20 of all", () => {
+    // fixed_env_rollout.py asks for int(256 * 1.25) + 2 = 322 trajectories, 322 // 16 = 20 environments, all of a smaller set.
+    const rlve = (library: Record<string, unknown>, extra: Record<string, unknown> = {}) => parse({ recipe: "fixed-rlve", designer: { kind: "library", library: { kind: "rlve", path: "G", ...library } }, ...extra });
+    expect(rlve({ set: "official16" }).envsPerIteration).toBe(16);
+    expect(rlve({ set: "all" })).toMatchObject({ envsPerIteration: 20, plays: 16, actorBatch: 256 });
+    expect(rlve({ set: ["Sorting", "SAT"] }).envsPerIteration).toBe(2);
+    expect(rlve({ set: "all" }, { plays: 4 }).envsPerIteration).toBe(80);
+    expect(rlve({ set: "all" }, { envsPerIteration: 7 }).envsPerIteration).toBe(7);
+  });
+
+  it("is RLVE for the recipe alone, or refused: never LLM-designed games under the baseline's name", () => {
+    expect(() => parse({ recipe: "fixed-rlve" })).toThrow(/run\.json: designer\.library: recipe "fixed-rlve" plays an environment library \(RLVE\).*got designer\.kind "llm"/);
+    expect(() => parse({ recipe: "fixed-rlve-8b", designer: { kind: "fixed", set: "s" } })).toThrow(/recipe "fixed-rlve-8b" plays an environment library/);
+  });
+
+  it("has the 8B RLVE launcher's thinking (train_fixed_rlve_8b.sh: enable_thinking true) and nothing else different", () => {
+    const library = { kind: "library", library: { kind: "rlve", path: "G" } };
+    const eight = parse({ recipe: "fixed-rlve-8b", designer: library });
+    const four = parse({ recipe: "fixed-rlve", designer: library });
+    expect(eight.agent.thinking).toBe("on");
+    expect(four.agent.thinking).toBe("off");
+    expect({ ...eight, recipe: four.recipe, agent: { ...eight.agent, thinking: "off" } }).toEqual(four);
+  });
+
   it("refuses what cannot work, naming the key", () => {
     expect(() => parse({ designer: { kind: "library" } })).toThrow(/run\.json: designer\.library: required when designer\.kind is "library"/);
     expect(() => parse({ designer: { kind: "library", library: { kind: "rlve" } } })).toThrow(/designer\.library\.path: required for RLVE/);

@@ -16,7 +16,7 @@ const badges = (name: string) => describeAblations(read(name)).filter((badge) =>
 describe("the paper's reproduction configs", () => {
   it("are SPADE, the RLVE and static-pool baselines, and the two ablations", () => {
     expect(badges("paper-spade.json")).toEqual([]);
-    expect(badges("paper-rlve.json")).toEqual(["baseline: RLVE official16 (sliding window, 128 plays at 0.9)"]);
+    expect(badges("paper-rlve.json")).toEqual(["baseline: RLVE official16 (sliding window, 32 plays at 0.9)"]);
     expect(badges("paper-static.json")).toEqual(['baseline: static pool "static-games"']);
     expect(badges("paper-no-corpus.json")).toEqual(["no corpus"]);
     expect(badges("paper-no-memory.json")).toEqual(["no memory"]);
@@ -29,6 +29,15 @@ describe("the paper's reproduction configs", () => {
     expect(new Set(configs.map((c) => c.training?.eval?.suite))).toEqual(new Set(["suites/gpqa-diamond.jsonl"]));
     // 25 questions a round: at 100 the in-run check alone would outlast the night (README, "What each run costs").
     expect(new Set(configs.map((c) => c.training?.eval?.limit))).toEqual(new Set([25]));
+  });
+
+  it("RLVE: the launcher's cadence, its window scaled with the plays (train_fixed_rlve_4b.sh: 16 plays, tau_num 128)", () => {
+    const rlve = read("paper-rlve.json");
+    const library = rlve.designer.library!;
+    expect(rlve).toMatchObject({ regenerationInterval: 1, hintPlays: 0, envsPerIteration: 16, agent: { temperature: 1 } });
+    expect(library).toMatchObject({ kind: "rlve", set: "official16", controller: { tauAcc: 0.9, dDelta: 4 } });
+    // A promotion check every tauNum / plays rollouts at the top, as the launcher's 128 / 16 = 8.
+    expect(library.controller.tauNum / rlve.plays!).toBe(128 / 16);
   });
 
   it("include a held-out games suite of GEM's reasoning-gym tasks", () => {

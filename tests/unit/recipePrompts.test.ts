@@ -144,6 +144,13 @@ describe("the agent's first message", () => {
     expect(first).toMatch(/step by step/);
     expect(first).toContain("\\boxed{}");
   });
+
+  it("is the reference's text byte for byte: qwen3_game for a game, the RLVE template for a problem", () => {
+    // spade/core/orchestrator.py `_apply_game_template` (an f-string: `\\boxed{{}}` reaches the model as \boxed{}).
+    expect(frameFirstObservation("You stand at a door.")).toBe("You are playing a language game. Make valid actions to win.\nObservation: You stand at a door.\nPlease reason step by step, and put your final answer within \\boxed{}.");
+    // spade/core/fixed_env_orchestrator.py `_build_initial_prompt("rlve", ...)`: a plain literal, so the doubled braces reach the model.
+    expect(frameFirstObservation("What is 6 times 7?", "problem")).toBe("What is 6 times 7?\n\nPlease reason step by step, and put your final answer within \\boxed{{}}.");
+  });
 });
 
 describe("the reference's action rule", () => {

@@ -28,7 +28,7 @@ describe("recipes", () => {
     expect(c.hint).toMatchObject({ temperature: 0.3, maxTokens: 4096, leakCheck: false, useEnvHint: false });
     expect(c.memory).toMatchObject({ enabled: true, capacity: 200, references: 2, novelty: false });
     expect(notLora(describeAblations(c))).toEqual(["no corpus"]); // the base config here has corpus: null
-    expect(describeAblations(parse({ corpus: { path: "c.jsonl" } }))).toEqual(["deviation: LoRA rank 32 at lr 0.00001 (reference: every weight at 1e-6)"]);
+    expect(describeAblations(parse({ corpus: { path: "c.jsonl" } }))).toEqual(["deviation: LoRA rank 32 at lr 0.000001 (reference: every weight at 1e-6; its LoRA launcher: rank 32 at 1e-6)"]);
   });
 
   it("the tool-use recipe has its launcher's values; explicit keys override a recipe", () => {

@@ -14,7 +14,9 @@ import { setDesignerAdvantage, setEpisodeRollout } from "../../main/store/querie
 import { getSampledTokens, setSampledTokens } from "../../main/store/queries/sampledTokens.js";
 import { findTrainingRound, finishTrainingRound, listTrainingRounds, startTrainingRound } from "../../main/store/queries/trainingRounds.js";
 import { buildTrainingBatch } from "../../main/training/buildTrainingBatch.js";
+import type { BatchLine } from "../../main/training/TrainingBatch.js";
 import { exportTrainingBatch } from "../../main/training/exportTrainingBatch.js";
+import { fillsShortBatch } from "../../main/training/fillsShortBatch.js";
 
 describe("training config block", () => {
   it("fills documented defaults and reads its parsed form back as itself", () => {
@@ -145,7 +147,7 @@ describe("training batch", () => {
     expect(designer.map((line) => [line.ref.environmentId, line.advantage])).toEqual([[a, 9.6], [b, -9.6]]);
     expect(designer[0]!.tokens).toEqual([1, 2, 3, 10, 11]);
     expect(designer[0]!.mask).toEqual([0, 0, 0, 1, 1]);
-    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 8, designer: 2 }, "left out": { canary: 0, hinted: 1, errored: 1, noTokens: 1, unscored: 0, masked: 1, compactFiltered: 0, malformedToolCalls: 0, trimmed: 0 } });
+    expect(batch.header).toEqual({ format: "spade-batch", version: 1, roles: { agent: 8, designer: 2 }, "left out": { canary: 0, hinted: 1, errored: 1, noTokens: 1, unscored: 0, masked: 1, compactFiltered: 0, malformedToolCalls: 0, trimmed: 0 }, maskedSamples: 0, globalBatch: null, upsampled: 0 });
     // No designer samples unless their reward was scored in the range; the replay rollout is its own group.
     const replay = buildTrainingBatch(db, { runId, fromIteration: 1, toIteration: 1 });
     expect(replay.header.roles).toEqual({ agent: 2, designer: 0 });
@@ -159,6 +161,27 @@ describe("training batch", () => {
     expect(trimmed.header["left out"].trimmed).toBe(5);
     const noCanary = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"], includeCanary: false });
     expect(noCanary.header).toMatchObject({ roles: { agent: 7, designer: 0 }, "left out": { canary: 1 } });
+  });
+
+  it("a short batch is filled with copies round-robin to actorBatch minus the designer samples, each copy a sample of its own", () => {
+    const { runId } = seed();
+    const plain = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, designerRegenerations: [0] });
+    const agent = plain.lines.filter((line) => line.role === "agent");
+    const played = plain.header.roles.agent;
+    // orchestrator.py upsample_trajectories: trajectories[idx % n] for idx = 0, 1, ... up to global batch - designer samples.
+    const filled = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, designerRegenerations: [0], actorBatch: 2 + played + 3, upsample: true });
+    expect(filled.header).toMatchObject({ roles: { agent: played + 3, designer: 2 }, upsampled: 3 });
+    const copies = filled.lines.filter((line) => line.ref.copy !== undefined);
+    const samplesOf = (lines: BatchLine[]) => [...new Set(lines.map((line) => line.ref.episodeId))];
+    expect(samplesOf(copies)).toEqual(samplesOf(agent).slice(0, 3));
+    expect(copies.every((line) => line.ref.copy === 1)).toBe(true);
+    const original = agent.find((line) => line.ref.episodeId === copies[0]!.ref.episodeId)!;
+    expect({ ...copies[0]!, ref: { ...copies[0]!.ref, copy: undefined } }).toEqual({ ...original, ref: { ...original.ref, copy: undefined } });
+    // Which runs fill a short batch: plays following the actor batch, and library runs (fixed_env_rollout.py pads to the global batch).
+    const schedule = (plays: number | null, kind: "llm" | "fixed" | "library") => ({ plays, designer: { kind, skills: [] } });
+    expect([fillsShortBatch(schedule(null, "llm")), fillsShortBatch(schedule(8, "llm")), fillsShortBatch(schedule(16, "library")), fillsShortBatch(schedule(8, "fixed"))]).toEqual([true, false, true, false]);
+    // Without the option (a fixed plays count) nothing is copied.
+    expect(buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, designerRegenerations: [0], actorBatch: 2 + played + 3 }).header.upsampled).toBe(0);
   });
 
   it("the compact filter: a play that did not terminate counts in its group but trains nothing", () => {
@@ -175,6 +198,14 @@ describe("training batch", () => {
     expect(winner.advantage).toBeCloseTo((1 - 1 / 3) / Math.sqrt(2 / 9), 12);
     const unfiltered = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"] });
     expect(unfiltered.lines.some((line) => line.ref.episodeId === cut)).toBe(true);
+    // It stays one of the step's samples with loss mask 0 (spade_rollout.py zeroes its loss_mask, cp_utils.py counts it):
+    // the trainer's divisor counts it, and it takes its place in the actor batch.
+    expect(filtered.header.maskedSamples).toBe(1);
+    const room = unfiltered.header.roles.agent;
+    const full = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"], compactFilter: true, actorBatch: room });
+    expect(full.header).toMatchObject({ maskedSamples: 1, globalBatch: room, roles: { agent: room - 1 }, "left out": { trimmed: 0 } });
+    const short = buildTrainingBatch(db, { runId, fromIteration: 0, toIteration: 0, roles: ["agent"], compactFilter: true, actorBatch: room - 1 });
+    expect(short.header["left out"].trimmed).toBe(1);
   });
 
   it("a turn with a malformed tool call stays in its play's context but is not trained; a play of only such turns is left out", () => {
@@ -191,6 +222,8 @@ describe("training batch", () => {
     expect(line.behaviorLogprobs).toEqual([null, null, null, null, -0.5, -1.5]);
     expect(batch.lines.some((l) => l.ref.episodeId === only)).toBe(false);
     expect(batch.header["left out"].malformedToolCalls).toBe(2);
+    // A play of only such turns is still a sample, with loss mask 0 (the reference masks its turns, not the sample).
+    expect(batch.header.maskedSamples).toBe(1);
   });
 
   it("stores token records exactly and exports rows without token ids saying so", () => {

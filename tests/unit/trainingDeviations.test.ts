@@ -7,7 +7,7 @@ const training = (block: Record<string, unknown>) => parseTrainingConfig("run.js
 describe("training-step deviations (badges)", () => {
   it("names only LoRA for the defaults, and each other deviation by its key", () => {
     expect(describeTrainingDeviations(undefined)).toEqual([]);
-    expect(describeTrainingDeviations(training({}))).toEqual(["deviation: LoRA rank 32 at lr 0.00001 (reference: every weight at 1e-6)"]);
+    expect(describeTrainingDeviations(training({}))).toEqual(["deviation: LoRA rank 32 at lr 0.000001 (reference: every weight at 1e-6; its LoRA launcher: rank 32 at 1e-6)"]);
     const all = describeTrainingDeviations(training({ samplesPerStep: 8, lossAggregation: "token", logprobs: "sampling", rolloutTemperature: 0.6, weightDecay: 0, tisCap: 5, klCoef: 0.01 }));
     expect(all.slice(1)).toEqual([
       "deviation: several optimiser steps per round",

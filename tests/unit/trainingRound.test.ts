@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LoraSpec } from "../../shared/backendConfig.js";
 import type { ChatResult } from "../../shared/llm.js";
 import { parseTrainingConfig } from "../../shared/trainingConfig.js";
@@ -180,10 +180,22 @@ describe("TrainingRound", () => {
       schedule: { iterations: 4, regenerationInterval: 1, skillsPerRegen: null, plays: 2, actorBatch: 192, designer: { kind: "llm" as const, skills: ["S"] }, reward: { proposerDelay: 1 } },
       createTrainer: async () => (calls.push("start"), trainer),
     };
-    const step = new TrainingRound({ ...options, checkTrainer: async () => void calls.push("check") });
-    await step.prepare();
+    // A clock that moves only while the trainer starts: its 2.5 s are the start-up, the check's time is not.
+    let clock = 1_000_000;
+    const now = vi.spyOn(Date, "now").mockImplementation(() => clock);
+    const step = new TrainingRound({
+      ...options,
+      checkTrainer: async () => void (calls.push("check"), (clock += 7_000)),
+      createTrainer: async () => (calls.push("start"), (clock += 2_500), trainer),
+    });
+    expect(step.startupSeconds).toBeNull();
+    try {
+      await step.prepare();
+    } finally {
+      now.mockRestore();
+    }
     expect(calls).toEqual(["check", "start"]);
-    expect(step.startupSeconds).toBeGreaterThanOrEqual(0);
+    expect(step.startupSeconds).toBe(2.5);
     await step.afterIteration(0);
     expect(calls).toEqual(["check", "start"]);
     expect(trainer.requests).toHaveLength(1);

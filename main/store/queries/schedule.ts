@@ -19,14 +19,35 @@ export interface ScheduledPlay {
   return: number;
   timedOut: boolean;
   error: string | null;
+  /** The infrastructure failed it (a time-out, a sandbox or backend error): the reference drops such a trajectory (`TrajectoryStatus.FAILED`); a `step()` exception that scored is not failed. */
+  failed: boolean;
 }
 
 /** An environment's plays with the rollout each was played in. */
 export function listScheduledPlays(db: ReadonlyDb, environmentId: number): ScheduledPlay[] {
-  const rows = statement(db, `SELECT hinted, canary, play_index, rollout, "return", timed_out, error FROM episodes WHERE environment_id = ? ORDER BY hinted, play_index, canary DESC`).all(environmentId) as {
-    hinted: number; canary: number; play_index: number; rollout: number | null; return: number; timed_out: number; error: string | null;
+  const rows = statement(
+    db,
+    `SELECT hinted, canary, play_index, rollout, "return", timed_out, error,
+       EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = episodes.id AND json_extract(t.info, '$.stepError') = 1) AS scored_step_error
+     FROM episodes WHERE environment_id = ? ORDER BY hinted, play_index, canary DESC`,
+  ).all(environmentId) as {
+    hinted: number; canary: number; play_index: number; rollout: number | null; return: number; timed_out: number; error: string | null; scored_step_error: number;
   }[];
-  return rows.map((row) => ({ hinted: row.hinted === 1, canary: row.canary === 1, playIndex: row.play_index, rollout: row.rollout, return: row.return, timedOut: row.timed_out === 1, error: row.error }));
+  return rows.map((row) => ({
+    hinted: row.hinted === 1,
+    canary: row.canary === 1,
+    playIndex: row.play_index,
+    rollout: row.rollout,
+    return: row.return,
+    timedOut: row.timed_out === 1,
+    error: row.error,
+    failed: row.timed_out === 1 || (row.error !== null && row.scored_step_error !== 1),
+  }));
+}
+
+/** Whether a play of the environment hit the deadline in a rollout before `rollout` (the reference's hung-game blacklist). */
+export function hungBefore(db: ReadonlyDb, environmentId: number, rollout: number): boolean {
+  return statement(db, `SELECT 1 FROM episodes WHERE environment_id = ? AND timed_out = 1 AND rollout < ? LIMIT 1`).get(environmentId, rollout) !== undefined;
 }
 
 /** Stores the designer's advantage for a scored environment (null and masked when it is left out of the update). */
