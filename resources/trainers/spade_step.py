@@ -14,11 +14,13 @@
   logits / ``rolloutTemperature``; ``sampling`` is llama.cpp's sampling transform of each line.
   The old log-probs come from the same weights just before the round's first step (with one step
   the PPO ratio is 1 and the clip never acts). The truncated importance weight compares them with
-  the behaviour log-probs: in ``sampling`` mode the recorded ones; in ``reference`` mode what the
-  reference's inference server (SGLang) returns, the full-vocabulary softmax at the line's
-  sampling temperature, obtained from the recorded value plus this trainer's (deterministic)
-  difference between the two functions. The mismatch check always compares the recorded values
-  with the recomputed sampling transform, the function the local backend records.
+  the behaviour log-probs mu: in ``sampling`` mode under the line's sampling transform; in
+  ``reference`` mode what the reference's inference server (SGLang) returns, the full-vocabulary
+  softmax at the line's sampling temperature. A line records which function its values are
+  (``sampling.logprobs``: llama.cpp's transform, vLLM's raw log-probs, SGLang's tempered ones);
+  mu is the recorded value plus this trainer's (deterministic) difference between mu's function and
+  the recorded one, so the recorded value itself where they agree. The mismatch check compares the
+  recorded values with this trainer's recomputation of the recorded function.
 - **Optimiser**: AdamW (betas, eps, weight decay from ``hyper``), gradient clip, and a state kept
   across rounds: written beside the adapter (``optimizer_state_path``) and read back from the
   parent adapter's.
@@ -115,7 +117,14 @@ def train_definition(line, hyper):
 
 
 def recorded_definition(line):
-    """The function the local backend's recorded log-probs are under: llama.cpp's sampling transform."""
+    """The function the line's recorded log-probs are (its ``sampling.logprobs``): llama.cpp's sampling transform
+    (the local backend), vLLM V1's raw log-probs (the full softmax at temperature 1), or SGLang's (the full
+    softmax at the sampling temperature)."""
+    kind = line.sampling["logprobs"] if line.sampling else "sampling"
+    if kind == "raw":
+        return spade_logprobs.full(1.0)
+    if kind == "tempered":
+        return spade_logprobs.full(line_temperature(line))
     return spade_logprobs.sampling(line.sampling)
 
 
@@ -200,12 +209,19 @@ def optimizer_steps(optimizer):
 # The round
 
 
-def _behaviour(line, recorded, local, server):
-    """The behaviour log-probs mu of a line's trained tokens: what the TIS weight compares the old policy with."""
-    if server is not None:
-        # the server's full softmax at the sampling temperature = recorded + (full - sampling transform), both recomputed here
-        return [s + (r - l) if r is not None else s for r, l, s in zip(recorded, local, server)]
-    return [r if r is not None else l for r, l in zip(recorded, local)]
+def behaviour_definition(line, hyper):
+    """The function mu is taken under: the reference's server (SGLang: the full softmax at the sampling temperature) in
+    ``reference`` mode, the line's sampling transform in ``sampling`` mode."""
+    return server_definition(line) if hyper["logprobs"] == "reference" else spade_logprobs.sampling(line.sampling)
+
+
+def _behaviour(line, recorded, local, target):
+    """The behaviour log-probs mu of a line's trained tokens: what the TIS weight compares the old policy with.
+
+    mu under the target function = recorded + (target - recorded function), both recomputed here; where the
+    recorded function is the target (llama.cpp's values in sampling mode, SGLang's in reference mode) that is the
+    recorded value itself. A missing value is the recomputed target (on-policy)."""
+    return [t + (r - l) if r is not None else t for r, l, t in zip(recorded, local, target)]
 
 
 def _check_mismatch(policy, lines, recorded, recomputed, hyper, emit):
@@ -241,7 +257,6 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     log = log or (lambda text: None)
     started = time.time()
     spade_grpo.check_vocab(lines, policy.vocab_size)
-    reference = hyper["logprobs"] == "reference"
     samples = group_samples(lines)
     steps_plan = plan_steps(samples, hyper["samplesPerStep"], hyper["maxTokensPerBatch"])
     steps = hyper["epochs"] * len(steps_plan)
@@ -251,15 +266,14 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     old_t, behavior_t, local = {}, {}, {}
 
     def before(line):
-        """The definitions the old policy is needed under: the recorded function, the trained one, and the server's (reference mode)."""
-        defs = [recorded_definition(line), train_definition(line, hyper)]
-        return defs + [server_definition(line)] if reference else defs
+        """The definitions the old policy is needed under: the recorded function, the trained one, and mu's."""
+        return [recorded_definition(line), train_definition(line, hyper), behaviour_definition(line, hyper)]
 
     def keep_old(line, per_line):
         values = [_floats(v) for v in per_line]
         local[id(line)] = values[0]
         old_t[id(line)] = torch.tensor(values[1], dtype=torch.float32)
-        behavior_t[id(line)] = torch.tensor(_behaviour(line, recorded[id(line)], values[0], values[2] if reference else None), dtype=torch.float32)
+        behavior_t[id(line)] = torch.tensor(_behaviour(line, recorded[id(line)], values[0], values[2]), dtype=torch.float32)
 
     mismatch = None
     if not fused:
