@@ -224,9 +224,12 @@ def _behaviour(line, recorded, local, target):
     return [t + (r - l) if r is not None else t for r, l, t in zip(recorded, local, target)]
 
 
-def _check_mismatch(policy, lines, recorded, recomputed, hyper, emit):
-    """Emits the recomputed-vs-recorded agreement and refuses the round when it is too far to be the same function."""
+def _check_mismatch(policy, lines, recorded, recomputed, hyper, emit, group=None):
+    """Emits the recomputed-vs-recorded agreement and refuses the round when it is too far to be the same function (over every rank's lines)."""
     mismatch = spade_grpo.measure_mismatch([x for r in recorded for x in r], [x for r in recomputed for x in r])
+    if group is not None:
+        total, tokens = group.sum([mismatch["meanAbsDiff"] * mismatch["tokens"], mismatch["tokens"]])
+        mismatch = {"meanAbsDiff": total / tokens if tokens else 0.0, "maxAbsDiff": group.max(mismatch["maxAbsDiff"]), "tokens": int(tokens)}
     emit({"type": "mismatch", **mismatch})
     if mismatch["tokens"] and mismatch["meanAbsDiff"] > hyper["mismatchTolerance"]:
         raise spade_grpo.MismatchError(
@@ -241,7 +244,7 @@ def _floats(values):
     return [float(x) for x in values.detach().cpu()]
 
 
-def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapter=None, output=None, reuse_step_pass=True):
+def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapter=None, output=None, reuse_step_pass=True, group=None):
     """One training round: recompute and check, then the optimiser steps; the state is saved beside `output`.
 
     With one optimiser step (the reference's round) the old log-probs are the current policy's: the
@@ -251,6 +254,9 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     so a gradient-free pass computes them first. The metrics say where the time went:
     ``recomputeSeconds`` (that pass), ``forwardBackwardSeconds``, ``optimizerSeconds``.
     ``reuse_step_pass=False`` runs the separate pass for one step too (the same update, slower).
+    ``group`` (spade_distributed.ProcessGroup): this rank computes its share of each step's samples,
+    the gradients are summed over the ranks before the clip, and the metrics over every rank: the
+    same update as one process, up to float rounding. The caller gives ``output`` on rank 0 only.
     """
     import torch
 
@@ -262,7 +268,14 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     steps = hyper["epochs"] * len(steps_plan)
     # one step: the step's own forward pass is the recomputation (same weights, same function)
     fused = steps == 1 and reuse_step_pass
-    recorded = {id(line): line.trained_behavior() for line in lines}
+
+    def owned(planned):
+        return planned if group is None else group.own(planned)
+
+    # this rank's lines (all of them in one process)
+    own_ids = {id(line) for planned in steps_plan for sample in owned(planned) for line in sample}
+    mine = [line for line in lines if id(line) in own_ids]
+    recorded = {id(line): line.trained_behavior() for line in mine}
     old_t, behavior_t, local = {}, {}, {}
 
     def before(line):
@@ -278,10 +291,10 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     mismatch = None
     if not fused:
         with torch.no_grad():
-            for group in spade_grpo.micro_batches(lines, hyper["microBatchTokens"]):
-                for line, per_line in zip(group, policy_logprobs(policy, group, False, before)):
+            for batch in spade_grpo.micro_batches(mine, hyper["microBatchTokens"]):
+                for line, per_line in zip(batch, policy_logprobs(policy, batch, False, before)):
                     keep_old(line, per_line)
-        mismatch = _check_mismatch(policy, lines, [recorded[id(l)] for l in lines], [local[id(l)] for l in lines], hyper, emit)
+        mismatch = _check_mismatch(policy, mine, [recorded[id(l)] for l in mine], [local[id(l)] for l in mine], hyper, emit, group)
     recompute_seconds = time.time() - started
 
     params = list(policy.trainable_parameters())
@@ -298,22 +311,22 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
             clock = time.time()
             optimizer.zero_grad()
             weights = token_weights(planned, hyper["lossAggregation"])
-            step_lines = [line for sample in planned for line in sample]
+            step_lines = [line for sample in owned(planned) for line in sample]
             step_loss = 0.0
-            for group in spade_grpo.micro_batches(step_lines, hyper["microBatchTokens"]):
-                values = policy_logprobs(policy, group, True, step_defs)
+            for batch in spade_grpo.micro_batches(step_lines, hyper["microBatchTokens"]):
+                values = policy_logprobs(policy, batch, True, step_defs)
                 news = [per_line[trained_at] for per_line in values]
                 if fused:
-                    for line, per_line in zip(group, values):
+                    for line, per_line in zip(batch, values):
                         keep_old(line, per_line)
                 # the other definitions' graphs (never backwarded) go now: they would keep the output layer's weight alive through the backward pass
                 del values
-                refs = [None] * len(group)
+                refs = [None] * len(batch)
                 if hyper["klCoef"]:
                     with torch.no_grad():
-                        refs = [per_line[0] for per_line in policy_logprobs(policy, group, False, lambda line: [train_definition(line, hyper)], adapter=False)]
+                        refs = [per_line[0] for per_line in policy_logprobs(policy, batch, False, lambda line: [train_definition(line, hyper)], adapter=False)]
                 group_loss = 0
-                for line, new, ref in zip(group, news, refs):
+                for line, new, ref in zip(batch, news, refs):
                     device = new.device
                     terms = spade_grpo.grpo_tis_terms(new, old_t[id(line)].to(device), behavior_t[id(line)].to(device), line.advantage, hyper["clipLow"], hyper["clipHigh"], hyper["tisCap"], hyper["klCoef"], ref)
                     group_loss = group_loss + terms["loss"].sum() * weights[id(line)]
@@ -324,9 +337,13 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
                     totals["tokens"] += len(line.trained)
                 group_loss.backward()
                 step_loss += float(group_loss)
+            if group is not None:
+                # every rank's gradients summed: the gradient one process computes for the whole step
+                group.sum_gradients(params)
+                (step_loss,) = group.sum([step_loss])
             if fused:
                 # every line's old policy is known now, and nothing has been updated yet: the check refuses here as before
-                mismatch = _check_mismatch(policy, lines, [recorded[id(l)] for l in lines], [local[id(l)] for l in lines], hyper, emit)
+                mismatch = _check_mismatch(policy, mine, [recorded[id(l)] for l in mine], [local[id(l)] for l in mine], hyper, emit, group)
             now = time.time()
             timing["forwardBackward"] += now - clock
             clock = now
@@ -344,6 +361,9 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
         save_optimizer_state(optimizer, params, output)
     timing["optimizer"] += time.time() - clock
     seconds = time.time() - started
+    if group is not None:
+        totals["ratio_sum"], totals["clipped"], totals["kl"], totals["tokens"] = group.sum([totals["ratio_sum"], totals["clipped"], totals["kl"], totals["tokens"]])
+        totals["ratio_max"] = group.max(totals["ratio_max"])
     tokens = totals["tokens"]
     return {
         "loss": totals["loss"] / max(steps, 1),
