@@ -68,7 +68,7 @@ export async function preflightTraining(target: PreflightTarget, needs: Training
     const missing = [!reply.promptTokenIds?.length && "prompt token ids", !reply.tokenIds?.length && "completion token ids", !reply.tokenLogprobs?.length && "log-probs"].filter(Boolean);
     if (missing.length > 0) {
       problems.push(
-        `a one-token chat request came back without ${missing.join(", ")}, so no round would have anything to train on: ${server === "vllm" ? "use a vLLM with return_token_ids on its chat API (0.10.2 or later) and keep backend.logprobs on" : "use an SGLang with return_prompt_token_ids on its chat API and keep backend.logprobs on"}`,
+        `a one-token chat request came back without ${missing.join(", ")}, so no round would have anything to train on: ${server === "vllm" ? "use a vLLM release whose chat API has return_token_ids and keep backend.logprobs on" : "use an SGLang with return_prompt_token_ids on its chat API and keep backend.logprobs on"}`,
       );
     }
   }
