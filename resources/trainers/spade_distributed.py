@@ -15,16 +15,29 @@ not import with Debian's torch 1.13 on Python 3.11; this is DDP's arithmetic, by
 
 Only PyTorch and the standard library are imported here.
 """
+import datetime
+import json
 import os
+
+#: A worker's ranks wait for the next command between rounds (a rollout can take hours): the control group's time-out.
+IDLE_TIMEOUT = datetime.timedelta(days=7)
 
 
 class ProcessGroup:
     """This rank's place in the round and the reductions the round needs."""
 
-    def __init__(self, rank, world, dist):
+    def __init__(self, rank, world, dist, control=None):
         self.rank = rank
         self.world = world
         self._dist = dist
+        #: a gloo group for the worker's commands (objects, whatever the devices' backend)
+        self._control = control
+
+    def broadcast(self, value):
+        """Rank 0's value on every rank (a command line, or None for the end of input)."""
+        box = [value]
+        self._dist.broadcast_object_list(box, src=0, group=self._control)
+        return box[0]
 
     @property
     def leader(self):
@@ -71,8 +84,38 @@ def from_environment(device_type="cpu"):
     import torch.distributed as dist
 
     if not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if device_type == "cuda" else "gloo")
-    return ProcessGroup(dist.get_rank(), dist.get_world_size(), dist)
+        dist.init_process_group(backend="nccl" if device_type == "cuda" else "gloo", timeout=IDLE_TIMEOUT)
+    return ProcessGroup(dist.get_rank(), dist.get_world_size(), dist, dist.new_group(backend="gloo", timeout=IDLE_TIMEOUT))
+
+
+#: The commands every rank runs; the others (memory, logprobs) rank 0 answers alone.
+COLLECTIVE = ("train", "shutdown")
+
+
+def worker_commands(group, stdin):
+    """The line protocol's commands as each rank sees them: rank 0 reads stdin and sends every line to
+    the others, which take the collective ones (a train command is one round on every rank)."""
+    if group.leader:
+        for line in stdin:
+            group.broadcast(line)
+            yield line
+        group.broadcast(None)
+        return
+    while True:
+        line = group.broadcast(None)
+        if line is None:
+            return
+        try:
+            kind = json.loads(line).get("type")
+        except (ValueError, AttributeError):
+            continue  # rank 0 answers the malformed line
+        if kind in COLLECTIVE:
+            yield line
+
+
+def leader_only(group, emit):
+    """Rank 0 speaks the protocol; the other ranks' answers are dropped (their log lines still go to stderr)."""
+    return emit if group is None or group.leader else (lambda obj: None)
 
 
 def local_device(device):

@@ -142,6 +142,7 @@ class GgufTrainer:
         metrics = spade_step.train_round(policy, lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"] if leader else None, group=self.group)
         clock["trained"] = time.time()
         metrics["memoryPredictedBytes"] = parts["peak"]
+        metrics["ranks"] = 1 if self.group is None else self.group.world
         if leader:
             lora.save(cmd["output"], model.architecture)
         clock["written"] = time.time()
@@ -221,12 +222,17 @@ def main(argv):
     if args.worker:
         spade_grpo.log(f"[gguf] {spade_blas.describe(spade_blas.report())}")
         spade_grpo.log(f"[gguf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
+        # under torchrun (training.trainer.devices > 1): every rank a worker, rank 0 reading the commands and speaking
+        device = spade_distributed.local_device(args.device)
+        group = spade_distributed.from_environment("cuda" if str(device).startswith("cuda") else "cpu")
+        emit = spade_distributed.leader_only(group, emit)
         try:
-            trainer = GgufTrainer(args.device, args.dtype, args.base_model, args.checkpointing, args.weights)
+            trainer = GgufTrainer(device, args.dtype, args.base_model, args.checkpointing, args.weights)
         except TrainerInputError as error:
             emit({"type": "error", "round": None, "message": str(error)})
             return 2
-        return spade_grpo.serve(trainer, emit=emit)
+        trainer.group = group
+        return spade_grpo.serve(trainer, stdin=None if group is None else spade_distributed.worker_commands(group, sys.stdin), emit=emit)
     if not (args.batch and args.base_model and args.output):
         parser.error("give --worker, or --batch, --base-model and --output")
     line = json.dumps({"type": "train", "round": args.round, "batch": args.batch, "baseModel": args.base_model, "parentAdapter": args.parent_adapter, "output": args.output, "hyper": json.loads(args.hyper)})
