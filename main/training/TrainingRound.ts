@@ -349,7 +349,10 @@ export class TrainingRound implements TrainingStep {
       // The server keeps what it serves until told otherwise: load a new adapter, else keep the model as it is.
       if (adapter === null || backend.adapter === adapter.name) return;
       if (!backend.loadAdapter) throw new Error(`${backend.name} cannot load LoRA adapters at run time, so a run on it cannot train inside the run (set "training": null)`);
+      const previous = backend.adapter;
       await backend.loadAdapter(adapter.path, adapter.name);
+      // The adapter the last rollout used is done with (rounds go between rollouts): the server need not keep every round's.
+      if (previous !== null && previous !== adapter.name && isRunAdapter(previous, this.options.runId)) await backend.unloadAdapter?.(previous);
       return;
     }
     const lora = adapter ? [{ path: adapter.path }] : (this.options.initialLora ?? []);
@@ -395,6 +398,11 @@ function installOptimizerState(trainedAdapter: string, installedAdapter: string)
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(from, `${to}.partial`);
   renameSync(`${to}.partial`, to);
+}
+
+/** Whether a served adapter name is one this run registered (`run-<id>-r<k>-<tag>`): only those are unloaded. */
+function isRunAdapter(name: string, runId: number): boolean {
+  return new RegExp(`^run-${runId}-r\\d+-[0-9a-f]{10}$`).test(name);
 }
 
 /** How long `work` took, in seconds. */

@@ -108,9 +108,14 @@ describe.each([
       expect(rounds.map((round) => round.status)).toEqual(["completed", "completed", "completed"]);
       const names = [0, 1, 2].map((round) => `run-${runId}-r${round}-${tag}`);
       expect(rounds.map((round) => getAdapter(db, round.adapterId!)!.name)).toEqual(names);
-      // Every replica holds every round's adapter, loaded from the adapters folder.
-      for (const server of servers) expect([...server.loras.keys()]).toEqual(names);
-      for (const path of servers[0]!.loras.values()) expect(existsSync(join(path, "adapter_config.json"))).toBe(true);
+      // Every replica was given every round's adapter, loaded from the adapters folder; each round's replaced the one before, which was unloaded.
+      const loadPath = kind === "vllm" ? "/v1/load_lora_adapter" : "/load_lora_adapter";
+      for (const server of servers) {
+        const loads = server.requests.filter((request) => request.path === loadPath).map((request) => request.body as { lora_name: string; lora_path: string });
+        expect(loads.map((load) => load.lora_name).filter((name) => !name.startsWith("spade-preflight"))).toEqual(names);
+        for (const load of loads.filter((load) => !load.lora_name.startsWith("spade-preflight"))) expect(existsSync(join(load.lora_path, "adapter_config.json"))).toBe(true);
+        expect([...server.loras.keys()]).toEqual([names[2]]);
+      }
       // Adam's state goes with each adapter: round k continues from round k - 1's state, found beside its parent.
       expect(trainer.requests.map((request) => request.parentSteps)).toEqual([null, 1, 2]);
       for (const [k, round] of rounds.entries()) expect(JSON.parse(readFileSync(optimizerStatePath(getAdapter(db, round.adapterId!)!.path), "utf8"))).toEqual({ steps: k + 1 });

@@ -135,6 +135,33 @@ export class OpenAiBackend implements LlmBackend {
   }
 
   /**
+   * Drops a run-time adapter from every replica (vLLM `POST /v1/unload_lora_adapter`, SGLang
+   * `POST /unload_lora_adapter`), so a long run does not keep every round's adapter in the server's
+   * memory. A replica that does not hold the name (vLLM 404 "cannot be found", SGLang 400) is no error.
+   */
+  async unloadAdapter(name: string): Promise<void> {
+    const server = await this.server();
+    if (server !== "vllm" && server !== "sglang") return;
+    const targets = (this.options.replicas ?? [this.baseUrl]).map((base) => base.replace(/\/+$/, ""));
+    await Promise.all(
+      targets.map(async (base) => {
+        const url = `${server === "sglang" ? base.replace(/\/v1$/, "") : base}/unload_lora_adapter`;
+        let response: Response;
+        try {
+          response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...this.authHeaders() }, body: JSON.stringify({ lora_name: name }), signal: AbortSignal.any([this.disposal.signal, AbortSignal.timeout(this.settings.timeoutMs)]) });
+        } catch (error) {
+          throw new OpenAiConnectionError(url, 1, error);
+        }
+        const text = await response.text().catch(() => "");
+        if (!response.ok && response.status !== 404 && !(response.status === 400 && /not (be )?(found|loaded)/i.test(text))) {
+          throw new OpenAiAdapterLoadError(base, `unloading "${name}" failed with HTTP ${response.status} (${excerpt(text, 200)})`);
+        }
+      }),
+    );
+    if (this.currentAdapter === name) this.currentAdapter = this.options.adapter ?? null;
+  }
+
+  /**
    * Before rollout 0 of a training run: whether this server can serve it (preflightTraining), one
    * one-token request included. Throws ServerPreflightError naming each flag to set.
    */
