@@ -152,6 +152,32 @@ describe.each([
   }, 120_000);
 });
 
+describe("the preflight before rollout 0", () => {
+  it("refuses a run whose server cannot train, naming the flag, before anything is sampled", async () => {
+    const server = await startFakeVllmServer(script, { model, enableLora: false });
+    const db = openDatabase(join(dir, "refused.sqlite"));
+    try {
+      const config = parseRunConfig(
+        { db: join(dir, "refused.sqlite"), backend: { kind: "openai", baseUrl: server.baseUrl, model }, corpus: null, training: { trainer: { kind: "hf", baseModel: model } } },
+        "refused.json",
+      );
+      const runId = createRun(db, { config }).id;
+      const backend = await createBackend(config.backend);
+      const training = createTrainingRound(config, { db, runId, backend, createTrainer: async () => new FolderTrainer() })!;
+      try {
+        await expect(training.prepare()).rejects.toThrow(/LoRA is off: start vLLM with --enable-lora --max-lora-rank 32/);
+        expect(server.chats()).toHaveLength(0);
+      } finally {
+        await training.dispose();
+        await backend.dispose();
+      }
+    } finally {
+      db.close();
+      await server.close();
+    }
+  });
+});
+
 describe("two workspaces sharing one server", () => {
   it("name their adapters apart", () => {
     const a = openDatabase(join(dir, "a.sqlite"));
