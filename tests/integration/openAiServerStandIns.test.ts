@@ -66,6 +66,13 @@ describe("token ids and log-probs from each server, with their definition", () =
     expect(server.chats()[0]!.body).toMatchObject({ stream: false, return_prompt_token_ids: true, return_token_ids: true, return_meta_info: true });
   });
 
+  it("llama.cpp's server: log-probs recorded as raw (post_sampling_probs off), an unknown server's as nothing", async () => {
+    const llama = await vllm({}, { server: "llama.cpp" });
+    expect((await llama.backend.chat({ messages })).samplingUsed?.logprobs).toBe("raw");
+    const unknown = await vllm({}, { server: "ollama" });
+    expect((await unknown.backend.chat({ messages })).samplingUsed?.logprobs).toBeUndefined();
+  });
+
   it("SGLang without return_token_ids on its chat API: the ids come from meta_info.output_token_logprobs", async () => {
     const { backend } = await sglang({ noTokenIds: true });
     expect(await backend.chat({ messages })).toMatchObject({ promptTokenIds: [1, 2, 3], tokenIds: [7, 8, 9] });

@@ -53,7 +53,8 @@ export const droppableFields = [
  *   "raw" (vllm/v1/sample/sampler.py: `raw_logprobs` computed from the logits before penalties,
  *   temperature and top-k/top-p; the default `logprobs_mode`), SGLang "tempered"
  *   (python/sglang/srt/layers/sampler.py: `logits.div_(temperatures)`, softmax, log of the full
- *   vocabulary before top-k/top-p renormalisation; temperature 1 for greedy);
+ *   vocabulary before top-k/top-p renormalisation; temperature 1 for greedy), llama.cpp's server "raw"
+ *   (`post_sampling_probs` off: the softmax of the raw logits);
  * - thinking ("auto" sends nothing): `chat_template_kwargs.enable_thinking` on vLLM, SGLang,
  *   llama.cpp and unknown servers; `reasoning_effort` on OpenAI ("low" / "high") and Ollama
  *   ("none" / "high");
@@ -118,7 +119,9 @@ export function buildChatBody(request: ChatBodyRequest, options: ChatBodyOptions
 
 /** The function a server's reported log-probs are (see buildChatBody); null where not known (the local default applies). */
 export function logprobDefinitionOf(server: OpenAiServerKind | null): LogprobDefinition | null {
-  if (server === "vllm") return "raw";
+  // llama.cpp's server: `post_sampling_probs` off (its default, never sent here) reports get_token_probabilities, the
+  // softmax of the raw logits over the whole vocabulary (tools/server/server.cpp populate_token_probs)
+  if (server === "vllm" || server === "llama.cpp") return "raw";
   if (server === "sglang") return "tempered";
   return null;
 }
