@@ -40,7 +40,19 @@ export interface SamplingOptions {
   maxTokens?: number;
   stop?: string[];
   seed?: number;
+  /**
+   * Which function of the logits the reply's `tokenLogprobs` are (recorded with every call, so the
+   * trainer compares like with like): "sampling" llama.cpp's sampling transform (top-k, top-p and
+   * min-p, then temperature; the local backend), "raw" the full-vocabulary softmax of the
+   * unprocessed logits at temperature 1 (vLLM V1's default `logprobs_mode = "raw_logprobs"`),
+   * "tempered" the full-vocabulary softmax of logits / temperature (SGLang's sampler). Set by the
+   * backend, never by a caller. Defaults to "sampling" where absent.
+   */
+  logprobs?: LogprobDefinition;
 }
+
+/** The functions a backend's behaviour log-probs can be (SamplingOptions.logprobs). */
+export type LogprobDefinition = "sampling" | "raw" | "tempered";
 
 export type FinishReason = "stop" | "length" | "abort";
 

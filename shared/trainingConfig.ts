@@ -11,13 +11,23 @@ export type TrainingRole = (typeof trainingRoles)[number];
  * line protocol (see README "Training inside the run").
  */
 export type TrainingTrainer =
-  | { kind: "gguf" }
+  | {
+      kind: "gguf";
+      /** Devices one round trains on, data-parallel under torchrun (resources/trainers/spade_distributed.py: each rank a share of every step's samples, the gradients summed: the same step as one process). Defaults to 1. */
+      devices?: number;
+    }
   /**
    * The Hugging Face trainer. Inside a run it needs the checkpoint the run's GGUF was converted from
    * (`baseModel`: a model folder or hub id) and llama.cpp's `convert_lora_to_gguf.py`
    * (`convertScript`), so that each round's PEFT adapter comes back as a GGUF LoRA.
    */
-  | { kind: "hf"; baseModel: string | null; convertScript: string | null }
+  | {
+      kind: "hf";
+      baseModel: string | null;
+      convertScript: string | null;
+      /** As the gguf trainer's `devices`. Defaults to 1. */
+      devices?: number;
+    }
   | { kind: "command"; command: string[]; env: Record<string, string>; cwd: string | null };
 
 /** How the "gguf" trainer holds the base weights (`training.weights`). */
@@ -201,13 +211,14 @@ const hfTrainer = strict({
   kind: expecting(z.literal("hf"), '"hf"'),
   baseModel: nonEmpty().nullish().describe("The Hugging Face checkpoint (folder or hub id) the run's GGUF was converted from."),
   convertScript: nonEmpty().nullish().describe("llama.cpp's convert_lora_to_gguf.py, which turns each round's PEFT adapter into a GGUF LoRA."),
+  devices: int(1, 1024).optional().describe("Devices one round trains on, data-parallel under torchrun. Defaults to 1."),
 });
 
 /** The `training` block of a run config, as written (parsed form included: it reads back as itself). */
 export const trainingSchema = strict({
   every: int(1).optional().describe("Iterations between training rounds; 1 = after every iteration (on-policy). Defaults to 1."),
   trainer: z
-    .union([oneOf(["gguf", "hf"]), commandTrainer, hfTrainer, strict({ kind: oneOf(["gguf", "hf"]) })])
+    .union([oneOf(["gguf", "hf"]), commandTrainer, hfTrainer, strict({ kind: oneOf(["gguf", "hf"]), devices: int(1, 1024).optional() })])
     .optional()
     .describe('"gguf" (LoRA on the GGUF the run uses), "hf" or {kind: "hf", baseModel, convertScript} (transformers + PEFT), or {command, env?, cwd?}. Defaults to "gguf".'),
   roles: expecting(z.array(oneOf(trainingRoles)).min(1), "a non-empty array of roles").optional().describe('Which roles\' samples each round trains on. Defaults to ["agent", "designer"].'),
@@ -275,12 +286,14 @@ export function fillTrainingConfig(block: z.output<typeof trainingSchema>, recip
 function fillTrainer(trainer: z.output<typeof trainingSchema>["trainer"]): TrainingTrainer {
   if (trainer === undefined) return { kind: "gguf" };
   const kind = typeof trainer === "string" ? trainer : "command" in trainer ? "command" : trainer.kind;
+  // devices only where given (> 1 or written): a parsed config reads back as itself
+  const devices = typeof trainer === "object" && "devices" in trainer && trainer.devices !== undefined ? { devices: trainer.devices } : {};
   if (kind === "hf") {
     const given = typeof trainer === "object" && "baseModel" in trainer ? trainer : { baseModel: null, convertScript: null };
-    return { kind: "hf", baseModel: given.baseModel ?? null, convertScript: given.convertScript ?? null };
+    return { kind: "hf", baseModel: given.baseModel ?? null, convertScript: given.convertScript ?? null, ...devices };
   }
   if (typeof trainer === "object" && "command" in trainer) return { kind: "command", command: trainer.command, env: trainer.env ?? {}, cwd: trainer.cwd ?? null };
-  return { kind: "gguf" };
+  return { kind: "gguf", ...devices };
 }
 
 /**

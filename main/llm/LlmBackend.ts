@@ -44,6 +44,8 @@ export interface LlmBackend {
    * time. Throws saying why when the server refuses.
    */
   loadAdapter?(path: string, name: string): Promise<void>;
+  /** Drops an adapter `loadAdapter` loaded (a server keeps every loaded adapter until told); absent where the backend cannot. A name the backend does not hold is no error. */
+  unloadAdapter?(name: string): Promise<void>;
   /** Switches LoRA adapters for later calls (calls running finish on the old ones); absent when the backend cannot. */
   setAdapters?(lora: LoraSpec[]): Promise<void>;
   /** The accelerator the model runs on as resolved at load ("cuda", "metal", "vulkan"), false on the CPU; absent where unknown (remote backends). */

@@ -29,6 +29,12 @@ export interface TrainerWorkerOptions {
   convertScript?: string;
   /** More command-line arguments for the script. Defaults to none. */
   extraArgs?: string[];
+  /**
+   * Devices one round trains on: more than 1 starts the script under PyTorch's launcher
+   * (`python -m torch.distributed.run --standalone --nproc_per_node N`), one rank per device, data-parallel
+   * (resources/trainers/spade_distributed.py); rank 0 speaks the protocol. Defaults to 1.
+   */
+  devices?: number;
   /** Added to the workbench's environment, after the allocator's settings (`trainerAllocatorEnv`), which it can override. Defaults to none. */
   env?: Readonly<Record<string, string>>;
   /** Defaults to the process's working directory. */
@@ -130,7 +136,11 @@ export class TrainerWorker {
       args.push("--convert-script", options.convertScript);
     }
     args.push(...(options.extraArgs ?? []));
-    this.child = spawn(python, args, {
+    const devices = options.devices ?? 1;
+    // --tee 1 --redirects 1: torch 1.13's launcher on Python 3.11 cannot parse its own default "0"; with them each
+    // rank's stdout comes back prefixed "[default<rank>]:" (onStdout takes the prefix off)
+    const launch = devices > 1 ? ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", String(devices), "--tee", "1", "--redirects", "1"] : [];
+    this.child = spawn(python, [...launch, ...args], {
       cwd: options.cwd,
       // the allocator's mmap threshold fixed (trainerAllocatorEnv): a round's peak is its live tensors, as the memory model predicts
       env: { ...process.env, PYTHONUNBUFFERED: "1", ...trainerAllocatorEnv, ...options.env },
@@ -283,7 +293,9 @@ export class TrainerWorker {
     });
   }
 
-  private onStdout(line: string): void {
+  private onStdout(raw: string): void {
+    // a rank's line under torchrun's --tee: "[default0]:{...}"
+    const line = raw.replace(/^\[default\d+\]:/, "");
     let message: TrainerMessage | null;
     try {
       message = parseTrainerMessage(line);

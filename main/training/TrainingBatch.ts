@@ -17,7 +17,7 @@ export interface BatchLine {
   ref: BatchRef;
   /** The adapter it was sampled with (null: the base model). */
   adapter: string | null;
-  /** The sampling transform the behaviour log-probs are under (llama.cpp's meaning); null: the plain softmax / unknown. */
+  /** The sampling transform the behaviour log-probs are under (llama.cpp's meaning, or a server's own definition in `logprobs`); null: the plain softmax / unknown. */
   sampling: BatchSampling | null;
 }
 
@@ -27,6 +27,12 @@ export interface BatchSampling {
   topK?: number;
   topP?: number;
   minP?: number;
+  /**
+   * The function the line's behaviour log-probs are, when not llama.cpp's sampling transform: "raw"
+   * the full-vocabulary softmax at temperature 1 of the unprocessed logits (vLLM V1), "tempered"
+   * the full-vocabulary softmax of logits / temperature (SGLang). Absent: the sampling transform.
+   */
+  logprobs?: "raw" | "tempered";
 }
 
 /**

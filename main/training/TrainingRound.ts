@@ -7,6 +7,7 @@ import { adaptersDirFor } from "../adapters/adaptersDirFor.js";
 import { installAdapterFile } from "../adapters/installAdapterFile.js";
 import { nextAdapterName } from "../adapters/nextAdapterName.js";
 import { sha256File } from "../adapters/sha256File.js";
+import { workspaceTag } from "../adapters/workspaceTag.js";
 import { checkModelFile } from "../llm/gguf/checkModelFile.js";
 import { readGgufInfo } from "../llm/gguf/readGgufInfo.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
@@ -80,7 +81,8 @@ export interface TrainingRoundOptions {
  * load the model back once with the adapter chosen. Each phase's seconds go into the round's
  * metrics (batch, release, trainer, register, gate, reload). Every step is recorded before the next, so a
  * round killed at any point is redone or taken up again on resume, and an adapter is registered
- * once: its name is fixed by the run and round (`run-<id>-r<round>`).
+ * once: its name is fixed by the run and round (`run-<id>-r<round>`; on a server also the workspace's
+ * tag, `run-<id>-r<round>-<tag>`, since a server is shared by name).
  */
 export class TrainingRound implements TrainingStep {
   private trainer: RoundTrainer | null = null;
@@ -259,7 +261,8 @@ export class TrainingRound implements TrainingStep {
   /** Installs the trainer's GGUF LoRA (or, for a server, its adapter folder) under its fixed name and registers it with its round, at most once. */
   private async register(round: StoredRound, trained: RoundTrainResult, parent: Adapter | null, roundDir: string): Promise<Adapter> {
     const { db, runId } = this.options;
-    const name = `run-${runId}-r${round.round}`;
+    // A server's adapters are named for this workspace too: a server keeps them by name, and other workspaces may share it.
+    const name = this.serving === "server" ? `run-${runId}-r${round.round}-${workspaceTag(db, runId)}` : `run-${runId}-r${round.round}`;
     const registered = getAdapterByName(db, name);
     if (registered) {
       setTrainingRoundAdapter(db, runId, round.round, registered.id);
@@ -272,13 +275,13 @@ export class TrainingRound implements TrainingStep {
     const base = await checkModelFile(this.options.baseModelPath);
     if (existsSync(destPath) && (await sha256File(destPath)) === (await sha256File(trained.adapterPath))) {
       // Installed by this round before a kill, not yet registered: the same file, kept.
-      installOptimizerState(trained.adapterPath, destPath);
+      installTrainerState(trained.adapterPath, destPath);
       adapterSha256 = await sha256File(destPath);
     } else {
       // Another workspace sharing the folder has a file of that name: take a new version name.
       if (existsSync(destPath)) destPath = join(adaptersDir, `${nextAdapterName(db, adaptersDir, name)}.gguf`);
-      // The optimiser state goes first: an installed adapter always has its state beside it for the next round.
-      installOptimizerState(trained.adapterPath, destPath);
+      // The optimiser state (and the hf trainer's PEFT folder) go first: an installed adapter always has what the next round continues from beside it.
+      installTrainerState(trained.adapterPath, destPath);
       adapterSha256 = await installAdapterFile(trained.adapterPath, destPath, base);
     }
     const baseModelSha256 = await this.baseModelSha256();
@@ -304,6 +307,8 @@ export class TrainingRound implements TrainingStep {
   private registerFolder(round: StoredRound, trained: RoundTrainResult, parent: Adapter | null, roundDir: string, name: string): Adapter {
     const { db, runId } = this.options;
     const destPath = join(this.options.adaptersDir ?? adaptersDirFor(db.name), name);
+    // The optimiser state first, then the folder: the next round continues Adam's moments from beside its parent.
+    installOptimizerState(trained.adapterPath, destPath);
     rmSync(destPath, { recursive: true, force: true });
     cpSync(trained.adapterPath, destPath, { recursive: true });
     const id = transaction(db, () => {
@@ -353,7 +358,10 @@ export class TrainingRound implements TrainingStep {
       // The server keeps what it serves until told otherwise: load a new adapter, else keep the model as it is.
       if (adapter === null || backend.adapter === adapter.name) return;
       if (!backend.loadAdapter) throw new Error(`${backend.name} cannot load LoRA adapters at run time, so a run on it cannot train inside the run (set "training": null)`);
+      const previous = backend.adapter;
       await backend.loadAdapter(adapter.path, adapter.name);
+      // The adapter the last rollout used is done with (rounds go between rollouts): the server need not keep every round's.
+      if (previous !== null && previous !== adapter.name && isRunAdapter(previous, this.options.runId)) await backend.unloadAdapter?.(previous);
       return;
     }
     const lora = adapter ? [{ path: adapter.path }] : (this.options.initialLora ?? []);
@@ -375,6 +383,22 @@ export class TrainingRound implements TrainingStep {
   }
 }
 
+/**
+ * What a round's next round continues from, installed beside a GGUF adapter: the optimiser state,
+ * and the hf trainer's PEFT folder (`<name>-peft`: it trains PEFT adapters and converts each to
+ * GGUF, so its next round needs the folder beside the GGUF it is given as the parent).
+ */
+function installTrainerState(trainedAdapter: string, installedAdapter: string): void {
+  installOptimizerState(trainedAdapter, installedAdapter);
+  const peft = `${trainedAdapter.replace(/\.gguf$/, "")}-peft`;
+  if (!trainedAdapter.endsWith(".gguf") || !existsSync(join(peft, "adapter_config.json"))) return;
+  const dest = `${installedAdapter.replace(/\.gguf$/, "")}-peft`;
+  rmSync(`${dest}.partial`, { recursive: true, force: true });
+  cpSync(peft, `${dest}.partial`, { recursive: true });
+  rmSync(dest, { recursive: true, force: true });
+  renameSync(`${dest}.partial`, dest);
+}
+
 /** Copies the trainer's optimiser state (if it wrote one) beside the installed adapter, atomically. */
 function installOptimizerState(trainedAdapter: string, installedAdapter: string): void {
   const from = optimizerStatePath(trainedAdapter);
@@ -383,6 +407,11 @@ function installOptimizerState(trainedAdapter: string, installedAdapter: string)
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(from, `${to}.partial`);
   renameSync(`${to}.partial`, to);
+}
+
+/** Whether a served adapter name is one this run registered (`run-<id>-r<k>-<tag>`): only those are unloaded. */
+function isRunAdapter(name: string, runId: number): boolean {
+  return new RegExp(`^run-${runId}-r\\d+-[0-9a-f]{10}$`).test(name);
 }
 
 /** How long `work` took, in seconds. */

@@ -142,10 +142,12 @@ function toSequence(tokens: SampledTokens): Pick<BatchLine, "tokens" | "mask" | 
   return sequence ? { ...sequence, sampling: distributionOf(tokens.sampling) } : null;
 }
 
-/** The distribution-shaping part of the recorded sampling settings (max tokens, stops and seed do not change log-probs). */
+/** The distribution-shaping part of the recorded sampling settings and the log-probs' definition (max tokens, stops and seed do not change log-probs). */
 function distributionOf(sampling: SamplingOptions | null): BatchSampling | null {
   if (!sampling) return null;
   const out: BatchSampling = {};
   for (const key of ["temperature", "topK", "topP", "minP"] as const) if (typeof sampling[key] === "number") out[key] = sampling[key];
+  // Which function the recorded log-probs are (a server's own; absent: llama.cpp's sampling transform).
+  if (sampling.logprobs === "raw" || sampling.logprobs === "tempered") out.logprobs = sampling.logprobs;
   return Object.keys(out).length === 0 ? null : out;
 }

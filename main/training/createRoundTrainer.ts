@@ -29,9 +29,9 @@ export async function createRoundTrainer(config: TrainingConfig, options: RoundT
     if (!script) throw new Error(`training.trainer.command: expected [program, script, ...args], got ${JSON.stringify(trainer.command)}`);
     workerOptions = { ...base, python: program, script, extraArgs: args, env: trainer.env, cwd: trainer.cwd ?? undefined };
   } else if (trainer.kind === "hf") {
-    workerOptions = { ...base, ...eager, trainer: "hf", python: config.python ?? undefined, convertScript: trainer.convertScript ?? undefined };
+    workerOptions = { ...base, ...eager, trainer: "hf", python: config.python ?? undefined, convertScript: trainer.convertScript ?? undefined, devices: trainer.devices };
   } else {
-    workerOptions = { ...base, ...eager, trainer: "gguf", python: config.python ?? undefined, extraArgs: ["--weights", config.weights] };
+    workerOptions = { ...base, ...eager, trainer: "gguf", python: config.python ?? undefined, extraArgs: ["--weights", config.weights], devices: trainer.devices };
   }
   const worker = await TrainerWorker.start(workerOptions);
   return {

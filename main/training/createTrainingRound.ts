@@ -1,6 +1,7 @@
 import type { RunConfig } from "../../shared/runConfig.js";
 import type { TrainingConfig } from "../../shared/trainingConfig.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
+import { OpenAiBackend } from "../llm/openai/OpenAiBackend.js";
 import type { LoopEvent } from "../selfplay/LoopEvent.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import { checkTrainerEnvironment } from "./checkTrainerEnvironment.js";
@@ -58,6 +59,8 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
       backend: parts.backend,
       baseModelPath: base,
       serving: "server",
+      // Before rollout 0: the server can load adapters of the run's rank and returns token ids and log-probs, or the run is refused naming the flag.
+      checkTrainer: parts.checkTrainer ?? (parts.backend instanceof OpenAiBackend ? preflightOf(parts.backend, training) : undefined),
       createTrainer: parts.createTrainer ?? (() => createRoundTrainer(trainerConfig, { onLog: () => undefined, threads: training.threads })),
       gate: training.eval ? suiteGate(parts.db, config, training.eval) : undefined,
       onEvent: parts.onEvent,
@@ -86,6 +89,13 @@ export function createTrainingRound(config: RunConfig, parts: TrainingRoundParts
     gate: training.eval ? suiteGate(parts.db, config, training.eval) : undefined,
     onEvent: parts.onEvent,
   });
+}
+
+/** The server preflight of a training run (OpenAiBackend.preflightTraining) for the run's rank and the trainers' default targets. */
+function preflightOf(backend: OpenAiBackend, training: TrainingConfig): () => Promise<void> {
+  // The projections both trainers adapt by default (spade_grpo.TARGETS), by their Hugging Face names (train_lora.HF_MODULES).
+  const targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"];
+  return async () => void (await backend.preflightTraining({ rank: training.hyper.rank, targets }));
 }
 
 /** The built-in trainer's Python, packages, device and (gguf) model file, checked: a TrainerEnvironmentError names each fix. */

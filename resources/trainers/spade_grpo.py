@@ -70,6 +70,10 @@ DEFAULT_HYPER = {
     # Projections that get a LoRA: any of attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up, ffn_down.
     "targets": ["attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"],
 }
+#: What a line's recorded behaviour log-probs can be (its ``sampling.logprobs``): "sampling" llama.cpp's sampling
+#: transform (the local backend), "raw" the full softmax at temperature 1 of the unprocessed logits (vLLM V1's
+#: raw_logprobs), "tempered" the full softmax of logits / the sampling temperature (SGLang's sampler).
+LOGPROB_DEFINITIONS = ("sampling", "raw", "tempered")
 HYPER_CHOICES = {"lossAggregation": ("sample", "token"), "logprobs": ("reference", "sampling")}
 TARGETS = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
 
@@ -135,18 +139,24 @@ def _describe(value):
 
 
 def parse_sampling(value, where):
-    """The optional per-line sampling settings: temperature, topK, topP, minP (llama.cpp's meaning)."""
+    """The optional per-line sampling settings: temperature, topK, topP, minP (llama.cpp's meaning), and
+    ``logprobs``, the function the recorded behaviour log-probs are (LOGPROB_DEFINITIONS; absent: "sampling")."""
     if value is None:
         return None
     if not isinstance(value, dict):
         raise BatchFormatError(f"{where}: key 'sampling': expected an object or null, got {_describe(value)}")
-    known = {"temperature", "topK", "topP", "minP"}
+    known = {"temperature", "topK", "topP", "minP", "logprobs"}
     for key in value:
         if key not in known:
             raise BatchFormatError(f"{where}: key 'sampling.{key}' is unknown (known: {', '.join(sorted(known))})")
-    out = {"temperature": 1.0, "topK": 0, "topP": 1.0, "minP": 0.0}
+    out = {"temperature": 1.0, "topK": 0, "topP": 1.0, "minP": 0.0, "logprobs": "sampling"}
     for key in known:
         if key not in value or value[key] is None:
+            continue
+        if key == "logprobs":
+            if value[key] not in LOGPROB_DEFINITIONS:
+                raise BatchFormatError(f"{where}: key 'sampling.logprobs': expected one of {', '.join(LOGPROB_DEFINITIONS)}, got {_describe(value[key])}")
+            out[key] = value[key]
             continue
         v = value[key]
         if key == "topK":

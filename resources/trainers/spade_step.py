@@ -20,11 +20,13 @@
   logits / ``rolloutTemperature``; ``sampling`` is llama.cpp's sampling transform of each line.
   The old log-probs come from the same weights just before the round's first step (with one step
   the PPO ratio is 1 and the clip never acts). The truncated importance weight compares them with
-  the behaviour log-probs: in ``sampling`` mode the recorded ones; in ``reference`` mode what the
-  reference's inference server (SGLang) returns, the full-vocabulary softmax at the line's
-  sampling temperature, obtained from the recorded value plus this trainer's (deterministic)
-  difference between the two functions. The mismatch check always compares the recorded values
-  with the recomputed sampling transform, the function the local backend records.
+  the behaviour log-probs mu: in ``sampling`` mode under the line's sampling transform; in
+  ``reference`` mode what the reference's inference server (SGLang) returns, the full-vocabulary
+  softmax at the line's sampling temperature. A line records which function its values are
+  (``sampling.logprobs``: llama.cpp's transform, vLLM's raw log-probs, SGLang's tempered ones);
+  mu is the recorded value plus this trainer's (deterministic) difference between mu's function and
+  the recorded one, so the recorded value itself where they agree. The mismatch check compares the
+  recorded values with this trainer's recomputation of the recorded function.
 - **Optimiser**: AdamW (betas, eps, weight decay from ``hyper``), gradient clip, and a state kept
   across rounds: written beside the adapter (``optimizer_state_path``) and read back from the
   parent adapter's.
@@ -136,7 +138,14 @@ def train_definition(line, hyper):
 
 
 def recorded_definition(line):
-    """The function the local backend's recorded log-probs are under: llama.cpp's sampling transform."""
+    """The function the line's recorded log-probs are (its ``sampling.logprobs``): llama.cpp's sampling transform
+    (the local backend), vLLM V1's raw log-probs (the full softmax at temperature 1), or SGLang's (the full
+    softmax at the sampling temperature)."""
+    kind = line.sampling["logprobs"] if line.sampling else "sampling"
+    if kind == "raw":
+        return spade_logprobs.full(1.0)
+    if kind == "tempered":
+        return spade_logprobs.full(line_temperature(line))
     return spade_logprobs.sampling(line.sampling)
 
 
@@ -221,17 +230,27 @@ def optimizer_steps(optimizer):
 # The round
 
 
-def _behaviour(line, recorded, local, server):
-    """The behaviour log-probs mu of a line's trained tokens: what the TIS weight compares the old policy with."""
-    if server is not None:
-        # the server's full softmax at the sampling temperature = recorded + (full - sampling transform), both recomputed here
-        return [s + (r - l) if r is not None else s for r, l, s in zip(recorded, local, server)]
-    return [r if r is not None else l for r, l in zip(recorded, local)]
+def behaviour_definition(line, hyper):
+    """The function mu is taken under: the reference's server (SGLang: the full softmax at the sampling temperature) in
+    ``reference`` mode, the line's sampling transform in ``sampling`` mode."""
+    return server_definition(line) if hyper["logprobs"] == "reference" else spade_logprobs.sampling(line.sampling)
 
 
-def _check_mismatch(policy, lines, recorded, recomputed, hyper, emit):
-    """Emits the recomputed-vs-recorded agreement and refuses the round when it is too far to be the same function."""
+def _behaviour(line, recorded, local, target):
+    """The behaviour log-probs mu of a line's trained tokens: what the TIS weight compares the old policy with.
+
+    mu under the target function = recorded + (target - recorded function), both recomputed here; where the
+    recorded function is the target (llama.cpp's values in sampling mode, SGLang's in reference mode) that is the
+    recorded value itself. A missing value is the recomputed target (on-policy)."""
+    return [t + (r - l) if r is not None else t for r, l, t in zip(recorded, local, target)]
+
+
+def _check_mismatch(policy, lines, recorded, recomputed, hyper, emit, group=None):
+    """Emits the recomputed-vs-recorded agreement and refuses the round when it is too far to be the same function (over every rank's lines)."""
     mismatch = spade_grpo.measure_mismatch([x for r in recorded for x in r], [x for r in recomputed for x in r])
+    if group is not None:
+        total, tokens = group.sum([mismatch["meanAbsDiff"] * mismatch["tokens"], mismatch["tokens"]])
+        mismatch = {"meanAbsDiff": total / tokens if tokens else 0.0, "maxAbsDiff": group.max(mismatch["maxAbsDiff"]), "tokens": int(tokens)}
     emit({"type": "mismatch", **mismatch})
     if mismatch["tokens"] and mismatch["meanAbsDiff"] > hyper["mismatchTolerance"]:
         raise spade_grpo.MismatchError(
@@ -246,7 +265,7 @@ def _floats(values):
     return [float(x) for x in values.detach().cpu()]
 
 
-def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapter=None, output=None, reuse_step_pass=True, batch_header=None):
+def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapter=None, output=None, reuse_step_pass=True, batch_header=None, group=None):
     """One training round: recompute and check, then the optimiser steps; the state is saved beside `output`.
 
     With one optimiser step (the reference's round) the old log-probs are the current policy's: the
@@ -258,13 +277,15 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     ``reuse_step_pass=False`` runs the separate pass for one step too (the same update, slower).
     ``batch_header``: the batch's header line (``maskedSamples``, ``globalBatch``: see
     ``sample_divisor``, applied when the round is one step; several steps divide by their samples).
+    ``group`` (spade_distributed.ProcessGroup): this rank computes its share of each step's samples,
+    the gradients are summed over the ranks before the clip, and the metrics over every rank: the
+    same update as one process, up to float rounding. The caller gives ``output`` on rank 0 only.
     """
     import torch
 
     log = log or (lambda text: None)
     started = time.time()
     spade_grpo.check_vocab(lines, policy.vocab_size)
-    reference = hyper["logprobs"] == "reference"
     samples = group_samples(lines)
     steps_plan = plan_steps(samples, hyper["samplesPerStep"], hyper["maxTokensPerBatch"])
     steps = hyper["epochs"] * len(steps_plan)
@@ -272,27 +293,33 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
     divisor = sample_divisor(len(samples), int(header.get("maskedSamples") or 0), header.get("globalBatch"), hyper["klCoef"]) if len(steps_plan) == 1 else None
     # one step: the step's own forward pass is the recomputation (same weights, same function)
     fused = steps == 1 and reuse_step_pass
-    recorded = {id(line): line.trained_behavior() for line in lines}
+
+    def owned(planned):
+        return planned if group is None else group.own(planned)
+
+    # this rank's lines (all of them in one process)
+    own_ids = {id(line) for planned in steps_plan for sample in owned(planned) for line in sample}
+    mine = [line for line in lines if id(line) in own_ids]
+    recorded = {id(line): line.trained_behavior() for line in mine}
     old_t, behavior_t, local = {}, {}, {}
 
     def before(line):
-        """The definitions the old policy is needed under: the recorded function, the trained one, and the server's (reference mode)."""
-        defs = [recorded_definition(line), train_definition(line, hyper)]
-        return defs + [server_definition(line)] if reference else defs
+        """The definitions the old policy is needed under: the recorded function, the trained one, and mu's."""
+        return [recorded_definition(line), train_definition(line, hyper), behaviour_definition(line, hyper)]
 
     def keep_old(line, per_line):
         values = [_floats(v) for v in per_line]
         local[id(line)] = values[0]
         old_t[id(line)] = torch.tensor(values[1], dtype=torch.float32)
-        behavior_t[id(line)] = torch.tensor(_behaviour(line, recorded[id(line)], values[0], values[2] if reference else None), dtype=torch.float32)
+        behavior_t[id(line)] = torch.tensor(_behaviour(line, recorded[id(line)], values[0], values[2]), dtype=torch.float32)
 
     mismatch = None
     if not fused:
         with torch.no_grad():
-            for group in spade_grpo.micro_batches(lines, hyper["microBatchTokens"]):
-                for line, per_line in zip(group, policy_logprobs(policy, group, False, before)):
+            for batch in spade_grpo.micro_batches(mine, hyper["microBatchTokens"]):
+                for line, per_line in zip(batch, policy_logprobs(policy, batch, False, before)):
                     keep_old(line, per_line)
-        mismatch = _check_mismatch(policy, lines, [recorded[id(l)] for l in lines], [local[id(l)] for l in lines], hyper, emit)
+        mismatch = _check_mismatch(policy, mine, [recorded[id(l)] for l in mine], [local[id(l)] for l in mine], hyper, emit, group)
     recompute_seconds = time.time() - started
 
     params = list(policy.trainable_parameters())
@@ -309,22 +336,22 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
             clock = time.time()
             optimizer.zero_grad()
             weights = token_weights(planned, hyper["lossAggregation"], divisor)
-            step_lines = [line for sample in planned for line in sample]
+            step_lines = [line for sample in owned(planned) for line in sample]
             step_loss = 0.0
-            for group in spade_grpo.micro_batches(step_lines, hyper["microBatchTokens"]):
-                values = policy_logprobs(policy, group, True, step_defs)
+            for batch in spade_grpo.micro_batches(step_lines, hyper["microBatchTokens"]):
+                values = policy_logprobs(policy, batch, True, step_defs)
                 news = [per_line[trained_at] for per_line in values]
                 if fused:
-                    for line, per_line in zip(group, values):
+                    for line, per_line in zip(batch, values):
                         keep_old(line, per_line)
                 # the other definitions' graphs (never backwarded) go now: they would keep the output layer's weight alive through the backward pass
                 del values
-                refs = [None] * len(group)
+                refs = [None] * len(batch)
                 if hyper["klCoef"]:
                     with torch.no_grad():
-                        refs = [per_line[0] for per_line in policy_logprobs(policy, group, False, lambda line: [train_definition(line, hyper)], adapter=False)]
+                        refs = [per_line[0] for per_line in policy_logprobs(policy, batch, False, lambda line: [train_definition(line, hyper)], adapter=False)]
                 group_loss = 0
-                for line, new, ref in zip(group, news, refs):
+                for line, new, ref in zip(batch, news, refs):
                     device = new.device
                     terms = spade_grpo.grpo_tis_terms(new, old_t[id(line)].to(device), behavior_t[id(line)].to(device), line.advantage, hyper["clipLow"], hyper["clipHigh"], hyper["tisCap"], hyper["klCoef"], ref)
                     group_loss = group_loss + terms["loss"].sum() * weights[id(line)]
@@ -335,9 +362,13 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
                     totals["tokens"] += len(line.trained)
                 group_loss.backward()
                 step_loss += float(group_loss)
+            if group is not None:
+                # every rank's gradients summed: the gradient one process computes for the whole step
+                group.sum_gradients(params)
+                (step_loss,) = group.sum([step_loss])
             if fused:
                 # every line's old policy is known now, and nothing has been updated yet: the check refuses here as before
-                mismatch = _check_mismatch(policy, lines, [recorded[id(l)] for l in lines], [local[id(l)] for l in lines], hyper, emit)
+                mismatch = _check_mismatch(policy, mine, [recorded[id(l)] for l in mine], [local[id(l)] for l in mine], hyper, emit, group)
             now = time.time()
             timing["forwardBackward"] += now - clock
             clock = now
@@ -355,6 +386,9 @@ def train_round(policy, lines, hyper, emit, round_number, log=None, parent_adapt
         save_optimizer_state(optimizer, params, output)
     timing["optimizer"] += time.time() - clock
     seconds = time.time() - started
+    if group is not None:
+        totals["ratio_sum"], totals["clipped"], totals["kl"], totals["tokens"] = group.sum([totals["ratio_sum"], totals["clipped"], totals["kl"], totals["tokens"]])
+        totals["ratio_max"] = group.max(totals["ratio_max"])
     tokens = totals["tokens"]
     return {
         "loss": totals["loss"] / max(steps, 1),

@@ -31,6 +31,7 @@ if __name__ == "__main__":
 
 import spade_device  # noqa: E402
 import spade_weights  # noqa: E402
+import spade_distributed  # noqa: E402
 import spade_grpo  # noqa: E402
 import spade_llama_rounding  # noqa: E402
 import spade_memory  # noqa: E402
@@ -65,6 +66,8 @@ class GgufTrainer:
         # "auto": the train command's hyper.checkpointing decides; "on" / "off" override it
         self.checkpointing = None if checkpointing == "auto" else checkpointing == "on"
         self.weights = weights
+        #: spade_distributed.ProcessGroup when several ranks train one round (torchrun), else None
+        self.group = None
         self.model = None
         self._key = None
         self._offloaded = False
@@ -134,10 +137,14 @@ class GgufTrainer:
         model.checkpointing = hyper["checkpointing"] if self.checkpointing is None else self.checkpointing
         parts = self._check_memory(model, [len(l.tokens) for l in lines], [len(l.trained) for l in lines], hyper)
         policy = GgufPolicy(model, lora, hyper["outputChunkTokens"])
-        metrics = spade_step.train_round(policy, lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"], batch_header=header)
+        # several ranks (torchrun): each computes its share of every step, rank 0 writes the adapter and its optimiser state
+        leader = self.group is None or self.group.leader
+        metrics = spade_step.train_round(policy, lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=parent, output=cmd["output"] if leader else None, batch_header=header, group=self.group)
         clock["trained"] = time.time()
         metrics["memoryPredictedBytes"] = parts["peak"]
-        lora.save(cmd["output"], model.architecture)
+        metrics["ranks"] = 1 if self.group is None else self.group.world
+        if leader:
+            lora.save(cmd["output"], model.architecture)
         clock["written"] = time.time()
         metrics.update({
             "loadSeconds": clock["loaded"] - clock["start"],
@@ -215,17 +222,28 @@ def main(argv):
     if args.worker:
         spade_grpo.log(f"[gguf] {spade_blas.describe(spade_blas.report())}")
         spade_grpo.log(f"[gguf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
+        # under torchrun (training.trainer.devices > 1): every rank a worker, rank 0 reading the commands and speaking
+        device = spade_distributed.local_device(args.device)
+        group = spade_distributed.from_environment("cuda" if str(device).startswith("cuda") else "cpu")
+        emit = spade_distributed.leader_only(group, emit)
         try:
-            trainer = GgufTrainer(args.device, args.dtype, args.base_model, args.checkpointing, args.weights)
+            trainer = GgufTrainer(device, args.dtype, args.base_model, args.checkpointing, args.weights)
         except TrainerInputError as error:
             emit({"type": "error", "round": None, "message": str(error)})
             return 2
-        return spade_grpo.serve(trainer, emit=emit)
+        trainer.group = group
+        return spade_grpo.serve(trainer, stdin=None if group is None else spade_distributed.worker_commands(group, sys.stdin), emit=emit)
     if not (args.batch and args.base_model and args.output):
         parser.error("give --worker, or --batch, --base-model and --output")
     line = json.dumps({"type": "train", "round": args.round, "batch": args.batch, "baseModel": args.base_model, "parentAdapter": args.parent_adapter, "output": args.output, "hyper": json.loads(args.hyper)})
     failed = []
-    spade_grpo.serve(GgufTrainer(args.device, args.dtype, checkpointing=args.checkpointing, weights=args.weights), stdin=[line], emit=lambda obj: (failed.append(obj) if obj["type"] == "error" else None, emit(obj)))
+    # under torchrun (`torchrun --nproc_per_node N train_gguf.py --batch ...`): data-parallel, one process per device (spade_distributed)
+    device = spade_distributed.local_device(args.device)
+    group = spade_distributed.from_environment("cuda" if str(device).startswith("cuda") else "cpu")
+    trainer = GgufTrainer(device, args.dtype, checkpointing=args.checkpointing, weights=args.weights)
+    trainer.group = group
+    speaks = group is None or group.leader
+    spade_grpo.serve(trainer, stdin=[line], emit=lambda obj: (failed.append(obj) if obj["type"] == "error" else None, emit(obj) if speaks or obj["type"] == "error" else None))
     return 1 if failed else 0
 
 

@@ -31,6 +31,7 @@ if __name__ == "__main__":
     spade_blas.prepare()  # OpenBLAS's kernels are chosen as torch loads it: before any module below imports torch
 
 import spade_device  # noqa: E402
+import spade_distributed  # noqa: E402
 import spade_grpo  # noqa: E402
 import spade_logprobs  # noqa: E402
 import spade_step  # noqa: E402
@@ -182,6 +183,8 @@ class HfTrainer:
         self.base = None
         self.base_path = None
         self._offloaded = False
+        #: spade_distributed.ProcessGroup when several ranks train one round (torchrun), else None
+        self.group = None
 
     def load_base(self, path):
         transformers, _ = import_hf()
@@ -258,13 +261,17 @@ class HfTrainer:
                 model.gradient_checkpointing_enable()
                 if hasattr(model, "enable_input_require_grads"):
                     model.enable_input_require_grads()  # frozen embeddings: checkpointed blocks still need a grad path
-            metrics = spade_step.train_round(HfPolicy(model, self.device, hyper["outputChunkTokens"]), lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=cmd.get("parentAdapter"), output=cmd["output"], batch_header=header)
-            model.save_pretrained(peft_dir)
+            # several ranks (torchrun): each computes its share of every step, rank 0 writes the adapter and its optimiser state
+            leader = self.group is None or self.group.leader
+            metrics = spade_step.train_round(HfPolicy(model, self.device, hyper["outputChunkTokens"]), lines, hyper, emit, cmd["round"], spade_grpo.log, parent_adapter=cmd.get("parentAdapter"), output=cmd["output"] if leader else None, batch_header=header, group=self.group)
+            if leader:
+                model.save_pretrained(peft_dir)
         finally:
             self.base = model.unload()  # the base model again, without LoRA layers, for the next round
             self.release_device()
-        if gguf_path:
+        if gguf_path and leader:
             self.convert(peft_dir, gguf_path, cmd["baseModel"])
+        metrics["ranks"] = 1 if self.group is None else self.group.world
         emit({"type": "metrics", "round": cmd["round"], "metrics": metrics})
         emit({"type": "adapter", "round": cmd["round"], "path": gguf_path or peft_dir})
 
@@ -354,15 +361,20 @@ def main(argv):
         spade_blas.use_threads(torch, args.threads)
         spade_grpo.log(f"[hf] {spade_blas.describe(spade_blas.report())}")
         spade_grpo.log(f"[hf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
-        trainer = HfTrainer(args.device, args.dtype, args.convert_script)
+        # under torchrun (training.trainer.devices > 1): every rank a worker, rank 0 reading the commands and speaking
+        device = spade_distributed.local_device(args.device)
+        group = spade_distributed.from_environment("cuda" if str(device).startswith("cuda") or (device == "auto" and torch.cuda.is_available()) else "cpu")
+        emit = spade_distributed.leader_only(group, spade_grpo.Emitter())
+        trainer = HfTrainer(device, args.dtype, args.convert_script)
+        trainer.group = group
         if args.base_model:
             try:
                 trainer.load_base(args.base_model)
                 trainer.release_device()
             except TrainerInputError as error:
-                spade_grpo.Emitter()({"type": "error", "round": None, "message": str(error)})
+                emit({"type": "error", "round": None, "message": str(error)})
                 return 2
-        return spade_grpo.serve(trainer)
+        return spade_grpo.serve(trainer, stdin=None if group is None else spade_distributed.worker_commands(group, sys.stdin), emit=emit)
     if not (args.dataset or args.batch) or not args.base_model or not args.output_dir:
         parser.error("give --worker, or --dataset (or --batch), --base-model and --output-dir")
     return one_shot(args)

@@ -327,6 +327,10 @@ describe("OpenAiBackend speaks each server's own fields", () => {
       max_tokens: 1024,
       stream: false,
       logprobs: true,
+      // SGLang returns token ids only when asked (protocol.py), and only in whole replies (serving_chat.py)
+      return_prompt_token_ids: true,
+      return_token_ids: true,
+      return_meta_info: true,
       chat_template_kwargs: { enable_thinking: true },
     });
     expect(backend.adapter).toBe("round-3");

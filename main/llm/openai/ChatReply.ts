@@ -17,6 +17,8 @@ export class ChatReply {
   /** Completion token ids: vLLM's `token_ids`, else the `token_id:<id>` names of the log-prob entries. */
   private readonly tokenIds: number[] = [];
   private readonly logprobTokenIds: number[] = [];
+  /** SGLang's ids from `meta_info.output_token_logprobs`. */
+  private readonly metaTokenIds: number[] = [];
   private promptTokenIds: number[] | null = null;
   /** Tool calls by stream index (streamed calls arrive in fragments). */
   private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
@@ -63,6 +65,7 @@ export class ChatReply {
     this.readLogprobs(choice.logprobs, "choices[0]");
     this.readPromptIds(body.prompt_token_ids ?? choice.prompt_token_ids);
     this.readTokenIds(choice.token_ids, "choices[0].token_ids");
+    this.readMetaInfo(choice.meta_info);
     this.finish = typeof choice.finish_reason === "string" ? choice.finish_reason : "stop";
     this.readUsage(body.usage);
   }
@@ -85,7 +88,8 @@ export class ChatReply {
       result.tokenProbs = this.logprobs.map((logprob) => Math.exp(logprob));
       result.tokenLogprobs = [...this.logprobs];
     }
-    const ids = this.tokenIds.length > 0 ? this.tokenIds : this.logprobTokenIds.length === this.logprobs.length ? this.logprobTokenIds : [];
+    const ids =
+      this.tokenIds.length > 0 ? this.tokenIds : this.metaTokenIds.length > 0 ? this.metaTokenIds : this.logprobTokenIds.length === this.logprobs.length ? this.logprobTokenIds : [];
     if (ids.length > 0) result.tokenIds = [...ids];
     if (this.promptTokenIds) result.promptTokenIds = [...this.promptTokenIds];
     if (this.samplingUsed) result.samplingUsed = this.samplingUsed;
@@ -113,6 +117,21 @@ export class ChatReply {
     if (value === undefined || value === null) return;
     if (!Array.isArray(value) || !value.every((id) => Number.isInteger(id))) this.fail(`expected ${where} to be an array of integers, got ${describe(value)}`);
     this.tokenIds.push(...(value as number[]));
+  }
+
+  /**
+   * SGLang's `meta_info` (with `return_meta_info`): `output_token_logprobs` is one
+   * `[logprob, token_id, text]` per generated token (sglang tokenizer_manager.py
+   * `detokenize_logprob_tokens`), the ids of a chat API that has no `return_token_ids`.
+   */
+  private readMetaInfo(value: unknown): void {
+    if (value === undefined || value === null || this.tokenIds.length > 0) return;
+    const entries = this.object(value, "choices[0].meta_info").output_token_logprobs;
+    if (entries === undefined || entries === null) return;
+    if (!Array.isArray(entries) || !entries.every((entry) => Array.isArray(entry) && Number.isInteger(entry[1]))) {
+      this.fail(`expected choices[0].meta_info.output_token_logprobs to be [logprob, token_id, text] entries, got ${describe(entries)}`);
+    }
+    this.metaTokenIds.push(...(entries as unknown[][]).map((entry) => entry[1] as number));
   }
 
   private readPromptIds(value: unknown): void {

@@ -13,6 +13,7 @@ import { OpenAiResponseError } from "./OpenAiResponseError.js";
 import { OpenAiAdapterLoadError } from "./OpenAiAdapterLoadError.js";
 import { detectServerKind } from "./OpenAiServerKind.js";
 import { OpenAiTimeoutError } from "./OpenAiTimeoutError.js";
+import { preflightTraining, type TrainingNeeds } from "./preflightTraining.js";
 import { readSseEvents } from "./readSseEvents.js";
 import { retryDelay } from "./retryDelay.js";
 
@@ -76,8 +77,10 @@ export class OpenAiBackend implements LlmBackend {
   }
 
   async chat(request: ChatRequest): Promise<ChatResult> {
-    const { stream, logprobs } = this.settings;
+    const { logprobs } = this.settings;
     const server = await this.server();
+    // SGLang refuses return_prompt_token_ids with stream: true (serving_chat.py): its calls are whole replies.
+    const stream = this.settings.stream && server !== "sglang";
     const url = this.url("/chat/completions");
     for (;;) {
       const { body, samplingUsed } = buildChatBody(request, {
@@ -131,6 +134,54 @@ export class OpenAiBackend implements LlmBackend {
     this.currentAdapter = name;
   }
 
+  /**
+   * Drops a run-time adapter from every replica (vLLM `POST /v1/unload_lora_adapter`, SGLang
+   * `POST /unload_lora_adapter`), so a long run does not keep every round's adapter in the server's
+   * memory. A replica that does not hold the name (vLLM 404 "cannot be found", SGLang 400) is no error.
+   */
+  async unloadAdapter(name: string): Promise<void> {
+    const server = await this.server();
+    if (server !== "vllm" && server !== "sglang") return;
+    const targets = (this.options.replicas ?? [this.baseUrl]).map((base) => base.replace(/\/+$/, ""));
+    await Promise.all(
+      targets.map(async (base) => {
+        const url = `${server === "sglang" ? base.replace(/\/v1$/, "") : base}/unload_lora_adapter`;
+        let response: Response;
+        try {
+          response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...this.authHeaders() }, body: JSON.stringify({ lora_name: name }), signal: AbortSignal.any([this.disposal.signal, AbortSignal.timeout(this.settings.timeoutMs)]) });
+        } catch (error) {
+          throw new OpenAiConnectionError(url, 1, error);
+        }
+        const text = await response.text().catch(() => "");
+        if (!response.ok && response.status !== 404 && !(response.status === 400 && /not (be )?(found|loaded)/i.test(text))) {
+          throw new OpenAiAdapterLoadError(base, `unloading "${name}" failed with HTTP ${response.status} (${excerpt(text, 200)})`);
+        }
+      }),
+    );
+    if (this.currentAdapter === name) this.currentAdapter = this.options.adapter ?? null;
+  }
+
+  /**
+   * Before rollout 0 of a training run: whether this server can serve it (preflightTraining), one
+   * one-token request included. Throws ServerPreflightError naming each flag to set.
+   */
+  async preflightTraining(needs: TrainingNeeds): Promise<string> {
+    const server = await this.server();
+    const signal = AbortSignal.any([this.disposal.signal, AbortSignal.timeout(this.settings.timeoutMs)]);
+    return preflightTraining(
+      {
+        baseUrl: this.baseUrl,
+        replicas: (this.options.replicas ?? []).map((base) => base.replace(/\/+$/, "")),
+        model: this.options.model,
+        server,
+        headers: this.authHeaders(),
+        signal,
+        chat: () => this.chat({ messages: [{ role: "user", content: "Hi" }], sampling: { maxTokens: 1, temperature: 1 }, signal }),
+      },
+      needs,
+    );
+  }
+
   private async loadAdapterAt(base: string, server: "vllm" | "sglang", path: string, name: string): Promise<void> {
     const root = server === "sglang" ? base.replace(/\/v1$/, "") : base;
     const url = `${root}/load_lora_adapter`;
@@ -147,11 +198,9 @@ export class OpenAiBackend implements LlmBackend {
     }
     const text = await response.text().catch(() => "");
     if (!response.ok) {
-      const hint =
-        server === "vllm" && (response.status === 404 || response.status === 405)
-          ? ": the server does not allow run-time LoRA loading; start vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True and --enable-lora"
-          : "";
-      throw new OpenAiAdapterLoadError(base, `loading ${path} as "${name}" failed with HTTP ${response.status} (${excerpt(text, 200)})${hint}`);
+      // The name is this workspace's alone (TrainingRound), so a server that holds it already holds this adapter: a resumed run goes on.
+      if (response.status === 400 && alreadyLoaded.test(text)) return;
+      throw new OpenAiAdapterLoadError(base, `loading ${path} as "${name}" failed with HTTP ${response.status} (${excerpt(text, 200)})${loadHint(server, response.status, text)}`);
     }
   }
 
@@ -248,6 +297,20 @@ export class OpenAiBackend implements LlmBackend {
       throw new Retryable(error);
     }
   }
+}
+
+/** vLLM (serving_models.py): "The lora adapter '<name>' has already been loaded."; SGLang (lora_manager.py): "Failed to load LoRA adapter <name> because it is already loaded". */
+const alreadyLoaded = /has already been loaded|because it is already loaded/;
+
+/** The server flag a refused load needs, from the server's own message (see tests/support/fakeVllmServer.ts, fakeSglangServer.ts). */
+function loadHint(server: "vllm" | "sglang", status: number, text: string): string {
+  if (server === "vllm" && (status === 404 || status === 405) && /Not Found|Method Not Allowed/i.test(text)) {
+    return ": the server does not allow run-time LoRA loading; start vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True and --enable-lora";
+  }
+  if (/LoRA is not enabled/i.test(text)) return server === "vllm" ? ": start vLLM with --enable-lora (and --max-lora-rank at least the adapter's rank)" : ": start SGLang with --enable-lora --max-lora-rank <rank> --lora-target-modules all";
+  const rank = /LoRA rank (\d+) is greater than max_lora_rank/.exec(text) ?? /with rank (\d+) is incompatible/.exec(text);
+  if (rank) return server === "vllm" ? `: start vLLM with --max-lora-rank ${rank[1]} or more (it defaults to 16)` : `: start SGLang with --max-lora-rank ${rank[1]} or more and --lora-target-modules covering the adapter's (e.g. all)`;
+  return "";
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { OpenAiServerKind } from "../../../shared/backendConfig.js";
-import type { ChatMessage, SamplingOptions, ThinkingMode, ToolSpec } from "../../../shared/llm.js";
+import type { ChatMessage, LogprobDefinition, SamplingOptions, ThinkingMode, ToolSpec } from "../../../shared/llm.js";
 
 export interface ChatBodyOptions {
   model: string;
@@ -30,6 +30,8 @@ export const droppableFields = [
   "seed",
   "logprobs",
   "return_token_ids",
+  "return_prompt_token_ids",
+  "return_meta_info",
   "return_tokens_as_token_ids",
   "chat_template_kwargs",
   "reasoning_effort",
@@ -41,7 +43,18 @@ export const droppableFields = [
  * - the adapter: the model name on vLLM (`--lora-modules` / `load_lora_adapter` serve it under its
  *   name), llama.cpp, Ollama and OpenAI; `lora_path` beside the base model on SGLang;
  * - token ids: vLLM is asked for `return_token_ids` (prompt and completion ids) and
- *   `return_tokens_as_token_ids` (log-prob entries named `token_id:<id>`);
+ *   `return_tokens_as_token_ids` (log-prob entries named `token_id:<id>`); SGLang for
+ *   `return_prompt_token_ids` and `return_token_ids` (both false by default, and refused with
+ *   `stream: true`: sglang python/sglang/srt/entrypoints/openai/protocol.py ChatCompletionRequest,
+ *   serving_chat.py `_convert_to_internal_request`) and `return_meta_info` (its
+ *   `output_token_logprobs` name each token's id, for versions whose chat API has no
+ *   `return_token_ids`);
+ * - the log-prob definition the server's values follow goes into `samplingUsed.logprobs`: vLLM V1
+ *   "raw" (vllm/v1/sample/sampler.py: `raw_logprobs` computed from the logits before penalties,
+ *   temperature and top-k/top-p; the default `logprobs_mode`), SGLang "tempered"
+ *   (python/sglang/srt/layers/sampler.py: `logits.div_(temperatures)`, softmax, log of the full
+ *   vocabulary before top-k/top-p renormalisation; temperature 1 for greedy), llama.cpp's server "raw"
+ *   (`post_sampling_probs` off: the softmax of the raw logits);
  * - thinking ("auto" sends nothing): `chat_template_kwargs.enable_thinking` on vLLM, SGLang,
  *   llama.cpp and unknown servers; `reasoning_effort` on OpenAI ("low" / "high") and Ollama
  *   ("none" / "high");
@@ -82,6 +95,13 @@ export function buildChatBody(request: ChatBodyRequest, options: ChatBodyOptions
     put("return_token_ids", true);
     if (options.logprobs) put("return_tokens_as_token_ids", true);
   }
+  if (server === "sglang") {
+    put("return_prompt_token_ids", true);
+    put("return_token_ids", true);
+    if (options.logprobs) put("return_meta_info", true);
+  }
+  const definition = logprobDefinitionOf(server);
+  if (options.logprobs && !dropped.has("logprobs") && definition) samplingUsed.logprobs = definition;
   const thinking = request.thinking ?? "auto";
   if (thinking !== "auto") {
     if (server === "openai") put("reasoning_effort", thinking === "on" ? "high" : "low");
@@ -95,6 +115,15 @@ export function buildChatBody(request: ChatBodyRequest, options: ChatBodyOptions
     }));
   }
   return { body, samplingUsed };
+}
+
+/** The function a server's reported log-probs are (see buildChatBody); null where not known (the local default applies). */
+export function logprobDefinitionOf(server: OpenAiServerKind | null): LogprobDefinition | null {
+  // llama.cpp's server: `post_sampling_probs` off (its default, never sent here) reports get_token_probabilities, the
+  // softmax of the raw logits over the whole vocabulary (tools/server/server.cpp populate_token_probs)
+  if (server === "vllm" || server === "llama.cpp") return "raw";
+  if (server === "sglang") return "tempered";
+  return null;
 }
 
 function toWire(message: ChatMessage): Record<string, unknown> {
