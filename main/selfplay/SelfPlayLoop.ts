@@ -5,6 +5,7 @@ import type { Corpus } from "../corpus/Corpus.js";
 import { countWords, truncateDocument } from "../corpus/truncateWords.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { PromptTooLongError } from "../llm/PromptTooLongError.js";
+import { playKey, type PlayTrace } from "../rollout/PlayTrace.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
 import { repairFStringBraces } from "../sandbox/repairFStringBraces.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
@@ -55,6 +56,8 @@ export interface SelfPlayDeps {
   training?: TrainingStep;
   /** Plays in flight at once. Defaults to the backend's parallelism. */
   playConcurrency?: number;
+  /** Told each moment of every play (benchmarks build the server's timeline from them). Defaults to none. */
+  trace?: PlayTrace;
   /** The installed environment library of a `designer.kind: "library"` run (the RLVE baseline). */
   library?: LibraryHost;
 }
@@ -587,6 +590,7 @@ export class SelfPlayLoop {
   private async playOne(iteration: number, state: SlotState, spec: PlaySpec, hint: string | null): Promise<{ timedOut: boolean } | null> {
     const { db } = this.deps;
     const env = state.env!;
+    this.deps.trace?.(playKey(spec.seed, spec.playIndex, spec.hinted, spec.canary), "started", performance.now());
     const stored = findEpisode(db, env.id, spec.hinted, spec.playIndex, spec.canary);
     if (stored) return stored;
     this.phase(iteration, state.slot, "playing");
@@ -602,6 +606,7 @@ export class SelfPlayLoop {
         historyTurns: this.config.agent.historyTurns ?? undefined,
         protocol: { thinking: this.config.agent.thinking, maskMalformedToolCalls: this.config.agent.maskMalformedToolCalls },
         signal: this.deps.signal,
+        trace: this.deps.trace,
         onEpisode: (episode) => {
           if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
           const { turns, ...fields } = episode;
