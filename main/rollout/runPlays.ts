@@ -57,10 +57,14 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
   const playOne = async (spec: PlaySpec): Promise<RecordedEpisode> => {
     if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
     const { episode, closing } = await playContained(spec);
-    await closing;
     episodes.push(episode);
-    await options.onEpisode?.(episode);
-    mark(spec, "stored");
+    try {
+      // The episode is stored while the sandbox restores its interpreter (the close is on its way).
+      await options.onEpisode?.(episode);
+      mark(spec, "stored");
+    } finally {
+      await closing;
+    }
     return episode;
   };
   /**
@@ -103,7 +107,7 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
       episode = failedEpisode(spec, options, `the play failed on what the environment answered: ${describe(error)}`, error instanceof SandboxTimeoutError, startedAt);
       return { episode, closing: closing.then(() => mark(spec, "closed")) };
     }
-    // Closed before the episode is stored: the sandbox restores its interpreter meanwhile.
+    // Closed before the episode is stored, not waited for: the sandbox restores its interpreter meanwhile.
     return { episode, closing: session.close().then(() => mark(spec, "closed"), () => undefined) };
   };
   for (const canary of canaries) {

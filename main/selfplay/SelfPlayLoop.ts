@@ -40,6 +40,7 @@ import { batchScoredAt, isRegeneration, playsPerGame, regenerationInterval, rege
 import { scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
 import type { TrainingStep } from "./TrainingStep.js";
+import { playsInFlight } from "./playsInFlight.js";
 import { WorkGraph, type WorkUnit } from "./WorkGraph.js";
 import { screenHint, writeHint } from "./writeHint.js";
 
@@ -54,7 +55,7 @@ export interface SelfPlayDeps {
   onEvent?: (event: LoopEvent) => void;
   /** Training inside the run: asked after every completed iteration. Absent: the run only collects experience. */
   training?: TrainingStep;
-  /** Plays in flight at once. Defaults to the backend's parallelism. */
+  /** Plays in flight at once. Defaults to `playsInFlight` of the backend's parallelism (its requests, and half as many again getting ready). */
   playConcurrency?: number;
   /** Told each moment of every play (benchmarks build the server's timeline from them). Defaults to none. */
   trace?: PlayTrace;
@@ -244,7 +245,7 @@ export class SelfPlayLoop {
   /** Runs a graph of the iteration's units. False when interrupted. */
   private async runGraph(graph: WorkGraph<UnitKind>): Promise<boolean> {
     try {
-      await graph.run({ limits: { play: Math.max(1, this.deps.playConcurrency ?? this.deps.backend.parallelism) }, signal: this.deps.signal });
+      await graph.run({ limits: { play: Math.max(1, this.deps.playConcurrency ?? playsInFlight(this.deps.backend.parallelism)) }, signal: this.deps.signal });
     } catch (error) {
       if (this.deps.signal?.aborted) return false;
       throw error;

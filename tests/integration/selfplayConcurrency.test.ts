@@ -15,6 +15,8 @@ import { Semaphore } from "../../main/llm/Semaphore.js";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
 import { buildRunReport } from "../../main/selfplay/buildRunReport.js";
 import type { LoopEvent } from "../../main/selfplay/LoopEvent.js";
+import type { PlayTrace } from "../../main/rollout/PlayTrace.js";
+import { playsInFlight } from "../../main/selfplay/playsInFlight.js";
 import { SelfPlayLoop } from "../../main/selfplay/SelfPlayLoop.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { getEnvironment, listEnvironments } from "../../main/store/queries/environments.js";
@@ -76,7 +78,7 @@ class LatencyBackend extends ScriptedBackend {
   }
 }
 
-async function runAt(name: string, parallelism: number, held: HeldDesigner | null = null, onEvent?: (event: LoopEvent) => void, overrides: Record<string, unknown> = {}) {
+async function runAt(name: string, parallelism: number, held: HeldDesigner | null = null, onEvent?: (event: LoopEvent) => void, overrides: Record<string, unknown> = {}, trace?: PlayTrace) {
   const config = parseRunConfig(
     {
       db: join(dir, `${name}.sqlite`), seed: 5, iterations: 2, envsPerIteration: 3, plays: 3, hintPlays: 2, maxTurns: 2,
@@ -89,7 +91,7 @@ async function runAt(name: string, parallelism: number, held: HeldDesigner | nul
   const run = createRun(db, { config, seed: config.seed });
   const backend = new LatencyBackend(parallelism, held);
   const events: { at: number; event: LoopEvent }[] = [];
-  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus: await openCorpus(config.corpus!.path), onEvent: (event) => {
+  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus: await openCorpus(config.corpus!.path), trace, onEvent: (event) => {
     events.push({ at: performance.now(), event });
     onEvent?.(event);
   } }).run();
@@ -115,6 +117,22 @@ function stored(db: ReturnType<typeof openDatabase>, runId: number) {
 }
 
 describe("the loop's scheduler", () => {
+  it("keeps plays getting ready beyond the requests the backend serves: half as many again open and reset while those run", async () => {
+    const open = new Set<string>();
+    let peakPlays = 0;
+    const marks: string[] = [];
+    const { backend, outcome } = await runAt("ahead", 2, null, undefined, { iterations: 1 }, (play, mark) => {
+      marks.push(mark);
+      if (mark === "started") open.add(play);
+      if (mark === "stored") open.delete(play);
+      peakPlays = Math.max(peakPlays, open.size);
+    });
+    expect(outcome).toBe("completed");
+    expect(backend.peakInFlight).toBe(2); // the backend's limit holds
+    expect(peakPlays).toBe(playsInFlight(2)); // 3: one play ready behind the two requests
+    expect(marks.filter((mark) => mark === "started").length).toBeGreaterThan(2 * playsInFlight(2)); // plays to spare: the limit, not the work, set the peak
+  });
+
   it("stores identical results at concurrency 1, 4 and 16", async () => {
     const one = await runAt("c1", 1);
     const four = await runAt("c4", 4);
