@@ -8,6 +8,7 @@ import { agentSystemPrompt, frameFirstObservation } from "./agentSystemPrompt.js
 import { buildTurnMessages } from "./buildTurnMessages.js";
 import { extractBoxedAction, extractFirstBoxedAction } from "./extractAction.js";
 import type { RecordedEpisode, RecordedTurn } from "./RecordedEpisode.js";
+import { playKey, type PlayTrace } from "./PlayTrace.js";
 import { nativeToolAction, parseTextToolCalls, toolCallText, toolSpecs } from "./toolCalls.js";
 
 /**
@@ -69,6 +70,8 @@ export interface PlayEpisodeOptions {
   /** Defaults to the reference protocol, see `AgentProtocol`. */
   protocol?: AgentProtocol;
   signal?: AbortSignal;
+  /** Told each moment of the play (reset answered, each request and answer, each step). Defaults to none. */
+  trace?: PlayTrace;
 }
 
 /** The most characters of `info` (as JSON, reset included) an episode stores; a step's info past it is dropped and says so. */
@@ -109,18 +112,20 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
     ...fields,
   });
 
+  // One key per episode: a router that routes on it keeps the conversation on one replica's prefix cache.
+  const routingKey = playKey(seed, options.playIndex ?? 0, hint !== null, options.canary ?? false);
+  const mark = options.trace ? (what: Parameters<PlayTrace>[1]) => options.trace!(routingKey, what, performance.now()) : () => undefined;
   let firstObservation: string;
   let resetInfo: RecordedEpisode["resetInfo"];
   try {
     const reset = await session.reset(seed);
+    mark("observed");
     firstObservation = hint === null ? reset.observation : withHint(reset.observation, hint);
     resetInfo = reset.info;
   } catch (error) {
     return episode({ error: `reset(seed=${seed}) failed: ${describe(error)}`, timedOut: isTimeout(error) });
   }
 
-  // One key per episode: a router that routes on it keeps the conversation on one replica's prefix cache.
-  const routingKey = `spade-${seed}-${options.playIndex ?? 0}${hint === null ? "" : "-hinted"}${options.canary ? "-canary" : ""}`;
   const ask = async (index: number, messages: ChatMessage[], tools?: ToolSpec[]): Promise<{ reply: ChatResult; latencyMs: number } | { stop: Stop }> => {
     const request: ChatRequest = {
       messages,
@@ -131,8 +136,11 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
       ...(tools ? { tools } : {}),
     };
     const started = performance.now();
+    mark("asking");
     try {
-      return { reply: await backend.chat(request), latencyMs: performance.now() - started };
+      const reply = await backend.chat(request);
+      mark("answered");
+      return { reply, latencyMs: performance.now() - started };
     } catch (error) {
       // The reference ends the episode truncated (return 0) when the context fills: a normal, trained
       // play. A first prompt that cannot fit at all is a setting to fix: an errored play.
@@ -143,7 +151,9 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
   /** One step; an exception scores `stepErrorReward` and ends the episode (or errors it, when null). */
   const step = async (index: number, action: string): Promise<{ result: StepResult } | { failed: StepResult | null; stop: NonNullable<Stop> }> => {
     try {
-      return { result: await session.step(action) };
+      const result = await session.step(action);
+      mark("stepped");
+      return { result };
     } catch (error) {
       const stop = { error: `step() failed on turn ${index}: ${describe(error)}`, timedOut: isTimeout(error) };
       const scored = protocol.stepErrorReward !== null && isEnvironmentError(error);

@@ -4,6 +4,7 @@ import type { EnvSession } from "../sandbox/EnvSession.js";
 import { SandboxTimeoutError } from "../sandbox/errors.js";
 import { mapWithConcurrency } from "../util/mapWithConcurrency.js";
 import { playEpisode, type AgentProtocol } from "./playEpisode.js";
+import { playKey, type PlayTrace } from "./PlayTrace.js";
 import type { RecordedEpisode } from "./RecordedEpisode.js";
 
 /** Opens a fresh instance of the environment under test (one per episode). */
@@ -33,6 +34,8 @@ export interface RunPlaysOptions {
   signal?: AbortSignal;
   /** Called as each episode finishes (the loop stores it in its own transaction). */
   onEpisode?: (episode: RecordedEpisode) => void | Promise<void>;
+  /** Told each moment of every play (see `PlayMark`). Defaults to none. */
+  trace?: PlayTrace;
 }
 
 export interface PlaysOutcome {
@@ -50,28 +53,38 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
   const rest = options.specs.filter((spec) => !spec.canary);
   if (rest.some((spec) => spec.hinted) && options.hint === null) throw new Error("runPlays: hinted plays need a hint");
   const episodes: RecordedEpisode[] = [];
+  const mark = (spec: PlaySpec, what: Parameters<PlayTrace>[1]) => options.trace?.(playKey(spec.seed, spec.playIndex, spec.hinted, spec.canary), what, performance.now());
   const playOne = async (spec: PlaySpec): Promise<RecordedEpisode> => {
     if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
-    const episode = await playContained(spec);
+    const { episode, closing } = await playContained(spec);
     episodes.push(episode);
-    await options.onEpisode?.(episode);
+    try {
+      // The episode is stored while the sandbox restores its interpreter (the close is on its way).
+      await options.onEpisode?.(episode);
+      mark(spec, "stored");
+    } finally {
+      await closing;
+    }
     return episode;
   };
   /**
    * One play whose every failure of the environment (its open, or anything done with what it
    * answered) is that play's recorded error: no environment ends the batch, let alone the run.
    */
-  const playContained = async (spec: PlaySpec): Promise<RecordedEpisode> => {
+  const playContained = async (spec: PlaySpec): Promise<{ episode: RecordedEpisode; closing: Promise<void> }> => {
     const startedAt = Date.now();
     let session: EnvSession;
+    mark(spec, "opening");
     try {
       session = await options.open();
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      return failedEpisode(spec, options, `open failed: ${describe(error)}`, error instanceof SandboxTimeoutError, startedAt);
+      return { episode: failedEpisode(spec, options, `open failed: ${describe(error)}`, error instanceof SandboxTimeoutError, startedAt), closing: Promise.resolve() };
     }
+    mark(spec, "opened");
+    let episode: RecordedEpisode;
     try {
-      return await playEpisode({
+      episode = await playEpisode({
         session,
         backend: options.backend,
         seed: spec.seed,
@@ -83,14 +96,19 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
         historyTurns: options.historyTurns,
         protocol: options.protocol,
         signal: options.signal,
+        trace: options.trace,
       });
     } catch (error) {
-      if (options.signal?.aborted) throw error;
-      return failedEpisode(spec, options, `the play failed on what the environment answered: ${describe(error)}`, error instanceof SandboxTimeoutError, startedAt);
-    } finally {
-      // Closed before the episode is stored: the sandbox restores its interpreter meanwhile.
-      await session.close().catch(() => undefined);
+      const closing = session.close().catch(() => undefined);
+      if (options.signal?.aborted) {
+        await closing;
+        throw error;
+      }
+      episode = failedEpisode(spec, options, `the play failed on what the environment answered: ${describe(error)}`, error instanceof SandboxTimeoutError, startedAt);
+      return { episode, closing: closing.then(() => mark(spec, "closed")) };
     }
+    // Closed before the episode is stored, not waited for: the sandbox restores its interpreter meanwhile.
+    return { episode, closing: session.close().then(() => mark(spec, "closed"), () => undefined) };
   };
   for (const canary of canaries) {
     const episode = await playOne(canary);

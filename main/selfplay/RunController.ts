@@ -32,15 +32,16 @@ import type { LibraryHost } from "../library/LibraryHost.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import type { TrainingStep } from "./TrainingStep.js";
 import { RunProgressTracker } from "./RunProgressTracker.js";
+import { playsInFlight } from "./playsInFlight.js";
 import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
 
 /**
- * The sandbox pool for a run: sized for one play per request the backend serves at once (plus one
- * for validation); `sandbox.processes` caps the processes alive at once, else the pool caps itself
+ * The sandbox pool for a run: sized for the plays in flight (`playsInFlight`: the requests the backend
+ * serves at once and the plays getting ready behind them; plus one for validation); `sandbox.processes` caps the processes alive at once, else the pool caps itself
  * by free memory. Processes start as plays need them, a few ahead.
  */
 export function sandboxPoolSizing(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): Pick<SandboxPoolOptions, "concurrency" | "capacity" | "playsPerProcess" | "recycleProcesses"> {
-  return { concurrency: backend.parallelism + 1, playsPerProcess: config.sandbox.playsPerProcess, recycleProcesses: config.sandbox.recycleProcesses, ...(config.sandbox.processes === null ? {} : { capacity: config.sandbox.processes }) };
+  return { concurrency: playsInFlight(backend.parallelism) + 1, playsPerProcess: config.sandbox.playsPerProcess, recycleProcesses: config.sandbox.recycleProcesses, ...(config.sandbox.processes === null ? {} : { capacity: config.sandbox.processes }) };
 }
 
 /**

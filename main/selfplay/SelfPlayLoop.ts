@@ -5,6 +5,7 @@ import type { Corpus } from "../corpus/Corpus.js";
 import { countWords, truncateDocument } from "../corpus/truncateWords.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { PromptTooLongError } from "../llm/PromptTooLongError.js";
+import { playKey, type PlayTrace } from "../rollout/PlayTrace.js";
 import { runPlays, type PlaySpec } from "../rollout/runPlays.js";
 import { repairFStringBraces } from "../sandbox/repairFStringBraces.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
@@ -39,6 +40,7 @@ import { batchScoredAt, isRegeneration, playsPerGame, regenerationInterval, rege
 import { scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
 import type { TrainingStep } from "./TrainingStep.js";
+import { playsInFlight } from "./playsInFlight.js";
 import { WorkGraph, type WorkUnit } from "./WorkGraph.js";
 import { screenHint, writeHint } from "./writeHint.js";
 
@@ -53,8 +55,10 @@ export interface SelfPlayDeps {
   onEvent?: (event: LoopEvent) => void;
   /** Training inside the run: asked after every completed iteration. Absent: the run only collects experience. */
   training?: TrainingStep;
-  /** Plays in flight at once. Defaults to the backend's parallelism. */
+  /** Plays in flight at once. Defaults to `playsInFlight` of the backend's parallelism (its requests, and half as many again getting ready). */
   playConcurrency?: number;
+  /** Told each moment of every play (benchmarks build the server's timeline from them). Defaults to none. */
+  trace?: PlayTrace;
   /** The installed environment library of a `designer.kind: "library"` run (the RLVE baseline). */
   library?: LibraryHost;
   /** The hint writer's wait after its n-th failed call. Defaults to the reference's 2^n s. */
@@ -244,7 +248,7 @@ export class SelfPlayLoop {
   /** Runs a graph of the iteration's units. False when interrupted. */
   private async runGraph(graph: WorkGraph<UnitKind>): Promise<boolean> {
     try {
-      await graph.run({ limits: { play: Math.max(1, this.deps.playConcurrency ?? this.deps.backend.parallelism) }, signal: this.deps.signal });
+      await graph.run({ limits: { play: Math.max(1, this.deps.playConcurrency ?? playsInFlight(this.deps.backend.parallelism)) }, signal: this.deps.signal });
     } catch (error) {
       if (this.deps.signal?.aborted) return false;
       throw error;
@@ -612,6 +616,7 @@ export class SelfPlayLoop {
   private async playOne(iteration: number, state: SlotState, spec: PlaySpec, hint: string | null): Promise<{ timedOut: boolean } | null> {
     const { db } = this.deps;
     const env = state.env!;
+    this.deps.trace?.(playKey(spec.seed, spec.playIndex, spec.hinted, spec.canary), "started", performance.now());
     const stored = findEpisode(db, env.id, spec.hinted, spec.playIndex, spec.canary);
     if (stored) {
       if (stored.timedOut) state.hung = true;
@@ -632,6 +637,7 @@ export class SelfPlayLoop {
           historyTurns: this.config.agent.historyTurns ?? undefined,
           protocol: { thinking: this.config.agent.thinking, maskMalformedToolCalls: this.config.agent.maskMalformedToolCalls },
           signal: this.deps.signal,
+          trace: this.deps.trace,
           onEpisode: (episode) => {
             if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
             const { turns, ...fields } = episode;

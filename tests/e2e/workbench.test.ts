@@ -247,11 +247,10 @@ describe.skipIf(!rendererBuilt())("workbench in Chromium against spade serve", (
     expect(await quantisation.innerText()).toMatch(/Q4_K_M \([\d.]+ GB\): (plays and trains|plays|too big)/);
     const form = page.getByTestId("download-form");
     await form.getByLabel("model URI").fill("https://127.0.0.1:9/models/tiny.gguf");
-    const started = Date.now();
     await form.getByRole("button", { name: "Download" }).click();
     await form.getByRole("alert").waitFor();
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(await form.getByRole("alert").innerText()).toMatch(/^Download failed: .*127\.0\.0\.1:9 cannot be reached/s);
+    // the connection probe's answer, given before any download (and its retries) starts
+    expect(await form.getByRole("alert").innerText()).toMatch(/^Download failed: .*127\.0\.0\.1:9 cannot be reached \(ECONNREFUSED\)/s);
     const adapters = await page.getByTestId("adapters-table").innerText();
     expect(adapters).toContain("spade-it1");
     expect(adapters).toContain("36.0%");

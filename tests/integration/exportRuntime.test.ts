@@ -47,9 +47,7 @@ describe("the packages' runtime", () => {
       "from spade_runtime import ProcessGame",
       "game = ProcessGame(timeout_s=1.0)",
       "game.reset(seed=0)",
-      "started = time.monotonic()",
       "hung = game.step('\\\\boxed{hang}')",
-      "elapsed = time.monotonic() - started",
       "alive = game._process is not None and game._process.poll() is None",
       "game.close()",
       "other = ProcessGame()",
@@ -58,14 +56,13 @@ describe("the packages' runtime", () => {
       "other.reset(seed=1)",
       "limit = [other.step('\\\\boxed{a}'), other.step('\\\\boxed{b}')]",
       "other.close()",
-      "print(json.dumps({'hung': hung, 'elapsed': elapsed, 'alive': alive, 'boom': boom, 'limit': limit}))",
+      "print(json.dumps({'hung': hung, 'alive': alive, 'boom': boom, 'limit': limit}))",
     ].join("\n");
     const result = spawnSync("/usr/bin/python3", ["-c", script], { encoding: "utf8", timeout: 60_000 });
     expect(result.status, result.stderr).toBe(0);
-    const out = JSON.parse(result.stdout) as { hung: [string, number, boolean, boolean, Record<string, unknown>]; elapsed: number; alive: boolean; boom: [string, number, boolean]; limit: Array<[string, number, boolean, boolean]> };
+    const out = JSON.parse(result.stdout) as { hung: [string, number, boolean, boolean, Record<string, unknown>]; alive: boolean; boom: [string, number, boolean]; limit: Array<[string, number, boolean, boolean]> };
     expect(out.hung.slice(1)).toEqual([-1, true, false, { stepError: true }]);
     expect(out.hung[0]).toContain("did not answer step within 1.0 s");
-    expect(out.elapsed).toBeLessThan(10);
     expect(out.alive).toBe(false);
     expect(out.boom.slice(0, 3)).toEqual(["Error: ValueError: boom", -1, true]);
     expect(out.limit.map((step) => step.slice(1, 4))).toEqual([[0.5, false, false], [0.5, false, true]]);

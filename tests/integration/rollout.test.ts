@@ -60,6 +60,25 @@ function warehouseAgent(request: ChatRequest): string {
 }
 
 describe("the rollout engine", () => {
+  it("tells a trace each moment of a play, under the play's routing key, in order: open, reset, each request and step, store, close", async () => {
+    const backend = new ScriptedBackend(() => "\\boxed{0123}");
+    const seen: string[] = [];
+    const keys = new Set<string>();
+    const stored: string[] = [];
+    await runPlays({
+      open: () => pool.open(codeBreaker), backend, specs: [{ hinted: true, playIndex: 2, canary: false, seed: 5 }], hint: "Use disjoint guesses.", maxTurns: 2,
+      trace: (play, mark) => {
+        keys.add(play);
+        seen.push(mark);
+      },
+      onEpisode: () => void stored.push(seen.at(-1)!),
+    });
+    expect([...keys]).toEqual(["spade-5-2-hinted"]);
+    // the close is sent before the episode is stored, and the store does not wait for the sandbox's answer to it
+    expect(seen).toEqual(["opening", "opened", "observed", "asking", "answered", "stepped", "asking", "answered", "stepped", "stored", "closed"]);
+    expect(stored).toEqual(["stepped"]);
+  });
+
   it("with the workbench protocol, sends the last \\boxed{} of each reply and cuts the episode at maxTurns", async () => {
     const backend = new ScriptedBackend(() => "Maybe \\boxed{9876}? No: \\boxed{0123}.");
     const { episodes } = await runPlays({ open: () => pool.open(codeBreaker), backend, specs: [{ hinted: false, playIndex: 0, canary: false, seed: 5 }], hint: null, maxTurns: 3, protocol: { messages: "workbench", action: "last" } });

@@ -138,10 +138,9 @@ describe("the trainer hook", () => {
 
   it("cancels a hanging trainer through the abort signal", async () => {
     const abort = new AbortController();
-    const started = Date.now();
+    // the trainer hangs for good after 25 %: only the cancel ends it (a cancel that did nothing would run into the test's time-out)
     const error = await train("hang", { onProgress: (phase, fraction) => phase === "training" && fraction === 0.25 && abort.abort(), signal: abort.signal }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TrainerCancelledError);
-    expect(Date.now() - started).toBeLessThan(20_000);
     expect(listAdapters(db, runId).at(-1)).toMatchObject({ status: "cancelled" });
   });
 

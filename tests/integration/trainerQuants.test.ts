@@ -81,7 +81,14 @@ describe.skipIf(!hasTorch)("train_gguf.py on every quantisation type", () => {
         // no activation rounding: the F32 tolerance, and flash attention's f16 rounding, emulated, is most of what was left
         expect(diff.mean, type).toBeLessThan(2e-3);
         expect(diff.max, type).toBeLessThan(2e-2);
-        expect(diff.mean, type).toBeLessThan(exactDiff.mean / 2);
+        // The emulation takes a real gap away: more than float noise moves a mean gap. What can differ between
+        // machines and runs is the summation order (OpenBLAS's kernels, chosen by the CPU, and its threads); over
+        // OPENBLAS_CORETYPE Prescott, Haswell, SkylakeX and Cooperlake at 1 and 2 threads the mean gap of the
+        // emulation and of its perturbed twin (`floor`'s other side) differed by at most 0.3 x floor, while the
+        // emulation took 0.87-0.96 x floor (F16) and 2.2-5.7 x floor (F32) off the exact function's gap. (A fixed
+        // ratio of the two gaps does not hold: F16 on Haswell's kernels kept 0.53 of it.) With the emulation
+        // off the two gaps are equal.
+        expect(exactDiff.mean - diff.mean, type).toBeGreaterThan(floor.mean / 2);
       }
       // With 8-bit (or bf16) activations the emulation cannot be bit-exact: a value within float noise of a rounding
       // step rounds either way, and the step (1/127 of its block's largest value) is carried on by every later
