@@ -1,6 +1,7 @@
 import type { PackagedEnvironment } from "../../../shared/envExport.js";
 import { loadTemplate } from "./loadTemplate.js";
 import { markdownCell, markdownCodeCell } from "./markdownCell.js";
+import { referenceGameCode } from "./referenceGameCode.js";
 import { renderTemplate } from "../../util/renderTemplate.js";
 import type { EnvPackageWriter, PackageFile } from "./EnvPackageWriter.js";
 
@@ -18,7 +19,8 @@ export function gameFileName(rollout: number, index: number, skill: string | nul
 
 /**
  * The reference's saved-game folder (read by `--spade-fixed-env-source game_file:<dir>`): one
- * `game_*.py` per environment, numbered within its rollout; `spade-games.json` keeps each game's
+ * `game_*.py` per environment, numbered within its rollout (imports of `spade_env` made imports of
+ * the reference's `tool_use_base_env`); `spade-games.json` keeps each game's
  * hint, statistics and origin, and the README says where it came from.
  */
 export const gameFilesWriter: EnvPackageWriter = {
@@ -31,7 +33,7 @@ export const gameFilesWriter: EnvPackageWriter = {
       perRollout.set(rollout, index + 1);
       return { environment, path: gameFileName(rollout, index, environment.skill) };
     });
-    const files: PackageFile[] = named.map(({ environment, path }) => ({ path, bytes: Buffer.from(GAME_HEADER + environment.code) }));
+    const files: PackageFile[] = named.map(({ environment, path }) => ({ path, bytes: Buffer.from(GAME_HEADER + referenceGameCode(environment.code)) }));
     const index = named.map(({ environment, path }) => ({ file: path, ...describe(environment) }));
     files.push({ path: "spade-games.json", bytes: Buffer.from(`${JSON.stringify(index, null, 2)}\n`) });
     const maxTurns = [...new Set(environments.map((environment) => environment.maxTurns))].join(" / ") || "25";
