@@ -31,7 +31,7 @@ export function exportRunData(db: ReadonlyDb, options: RunExportOptions): RunExp
     const result = verlPrompts(db, runs, readFileSync(resourcePath("exports", verlRewardFile), "utf8"), readFileSync(resourcePath("exports", verlInteractionFile), "utf8"));
     ({ files, counts } = result);
     notes.push(`verl: set data.train_files to verl.parquet and custom_reward_function.path to ${verlRewardFile} (name compute_score); it plays replies through SPADE_CLI (default "spade") in the workbench's sandbox`);
-    notes.push(`verl multi-turn: set actor_rollout_ref.rollout.multi_turn.interaction_config_path to spade_interaction.yaml (${verlInteractionFile} on PYTHONPATH); each rollout keeps one environment session open in the workbench's sandbox (spade env session) and steps every reply`);
+    notes.push(`verl multi-turn: set actor_rollout_ref.rollout.agent.agent_loop_config_path to spade_agent_loop.yaml (the rows' agent_name spade_agent) and actor_rollout_ref.rollout.multi_turn.interaction_config_path to spade_interaction.yaml (${verlInteractionFile} on PYTHONPATH); each rollout keeps one environment session open in the workbench's sandbox (spade env session), steps every reply and is rewarded with the game's return`);
   } else {
     const result = options.format === "metrics-csv" ? metricsCsv(db, runs) : metricsTensorboard(db, runs);
     ({ files, counts } = result);

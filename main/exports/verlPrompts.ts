@@ -9,6 +9,12 @@ import type { ExportFile } from "./writeRunMetrics.js";
 /** One row of `verl.parquet`: a prompt verl rolls out itself, and what its reward function needs. */
 export interface VerlPromptRow {
   data_source: string;
+  /**
+   * The agent loop verl runs the row in (verl/experimental/agent_loop/agent_loop.py reads the
+   * dataset's `agent_name`; docs/start/agentic_rl.rst): `spade_agent`, `SpadeAgentLoop` of
+   * `spade_verl_interaction.py`, registered by `spade_agent_loop.yaml`.
+   */
+  agent_name: typeof verlAgentName;
   prompt: Array<{ role: string; content: string }>;
   ability: string;
   reward_model: { style: string; ground_truth: string };
@@ -36,6 +42,12 @@ export const verlRewardFile = "spade_verl_reward.py";
 /** Name of the multi-turn interaction file written beside it (verl's `interaction_config_path` names its class). */
 export const verlInteractionFile = "spade_verl_interaction.py";
 
+/** The rows' `agent_name`: verl's ToolAgentLoop made to play every reply in the game (`SpadeAgentLoop`). */
+export const verlAgentName = "spade_agent";
+
+/** verl's agent loop config registering it (`actor_rollout_ref.rollout.agent.agent_loop_config_path`). */
+export const verlAgentLoopConfig = `- name: ${verlAgentName}\n  _target_: spade_verl_interaction.SpadeAgentLoop\n`;
+
 /** verl's interaction config for it. */
 export const verlInteractionConfig = `interaction:\n  - name: spade\n    class_name: spade_verl_interaction.SpadeInteraction\n    config: {}\n`;
 
@@ -43,8 +55,10 @@ export const verlInteractionConfig = `interaction:\n  - name: spade\n    class_n
  * verl / OpenRLHF train from prompts and roll out themselves, so they get prompts, not groups: one
  * row per (valid environment, seed) the run played without a hint, whose prompt is the first
  * turn's messages exactly as the agent saw them, with the environment's code and seed in
- * `extra_info`. `spade_verl_reward.py` (`compute_score`) plays the model's reply in the workbench's
- * sandbox (`spade env play`) and returns the step's reward, so verl never runs generated code itself.
+ * `extra_info` and `agent_name: spade_agent`: verl plays the whole game through
+ * `spade_verl_interaction.py` (one `spade env session` per rollout, the reward the game's return),
+ * so verl never runs generated code itself. `spade_verl_reward.py` returns that return, or for a
+ * single-turn rollout plays the reply's first step (`spade env play`).
  */
 export function verlPrompts(db: ReadonlyDb, runs: readonly Run[], rewardScript: string, interactionScript: string): VerlExport {
   const rows: VerlPromptRow[] = [];
@@ -69,6 +83,7 @@ export function verlPrompts(db: ReadonlyDb, runs: readonly Run[], rewardScript: 
         added = true;
         rows.push({
           data_source: `spade/run-${run.id}`,
+          agent_name: verlAgentName,
           prompt: first.messages.map((message) => ({ role: message.role, content: message.content })),
           ability: played.skill ?? "spade",
           reward_model: { style: "rule", ground_truth: JSON.stringify({ environmentId: played.id, seed: episode.seed }) },
@@ -83,6 +98,7 @@ export function verlPrompts(db: ReadonlyDb, runs: readonly Run[], rewardScript: 
     { path: verlRewardFile, bytes: Buffer.from(rewardScript, "utf8") },
     { path: verlInteractionFile, bytes: Buffer.from(interactionScript, "utf8") },
     { path: "spade_interaction.yaml", bytes: Buffer.from(verlInteractionConfig, "utf8") },
+    { path: "spade_agent_loop.yaml", bytes: Buffer.from(verlAgentLoopConfig, "utf8") },
   ];
   return { files, rows, counts: { rows: rows.length, environments, excludedNoPrompt } };
 }
@@ -92,8 +108,9 @@ const int = (name: string) => ({ name, type: "INT64" as const, repetition_type: 
 
 // The nested layout verl's RLHFDataset reads through pandas/pyarrow: prompt is a list of {role, content}.
 const verlSchema = [
-  { name: "root", num_children: 5 },
+  { name: "root", num_children: 6 },
   text("data_source", "REQUIRED"),
+  text("agent_name", "REQUIRED"),
   { name: "prompt", repetition_type: "OPTIONAL" as const, converted_type: "LIST" as const, num_children: 1 },
   { name: "list", repetition_type: "REPEATED" as const, num_children: 1 },
   { name: "element", repetition_type: "OPTIONAL" as const, num_children: 2 },
@@ -120,6 +137,7 @@ const verlSchema = [
 function columns(rows: readonly VerlPromptRow[]) {
   return [
     { name: "data_source", data: rows.map((row) => row.data_source) },
+    { name: "agent_name", data: rows.map((row) => row.agent_name) },
     { name: "prompt", data: rows.map((row) => row.prompt) },
     { name: "ability", data: rows.map((row) => row.ability) },
     { name: "reward_model", data: rows.map((row) => row.reward_model) },

@@ -1,14 +1,15 @@
 import type { ExportResult } from "./ExportResult.js";
-import { toOpenAiMessage, type OpenAiMessage, type OpenAiTool } from "./openAiMessages.js";
+import { toOpenAiMessage, type OpenAiTool } from "./openAiMessages.js";
 import { assistantMessage, playTools } from "./playConversation.js";
 import { scoredGroups } from "./scoredGroups.js";
 import type { PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
+import { toTrlMessages, type TrlMessage } from "./trlMessages.js";
 
-/** One line of `trl-kto.jsonl`, TRL's unpaired-preference format (conversational, OpenAI messages; `tools` for tool-use plays). */
+/** One line of `trl-kto.jsonl`, TRL's unpaired-preference format (conversational, tool-call arguments as objects; `tools` for tool-use plays). */
 export interface KtoLine {
-  prompt: OpenAiMessage[];
-  completion: OpenAiMessage[];
+  prompt: TrlMessage[];
+  completion: TrlMessage[];
   label: boolean;
   tools?: OpenAiTool[];
 }
@@ -31,7 +32,7 @@ export function buildKtoLines(groups: readonly StoredPlayGroup[], options: PlayS
         return;
       }
       for (const turn of play.turns) {
-        lines.push({ prompt: (turn.messages ?? []).map(toOpenAiMessage), completion: [assistantMessage(turn)], label: advantage > 0, ...playTools(play.episode) });
+        lines.push({ prompt: toTrlMessages((turn.messages ?? []).map(toOpenAiMessage)), completion: toTrlMessages([assistantMessage(turn)]), label: advantage > 0, ...playTools(play.episode) });
         if (advantage > 0) desirable++;
       }
     });

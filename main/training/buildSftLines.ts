@@ -1,8 +1,9 @@
 import type { ExportResult } from "./ExportResult.js";
-import type { OpenAiMessage, OpenAiTool } from "./openAiMessages.js";
+import type { OpenAiTool } from "./openAiMessages.js";
 import { playConversation, playTools } from "./playConversation.js";
 import { emptyExclusions, selectPlays, type PlaySelectionOptions } from "./selectPlays.js";
 import type { StoredPlayGroup } from "./StoredPlayGroup.js";
+import { toTrlMessages, type TrlMessage } from "./trlMessages.js";
 
 export interface SftOptions extends PlaySelectionOptions {
   /** Plays kept per environment, best return first. Defaults to 1. */
@@ -11,9 +12,9 @@ export interface SftOptions extends PlaySelectionOptions {
   minReturn?: number;
 }
 
-/** One line of `trl-sft.jsonl`, TRL's conversational format (OpenAI messages; `tools` for tool-use plays). */
+/** One line of `trl-sft.jsonl`, TRL's conversational format (tool-call arguments as objects; `tools` for tool-use plays). */
 export interface SftLine {
-  messages: OpenAiMessage[];
+  messages: TrlMessage[];
   tools?: OpenAiTool[];
 }
 
@@ -39,7 +40,7 @@ export function buildSftLines(groups: readonly StoredPlayGroup[], options: SftOp
       .map((play, order) => ({ play, order }))
       .sort((a, b) => b.play.episode.return - a.play.episode.return || a.order - b.order)
       .slice(0, bestPerGroup);
-    for (const { play } of best) lines.push({ messages: playConversation(play.turns)!, ...playTools(play.episode) });
+    for (const { play } of best) lines.push({ messages: toTrlMessages(playConversation(play.turns)!), ...playTools(play.episode) });
   }
   return { lines, counts: { lines: lines.length, groups: groupsUsed, groupsWithoutSuccess, ...exclusions } };
 }

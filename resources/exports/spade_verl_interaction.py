@@ -1,25 +1,43 @@
-"""verl's multi-turn interaction over a SPADE Workbench prompt export (``spade export --format verl``).
+"""verl's multi-turn rollout over a SPADE Workbench prompt export (``spade export --format verl``).
 
-Where ``spade_verl_reward.py`` scores a single reply, ``SpadeInteraction`` plays the whole game:
-verl's multi-turn rollout calls ``start_interaction`` once per rollout with the row's
-``extra_info.interaction_kwargs`` (the environment's code, the seed, the turn limit), then
-``generate_response`` after every assistant turn, and ``finalize_interaction`` at the end. Each
-rollout keeps ONE environment session open in the workbench's sandbox (``spade env session``,
-started through ``SPADE_CLI``, default ``spade``): the game is reset once with the row's seed and
-every reply is one ``step()``, as the workbench's agent loop plays it, instead of replaying the
-episode from the seed for every reply. The environment is LLM-written code and never runs in
-verl's process.
+verl runs multi-turn rollouts in an agent loop chosen by each row's ``agent_name``
+(verl/experimental/agent_loop/agent_loop.py; docs/start/agentic_rl.rst). The rows of this export
+name ``spade_agent``: ``SpadeAgentLoop`` below, verl's own ``ToolAgentLoop`` with three changes,
+registered through verl's ``actor_rollout_ref.rollout.agent.agent_loop_config_path``
+(``spade_agent_loop.yaml``)::
 
-Configure it in verl (``actor_rollout_ref.rollout.multi_turn.interaction_config_path``)::
+    - name: spade_agent
+      _target_: spade_verl_interaction.SpadeAgentLoop
+
+and the interaction through ``actor_rollout_ref.rollout.multi_turn.interaction_config_path``
+(``spade_interaction.yaml``)::
 
     interaction:
       - name: spade
         class_name: spade_verl_interaction.SpadeInteraction
         config: {}
 
-The turn's score is the step's reward; the rollout's score (``calculate_score``) is the SPADE
-return: the last reward clipped to [-1, 1] if the episode terminated, else 0. An exception in
-``step()`` scores -1 and ends the episode; the turn limit ends it (truncated).
+What ``SpadeAgentLoop`` changes in ``ToolAgentLoop`` (verl/experimental/agent_loop/tool_agent_loop.py):
+
+* Every reply goes to the interaction, so to the game: ``ToolAgentLoop`` hands a reply with
+  ``<tool_call>`` to its own tool parser (``multi_turn.format``, hermes by default) and verl's tools,
+  never to the interaction; a SPADE tool-use game is its own tool executor.
+* It finalises the interaction: ``ToolAgentLoop`` never calls ``calculate_score`` or
+  ``finalize_interaction``, which left one ``spade env session`` process per rollout running.
+* The rollout's reward is the game's return: ``calculate_score`` (the SPADE return, the last
+  reward clipped to [-1, 1] if the episode terminated, else 0) becomes the output's
+  ``reward_score`` and ``extra_fields["spade_return"]``, which ``spade_verl_reward.compute_score``
+  returns when verl calls it.
+
+``SpadeInteraction`` plays the game: ``start_interaction`` once per rollout with the row's
+``extra_info.interaction_kwargs`` (the environment's code, the seed, the turn limit) opens ONE
+environment session in the workbench's sandbox (``spade env session``, started through
+``SPADE_CLI``, default ``spade``) and resets it with the row's seed; ``generate_response`` steps
+every reply; the session is closed as soon as the game ends, and at the latest by
+``finalize_interaction``. The environment is LLM-written code and never runs in verl's process.
+A turn's score is the episode's SPADE return after that turn (0 until the game terminates). An
+exception in ``step()`` scores -1 and ends the episode; the turn limit ends it (truncated). Set
+verl's ``multi_turn.max_assistant_turns`` to at least the rows' ``max_turns``.
 """
 
 import asyncio
@@ -37,6 +55,11 @@ except ImportError:  # verl is not installed: the class still works on its own
         def __init__(self, config):
             self.config = config
             self.name = config.get("name", "interaction_agent")
+
+try:
+    from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
+except ImportError:  # verl is not installed: SpadeAgentLoop is only defined inside verl
+    ToolAgentLoop = None
 
 
 class SpadeSession:
@@ -72,6 +95,8 @@ class SpadeSession:
         return answer
 
     async def close(self) -> None:
+        if self.folder is None:
+            return
         if self.process.returncode is None:
             self.process.stdin.close()
             try:
@@ -81,6 +106,7 @@ class SpadeSession:
         for name in os.listdir(self.folder):
             os.unlink(os.path.join(self.folder, name))
         os.rmdir(self.folder)
+        self.folder = None
 
 
 class SpadeInteraction(BaseInteraction):
@@ -99,16 +125,21 @@ class SpadeInteraction(BaseInteraction):
         instance_id = instance_id or str(uuid4())
         session = await SpadeSession.open(code, int(max_turns), self.command, self.timeout)
         reset = await session.request({"op": "reset", "seed": int(seed), "hint": bool(hinted)})
-        self._instances[instance_id] = {"session": session, "return": 0.0, "first_observation": reset["observation"]}
+        self._instances[instance_id] = {"session": session, "return": 0.0, "done": False, "first_observation": reset["observation"]}
         return instance_id
 
     async def generate_response(self, instance_id: str, messages: list, **kwargs) -> tuple:
         reply = next((str(m.get("content") or "") for m in reversed(messages) if m.get("role") == "assistant"), "")
         instance = self._instances[instance_id]
+        if instance["done"]:
+            return True, "The episode has ended.", instance["return"], {"terminated": False, "truncated": False, "info": {}}
         result = await instance["session"].request({"op": "step", "reply": reply})
         instance["return"] = float(result["return"])
         done = bool(result["terminated"] or result["truncated"])
-        return done, result["observation"], float(result["reward"]), {"terminated": result["terminated"], "truncated": result["truncated"], "info": result["info"]}
+        if done:  # close now: verl's ToolAgentLoop never calls finalize_interaction
+            instance["done"] = True
+            await instance["session"].close()
+        return done, result["observation"], instance["return"], {"terminated": result["terminated"], "truncated": result["truncated"], "info": result["info"], "reward": float(result["reward"])}
 
     async def calculate_score(self, instance_id: str, **kwargs) -> float:
         return self._instances[instance_id]["return"]
@@ -117,3 +148,47 @@ class SpadeInteraction(BaseInteraction):
         instance = self._instances.pop(instance_id, None)
         if instance is not None:
             await instance["session"].close()
+
+
+class _NoToolCalls:
+    """A tool parser (verl/experimental/agent_loop/tool_parser.py ``ToolParser.extract_tool_calls``)
+    that finds none: the whole reply goes to the interaction, which plays it in the game."""
+
+    async def extract_tool_calls(self, responses_ids):
+        return "", []
+
+
+if ToolAgentLoop is not None:
+
+    class SpadeAgentLoop(ToolAgentLoop):
+        """verl's ``ToolAgentLoop`` playing one SPADE game per rollout (see the module docstring)."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.tool_parser = _NoToolCalls()
+            self._agent_data = None
+
+        async def _handle_pending_state(self, agent_data, sampling_params):
+            self._agent_data = agent_data
+            return await super()._handle_pending_state(agent_data, sampling_params)
+
+        async def run(self, sampling_params, **kwargs):
+            try:
+                output = await super().run(sampling_params, **kwargs)
+            except BaseException:
+                await self._finalize()
+                raise
+            score = await self._finalize()
+            if score is not None:
+                output.reward_score = score
+                output.extra_fields["spade_return"] = score
+            return output
+
+        async def _finalize(self):
+            data = self._agent_data
+            if data is None or data.interaction is None:
+                return None
+            try:
+                return float(await data.interaction.calculate_score(data.request_id))
+            finally:
+                await data.interaction.finalize_interaction(data.request_id)

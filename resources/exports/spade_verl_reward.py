@@ -1,15 +1,21 @@
 """Reward function for verl (``custom_reward_function.path``) over a SPADE Workbench prompt export.
 
-verl rolls out the prompts of ``verl.parquet`` itself and calls ``compute_score`` with each reply.
-The environment that scores it is LLM-written code, so it is never run here: the reply is played
-in the SPADE Workbench sandbox through its CLI (``spade env play``), which this function calls.
+A multi-turn rollout (the rows' ``agent_name: spade_agent``, see ``spade_verl_interaction.py``) has
+played the whole game in the workbench's sandbox already: its reward is the game's return, which
+verl's reward managers pass here in ``extra_info`` (the agent loop's ``extra_fields``:
+``spade_return``, or failing that the last of ``turn_scores``, each turn's score being the SPADE
+return so far; verl/experimental/reward_loop/reward_manager/naive.py ``tool_extra_fields``).
+
+A single-turn rollout (verl's default ``single_turn_agent``) is scored here: the environment that
+scores it is LLM-written code, so it is never run in verl's process; the reply is played in the
+SPADE Workbench sandbox through its CLI (``spade env play``), which this function calls.
 
 Set ``SPADE_CLI`` to the command that runs the CLI (default ``spade``; e.g. ``npx spade`` in the
 workbench's folder, or ``node /path/to/out/engine/main/cli/spade.js``) and optionally
 ``SPADE_REWARD_TIMEOUT`` (seconds, default 120).
 
-The score is the reward of the environment's first step, clipped to [-1, 1] (partial credit for a
-multi-turn game; a one-turn game's reward is its return). The action is the reply's first
+The single-turn score is the reward of the environment's first step, clipped to [-1, 1] (partial
+credit for a multi-turn game; a one-turn game's reward is its return). The action is the reply's first
 ``\\boxed{...}`` without braces inside, as the SPADE reference extracts it (the whole reply when it
 has none). An exception in ``step()`` scores -1, as in the reference; a sandbox or CLI failure
 raises, so a broken setup is not mistaken for a bad reply.
@@ -33,6 +39,10 @@ def first_boxed(reply):
 
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **_ignored):
     info = extra_info or {}
+    if info.get("spade_return") is not None:
+        return float(info["spade_return"])
+    if info.get("turn_scores"):
+        return float(list(info["turn_scores"])[-1])
     if "code" not in info or "seed" not in info:
         raise ValueError("spade_verl_reward: extra_info must hold the environment's code and seed (rows of a SPADE verl export)")
     command = shlex.split(os.environ.get("SPADE_CLI", "spade"))

@@ -200,13 +200,17 @@ class ToolUseBaseEnv:
         """This project's name for the answer check; override either this or ``_check_answer``."""
         return self._check_answer(answer)
 
-    def _incorrect_feedback(self):
+    def _incorrect_answer_feedback(self):
+        """The reference's feedback for a wrong <answer>, word for word and under its name, so a game
+        that overrides it plays the same here and in the reference (spade/core/envs/tool_use_base_env.py)."""
+        base = "Incorrect. Keep using tools."
         pending = getattr(self, "_user_messages", None)
         current = getattr(self, "_current_msg", None)
         if isinstance(pending, (list, tuple)) and isinstance(current, int) and 0 <= current < len(pending):
-            return (f"Incorrect. Keep using tools. Not every step is done: step {current + 1}/{len(pending)} is still open: "
-                    f"\"{pending[current]}\" Finish it with the tools before you submit <answer>done</answer>.")
-        return "Incorrect. Keep using tools."
+            return (f"{base} Not all steps are complete \u2014 you are still on step "
+                    f"{current + 1}/{len(pending)}: \"{pending[current]}\" Complete this step with the "
+                    f"tools before submitting <answer>done</answer>.")
+        return base
 
     def _time_up(self, lead):
         try:
@@ -263,7 +267,7 @@ class ToolUseBaseEnv:
                 return "Correct!", self.CORRECT_REWARD, True, False, {}
             if truncated:
                 return self._time_up("Wrong answer. "), self.WRONG_REWARD, False, True, {}
-            return self._incorrect_feedback(), self.WRONG_REWARD, False, False, {}
+            return self._incorrect_answer_feedback(), self.WRONG_REWARD, False, False, {}
         call = _TOOL_CALL.search(text)
         if not call:
             if truncated:

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { envPackageFormats, type EnvPackageManifest } from "../../shared/envExport.js";
+import { exportEnvironmentPackages } from "../../main/exports/packages/exportEnvironmentPackages.js";
 import type { PlayReport } from "../../shared/environment.js";
 import { frameFirstObservation } from "../../main/rollout/agentSystemPrompt.js";
 import { extractFirstBoxedAction } from "../../main/rollout/extractAction.js";
@@ -19,6 +20,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const cli = join(root, "out/engine/main/cli/spade.js");
 const python = "/usr/bin/python3";
 const driver = join(root, "tests/fixtures/exports/drive_package.py");
+const checks = join(root, "tests/fixtures/exports/library_checks.py");
 const env = { ...process.env, XDG_CACHE_HOME: join(tmpdir(), "spade-workbench-test-cli-cache") };
 
 function spade(...args: string[]): { code: number; stdout: string; stderr: string } {
@@ -66,6 +68,13 @@ function drive(format: string, folder: string, target: string, seed: number, rep
   const result = spawnSync(python, [driver, format, folder, target, String(seed), input], { encoding: "utf8", timeout: 60_000, env: { ...process.env, SPADE_PYTHON_DIR: join(root, "resources/python") } });
   expect(result.status, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+/** One check of tests/fixtures/exports/library_checks.py (issue #33), through the stand-ins. */
+function check<T>(name: string, folder: string, target: string, ...args: string[]): T {
+  const result = spawnSync(python, [checks, name, folder, target, ...args], { encoding: "utf8", timeout: 120_000 });
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T;
 }
 
 function firstMessage(script: Script, observation: string): string {
@@ -120,7 +129,7 @@ describe("spade envs export --format (built CLI)", () => {
     expect(readFileSync(join(openenv, "server/Dockerfile"), "utf8")).toContain("USER spade");
     const verifiers = join(out("verifiers"), "code_breaker");
     expect(readFileSync(join(verifiers, "pyproject.toml"), "utf8")).toContain('name = "spade-code-breaker"');
-    expect(readFileSync(join(verifiers, "spade_code_breaker/environment.py"), "utf8")).toContain("return vf.GymEnv(\n        env_cls=SpadeGymGame,");
+    expect(readFileSync(join(verifiers, "spade_code_breaker/environment.py"), "utf8")).toContain("return SpadeGymEnv(\n        env_cls=SpadeGymGame,");
     expect(readFileSync(join(out("gem"), "code_breaker/spade_code_breaker/__init__.py"), "utf8")).toContain('gem.register(ENV_ID, entry_point="spade_code_breaker.environment:SpadeGemEnv")');
     const gameFile = readFileSync(join(out("game-files"), "game_00000_000_unknown.py"), "utf8");
     expect(gameFile).toBe(`"""SPADE self-play generated game"""\n\n${readFileSync(join(root, "resources/environments/code_breaker.py"), "utf8")}`);
@@ -193,6 +202,79 @@ describe("spade envs export --format (built CLI)", () => {
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).observation.observation).toBe(report.reset.observation);
     expect(report.reset.observation).toContain("\n\nHINT: ");
+  });
+
+  it("OpenEnv: AutoEnv's discovery finds the client <Name>Env in <package>.client, and the action", () => {
+    for (const script of scripts) {
+      const found = check<{ client: string; action: string; module: string; isClient: boolean }>("openenv-discovery", out("openenv"), script.folder);
+      const prefix = script.folder.split("_").map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join("");
+      expect(found).toEqual({ client: `${prefix}Env`, action: `${prefix}Action`, module: `${script.folder}.client`, isClient: true });
+    }
+  });
+
+  it("OpenEnv: the README's code runs as written against the package's server (EnvClient is async: .sync())", () => {
+    const report = play("code_breaker.py", 7, [extractFirstBoxedAction("...")]);
+    const ran = check<{ prompt: string; observation: string; reward: number; done: boolean }>("openenv-readme", out("openenv"), "code_breaker");
+    expect(ran.prompt).toBe(frameFirstObservation(report.reset.observation));
+    expect([ran.observation, ran.reward]).toEqual([report.steps[0]!.observation, report.steps[0]!.reward]);
+  });
+
+  it("OpenEnv: two sessions of one server play as each would alone (every session's game in its own process)", () => {
+    const folder = join(dir, "dice-openenv");
+    const code = readFileSync(join(root, "tests/fixtures/exports/dice_roll.py"), "utf8");
+    exportEnvironmentPackages([{ className: "DiceRollEnv", code, hint: null, skill: null, winRate: null, hintWinRate: null, regret: null, source: "test", runId: null, iteration: null, maxTurns: 5 }], { format: "openenv", outDir: folder });
+    const sessions = check<{ together: string[][]; alone: string[][] }>("openenv-sessions", folder, "dice_roll", "1", "2", "3");
+    expect(sessions.together).toEqual(sessions.alone);
+    expect(sessions.alone[0]).not.toEqual(sessions.alone[1]);
+  });
+
+  it("verifiers: with max_turns n the game steps n replies, and the rollout stops when the game ends (no extra generation)", () => {
+    const script = scripts[0]!; // code_breaker: three replies, the game does not end on its own
+    const input = join(dir, "verifiers-limit.json");
+    writeFileSync(input, JSON.stringify(script.replies));
+    const limited = check<{ steps: Array<{ info: Record<string, unknown> | null }>; generations: number; completion: Array<{ role: string; content: string }> }>("verifiers-rollout", out("verifiers"), script.folder, "2", String(script.seed), input);
+    const report = play(script.file, script.seed, workbenchActions(script).slice(0, 2));
+    expect(limited.steps.map((step) => step.info === null ? null : without(step.info, "spade_return"))).toEqual(report.steps.map((step) => step.info));
+    expect(limited.generations).toBe(2);
+    expect(limited.completion.at(-1)).toEqual({ role: "user", content: `${report.steps[1]!.observation}\nEpisode already ended.` });
+    const dice = join(dir, "dice-verifiers");
+    exportEnvironmentPackages([{ className: "DiceRollEnv", code: readFileSync(join(root, "tests/fixtures/exports/dice_roll.py"), "utf8"), hint: null, skill: null, winRate: null, hintWinRate: null, regret: null, source: "test", runId: null, iteration: null, maxTurns: 5 }], { format: "verifiers", outDir: dice });
+    writeFileSync(input, JSON.stringify(["\\boxed{roll}", "\\boxed{roll}", "\\boxed{roll}", "\\boxed{roll}", "\\boxed{roll}"]));
+    const ended = check<{ steps: unknown[]; generations: number }>("verifiers-rollout", dice, "dice_roll", "5", "0", input);
+    expect([ended.steps.length, ended.generations]).toEqual([3, 3]); // the game ends itself after 3 rolls
+  });
+
+  it("verifiers: a tool-use game's system prompt shows the model its tools and the protocol", () => {
+    const script = scripts.find((s) => s.file === "warehouse_tools.py")!;
+    const input = join(dir, "verifiers-tools.json");
+    writeFileSync(input, JSON.stringify(script.replies));
+    const rollout = check<{ system: string | null }>("verifiers-rollout", out("verifiers"), script.folder, "5", String(script.seed), input);
+    expect(rollout.system).toContain("<tool_call>{\"name\": \"<tool name>\", \"arguments\": {...}}</tool_call>");
+    for (const tool of ["list_products", "get_stock", "get_price"]) expect(rollout.system).toContain(`"name": "${tool}"`);
+    const text = check<{ system: string | null }>("verifiers-rollout", out("verifiers"), "code_breaker", "5", "7", input);
+    expect(text.system).toBeNull(); // a text game: the reference's first-turn framing only
+  });
+
+  it("GEM: make_vec's autoreset (reset() without a seed) starts a new game every episode, the same ones on every run", () => {
+    const first = check<{ episodes: Array<{ seed: number; observation: string }>; expected: string[] }>("gem-autoreset", out("gem"), "congruence_puzzle", "3", "4");
+    const seeds = first.episodes.map((episode) => episode.seed);
+    expect(seeds[0]).toBe(3);
+    expect(new Set(seeds).size).toBe(4);
+    expect(first.episodes.map((episode) => episode.observation)).toEqual(first.expected);
+    expect(new Set(first.expected).size).toBe(4);
+    expect(check<{ episodes: Array<{ seed: number }> }>("gem-autoreset", out("gem"), "congruence_puzzle", "3", "4").episodes.map((episode) => episode.seed)).toEqual(seeds);
+  });
+
+  it("game files: a tool-use game imports the reference's tool_use_base_env, and a wrong answer gets the reference's feedback word for word", () => {
+    const game = readFileSync(join(out("game-files"), "game_00000_004_unknown.py"), "utf8");
+    expect(game).toContain("from tool_use_base_env import ToolUseBaseEnv");
+    expect(game).not.toMatch(/^\s*(from|import) spade_env/m);
+    // spade/core/envs/tool_use_base_env.py `_incorrect_answer_feedback` at 9b2b813, for step 2 of 3 pending:
+    const reference = 'Incorrect. Keep using tools. Not all steps are complete \u2014 you are still on step 2/3: "Put tea in my cart." Complete this step with the tools before submitting <answer>done</answer>.';
+    const probe = `import sys\nsys.path.insert(0, ${JSON.stringify(join(root, "resources/python"))})\nfrom spade_env import ToolUseBaseEnv\nclass G(ToolUseBaseEnv):\n    pass\ng = G.__new__(G)\ng._user_messages = ["a", "Put tea in my cart.", "c"]\ng._current_msg = 1\nprint(g._incorrect_answer_feedback())\nprint(G.__new__(G)._incorrect_answer_feedback())\n`;
+    const result = spawnSync(python, ["-c", probe], { encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${reference}\nIncorrect. Keep using tools.\n`);
   });
 
   it("refuses an unknown format, --run with --set, and a missing set, naming the value", () => {

@@ -179,9 +179,74 @@ describe("verl", () => {
     const played = spawnSync(process.execPath, [cli, "env", "play", file, "--seed", "7", "--json", "--action", "\\boxed{0123}", "--action", "\\boxed{4567}", "--action", "\\boxed{8901}"], { encoding: "utf8" });
     const report = JSON.parse(played.stdout) as { steps: Array<{ observation: string; reward: number }> };
     // Three replies, three steps of ONE episode (the feedback counts the turns down); the turn limit (3) ends it.
-    expect(result.turns.map(([done, text, score]) => [done, text, score])).toEqual(report.steps.map((step, i) => [i === 2, step.observation, step.reward]));
+    // A turn's score is the SPADE return so far: 0 until the game terminates (the turn limit truncates it).
+    expect(result.turns.map(([done, text, score]) => [done, text, score])).toEqual(report.steps.map((step, i) => [i === 2, step.observation, 0]));
     expect(result.turns.at(-1)![3]).toBe(true);
     expect(result.score).toBe(0);
+  }, 240_000);
+});
+
+describe("verl's agent loop (issue #33)", () => {
+  const standins = join(repo, "tests/fixtures/exports/standins");
+
+  /** One rollout of SpadeAgentLoop (registered by spade_agent_loop.yaml) in the stand-in of verl's ToolAgentLoop. */
+  function rollout(outDir: string, file: string, seed: number, maxTurns: number, replies: string[]) {
+    const script = [
+      "import asyncio, importlib, json, os, sys, yaml",
+      `sys.path[:0] = [${JSON.stringify(standins)}, ${JSON.stringify(outDir)}]`,
+      `config = yaml.safe_load(open(os.path.join(${JSON.stringify(outDir)}, 'spade_agent_loop.yaml')))[0]`,
+      "module, name = config['_target_'].rsplit('.', 1)",
+      "cls = getattr(importlib.import_module(module), name)",
+      `replies = iter(${JSON.stringify(replies)})`,
+      `trainer = {'multi_turn': {'interaction_config_path': os.path.join(${JSON.stringify(outDir)}, 'spade_interaction.yaml'), 'max_assistant_turns': 20, 'format': 'hermes'}}`,
+      "loop = cls(trainer_config=trainer, server_manager=lambda messages: next(replies, None), tokenizer=None, processor=None)",
+      `kwargs = {'name': 'spade', 'code': open(${JSON.stringify(file)}).read(), 'seed': ${seed}, 'max_turns': ${maxTurns}}`,
+      "output = asyncio.run(loop.run({}, raw_prompt=[{'role': 'user', 'content': 'x'}], extra_info={'interaction_kwargs': kwargs}))",
+      "children = [p for p in os.listdir('/proc') if p.isdigit() and open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[1] == str(os.getpid())]",
+      "from spade_verl_reward import compute_score",
+      "score = compute_score('spade', 'whole response \\\\boxed{x}', '', extra_info={'code': kwargs['code'], 'seed': kwargs['seed'], **output.extra_fields})",
+      "print(json.dumps({'loop': name, 'reward_score': output.reward_score, 'spade_return': output.extra_fields.get('spade_return'), 'compute_score': score, 'children': len(children), 'observations': [m['content'] for m in output.messages if m['role'] in ('user', 'tool')][1:]}))",
+    ].join("\n");
+    return JSON.parse(execFileSync("/usr/bin/python3", ["-c", script], { encoding: "utf8", env: { ...process.env, SPADE_CLI: `${process.execPath} ${cli}` } })) as { loop: string; reward_score: number; spade_return: number; compute_score: number; children: number; observations: string[] };
+  }
+
+  function verlExport(file: string, className: string, maxTurns: number) {
+    const code = readFileSync(file, "utf8");
+    const run = createRun(db, { name: `verl ${className}`, config: { maxTurns } });
+    const env = insertEnvironment(db, { runId: run.id, source: "designer", code, className, valid: true, skill: "Logic" });
+    insertEpisodeWithTurns(db, { runId: run.id, environmentId: env, hinted: false, playIndex: 0, seed: 11, return: 0, firstObservation: "x" }, [
+      { messages: [{ role: "user", content: "x" }], rawReply: "r", action: "r", observation: "o", reward: 0 },
+    ]);
+    return exported("verl", run.id);
+  }
+
+  it("rows name the agent loop verl runs them in, and its config registers SpadeAgentLoop", async () => {
+    const { outDir, manifest } = verlExport(join(repo, "tests/fixtures/exports/two_step_win.py"), "TwoStepWinEnv", 3);
+    const rows = (await parquetReadObjects({ file: toArrayBuffer(readFileSync(join(outDir, "verl.parquet"))) })) as Array<{ agent_name: string }>;
+    expect(rows.map((row) => row.agent_name)).toEqual(["spade_agent"]);
+    expect(readFileSync(join(outDir, "spade_agent_loop.yaml"), "utf8")).toBe("- name: spade_agent\n  _target_: spade_verl_interaction.SpadeAgentLoop\n");
+    expect(manifest.notes!.join("\n")).toContain("agent_loop_config_path to spade_agent_loop.yaml");
+  });
+
+  it("a multi-turn game's reward is its return (won on turn 2: 1.0), and no spade env session is left running", () => {
+    const file = join(repo, "tests/fixtures/exports/two_step_win.py");
+    const { outDir } = verlExport(file, "TwoStepWinEnv", 3);
+    const result = rollout(outDir, file, 11, 3, ["hello \\boxed{no}", "\\boxed{yes}", "never sent"]);
+    expect(result).toMatchObject({ loop: "SpadeAgentLoop", reward_score: 1, spade_return: 1, compute_score: 1, children: 0 });
+    expect(result.observations).toEqual(["Now say yes.", "You win."]);
+    // A rollout that verl cuts off before the game ends (the replies run out) is finalised too.
+    const cut = rollout(outDir, file, 11, 3, ["hello"]);
+    expect(cut).toMatchObject({ reward_score: 0, children: 0 });
+  }, 240_000);
+
+  it("<tool_call> replies reach the game (not verl's tool parser), as spade env play plays them", () => {
+    const file = join(repo, "resources/environments/errand_tools.py");
+    const { outDir } = verlExport(file, "ErrandStepsEnv", 5);
+    const replies = ['<tool_call>{"name": "view_catalog", "arguments": {}}</tool_call>', "<answer>done</answer>", '<tool_call>{"name": "checkout", "arguments": {"method": "card"}}</tool_call>'];
+    const result = rollout(outDir, file, 11, 5, replies);
+    const played = JSON.parse(spawnSync(process.execPath, [cli, "env", "play", file, "--seed", "11", "--json", ...replies.flatMap((reply) => ["--action", reply])], { encoding: "utf8" }).stdout) as { steps: Array<{ observation: string }> };
+    expect(result.observations).toEqual(played.steps.map((step) => step.observation));
+    expect(result.children).toBe(0);
   }, 240_000);
 });
 

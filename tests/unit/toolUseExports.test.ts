@@ -1,5 +1,5 @@
 // Tool-use plays in the training exports: OpenAI messages (`tools`, `tool_calls`, `role: "tool"`),
-// every row checked against the OpenAI chat-message schema.
+// every row checked against the OpenAI chat-message schema, TRL's rows against TRL's.
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { WritableDb } from "../../main/store/DatabaseHandle.js";
@@ -34,13 +34,23 @@ const messageSchema = z.discriminatedUnion("role", [
   z.strictObject({ role: z.literal("assistant"), content: z.string().nullable(), tool_calls: z.array(toolCallSchema).min(1).optional() }),
   z.strictObject({ role: z.literal("tool"), content: z.string(), tool_call_id: z.string().min(1) }),
 ]);
+// TRL's conversational datasets (docs/source/dataset_formats.md, "Tool Calling"): the same, but a
+// call's arguments are an object (its chat templates render them with `tojson`, qwen2_5.jinja, or
+// iterate them with `items`, llama3_1.jinja) and a tool message names its tool.
+const trlToolCallSchema = z.strictObject({ id: z.string().min(1), type: z.literal("function"), function: z.strictObject({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }) });
+const trlMessageSchema = z.discriminatedUnion("role", [
+  z.strictObject({ role: z.literal("system"), content: z.string() }),
+  z.strictObject({ role: z.literal("user"), content: z.string() }),
+  z.strictObject({ role: z.literal("assistant"), content: z.string().nullable(), tool_calls: z.array(trlToolCallSchema).min(1).optional() }),
+  z.strictObject({ role: z.literal("tool"), content: z.string(), tool_call_id: z.string().min(1), name: z.string().min(1) }),
+]);
 const toolSchema = z.strictObject({ type: z.literal("function"), function: z.strictObject({ name: z.string().min(1), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()) }) });
 
 /** A conversation is valid when every message fits the schema and every tool message answers an earlier call. */
-function checkConversation(messages: unknown[]): void {
+function checkConversation(messages: unknown[], schema: typeof messageSchema | typeof trlMessageSchema = messageSchema): void {
   const calls = new Set<string>();
   for (const message of messages) {
-    const parsed = messageSchema.parse(message);
+    const parsed = schema.parse(message);
     if (parsed.role === "assistant") for (const call of parsed.tool_calls ?? []) calls.add(call.id);
     if (parsed.role === "tool") expect(calls.has(parsed.tool_call_id), `tool message answers ${parsed.tool_call_id}`).toBe(true);
   }
@@ -95,27 +105,28 @@ describe("tool-use plays in the training exports", () => {
     expect(getEpisode(db, episodeId)?.tools).toEqual(tools);
   });
 
-  it("trl-sft: OpenAI messages with tool_calls, the output as a tool message, and the tools", () => {
+  it("trl-sft: TRL's messages with tool_calls (arguments an object), the output as a tool message, and the tools", () => {
     const [line] = buildSftLines(groups).lines;
-    checkConversation(line!.messages);
+    checkConversation(line!.messages, trlMessageSchema);
     expect(line!.messages).toEqual([
       { role: "user", content: "Find x." },
-      { role: "assistant", content: '<tool_call>{"name": "lookup", "arguments": {"key": "x"}}</tool_call>', tool_calls: [{ id: "call_0_0", type: "function", function: { name: "lookup", arguments: '{"key":"x"}' } }] },
-      { role: "tool", content: "x=4", tool_call_id: "call_0_0" },
+      { role: "assistant", content: '<tool_call>{"name": "lookup", "arguments": {"key": "x"}}</tool_call>', tool_calls: [{ id: "call_0_0", type: "function", function: { name: "lookup", arguments: { key: "x" } } }] },
+      { role: "tool", content: "x=4", tool_call_id: "call_0_0", name: "lookup" },
       { role: "assistant", content: "<answer>4</answer>" },
     ]);
     expect(line!.tools).toEqual([{ type: "function", function: { name: "lookup", description: "Look a key up", parameters: tools[0]!.parameters } }]);
     for (const tool of line!.tools!) toolSchema.parse(tool);
   });
 
-  it("trl-kto: each turn's prompt as the model saw it, in the OpenAI format", () => {
+  it("trl-kto: each turn's prompt as the model saw it, in TRL's format", () => {
     const { lines } = buildKtoLines(groups);
     expect(lines).toHaveLength(4);
     for (const line of lines) {
-      checkConversation([...line.prompt, ...line.completion]);
+      checkConversation([...line.prompt, ...line.completion], trlMessageSchema);
       expect(line.tools).toHaveLength(1);
     }
-    expect(lines[1]!.prompt.at(-1)).toEqual({ role: "tool", content: "x=4", tool_call_id: "call_0_0" });
+    expect(lines[1]!.prompt.at(-1)).toEqual({ role: "tool", content: "x=4", tool_call_id: "call_0_0", name: "lookup" });
+    expect(lines[0]!.completion[0]!.tool_calls![0]!.function.arguments).toEqual({ key: "x" });
   });
 
   it("grpo: the conversation in the OpenAI format with the tools", () => {

@@ -11,7 +11,7 @@ const RUNTIME_MODULES = ["__init__.py", "game.py", "process.py", "worker.py"];
 /**
  * The `spade_runtime` folder of a package: the runtime that plays the environment with the
  * workbench's rules, `ToolUseBaseEnv`, the environment's code (`game_code.py`, read as text) and
- * `game.json` (class, kind, hint, turn limit, the first turn's framing, origin).
+ * `game.json` (class, kind, hint, turn limit, the first turn's framing, the tool-use system prompt, origin).
  */
 export function runtimeFiles(into: string, environment: PackagedEnvironment): PackageFile[] {
   const files: PackageFile[] = RUNTIME_MODULES.map((name) => ({ path: `${into}/${name}`, bytes: readFileSync(resourcePath("exports", "runtime", name)) }));
@@ -23,6 +23,7 @@ export function runtimeFiles(into: string, environment: PackagedEnvironment): Pa
     hint: environment.hint,
     maxTurns: environment.maxTurns,
     firstTurnTemplate: loadPrompt("agent-first-turn.md"),
+    toolSystemTemplate: loadPrompt("agent-tool.md"),
     skill: environment.skill,
     source: environment.source,
     runId: environment.runId,

@@ -59,6 +59,13 @@ def text_tool_calls(reply):
     return calls
 
 
+def system_prompt_for(kind, tools, template):
+    """``SpadeGame.system_prompt`` for a game's kind, tools and the template in ``game.json``."""
+    if kind != "tool" or not template:
+        return None
+    return template.replace("{{tools}}", json.dumps(tools or [], indent=2, ensure_ascii=False))
+
+
 class GameLoadError(Exception):
     """The environment code did not run, or does not define exactly one class ending in ``Env``."""
 
@@ -156,6 +163,12 @@ class SpadeGame:
             return stored
         own = getattr(type(self.env), "hint", None)
         return self.env.hint() if callable(own) else None
+
+    def system_prompt(self):
+        """A tool-use game's system prompt for libraries that pass no native tools: the workbench's
+        text protocol (``<tool_call>{json}</tool_call>`` / ``<answer>...</answer>``) and the tools'
+        schemas (``resources/prompts/agent-tool.md``); None for a text game (the reference has none)."""
+        return system_prompt_for(self.kind, self.tools(), self.metadata.get("toolSystemTemplate"))
 
     def first_message(self, observation):
         """The agent's first user message: a text game's observation framed as the reference frames it."""

@@ -15,6 +15,11 @@ import select
 import subprocess
 import sys
 
+try:
+    from .game import system_prompt_for
+except ImportError:  # run as a plain folder on sys.path
+    from game import system_prompt_for
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -40,6 +45,7 @@ class ProcessGame:
         self._tools = opened["tools"]
         self._hint = opened["hint"]
         self._template = opened["firstTurnTemplate"]
+        self._system_template = opened.get("toolSystemTemplate")
 
     def _call(self, request, timeout_s=None):
         process = self._process
@@ -62,6 +68,9 @@ class ProcessGame:
 
     def hint(self):
         return self._hint
+
+    def system_prompt(self):
+        return system_prompt_for(self.kind, self._tools, self._system_template)
 
     def first_message(self, observation):
         if self.kind != "text" or not self._template:

@@ -20,7 +20,8 @@ def main(folder):
             if op == "open":
                 spade_game = runtime.SpadeGame(runtime.read_code(folder), runtime.read_metadata(folder), request.get("maxTurns"))
                 result = {"kind": spade_game.kind, "maxTurns": spade_game.max_turns, "tools": spade_game.tools(),
-                          "hint": spade_game.hint(), "firstTurnTemplate": spade_game.metadata.get("firstTurnTemplate")}
+                          "hint": spade_game.hint(), "firstTurnTemplate": spade_game.metadata.get("firstTurnTemplate"),
+                          "toolSystemTemplate": spade_game.metadata.get("toolSystemTemplate")}
             elif op == "reset":
                 observation, info = spade_game.reset(request.get("seed"), bool(request.get("hinted")))
                 result = {"observation": observation, "info": info}
