@@ -24,7 +24,8 @@ export class RunProgress {
         const pct = (value: number | undefined) => (value === undefined ? "-" : `${Math.round(value * 100)}%`);
         const num = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(3));
         this.line(
-          `iteration ${event.iteration} of ${this.iterations} done: validity ${pct(m.validityRate)}, win rate ${pct(m.meanWinRate)}, regret ${num(m.meanRegret)}, designer reward ${num(m.designerReward)}, novelty ${pct(m.noveltyRate)}, ${Math.round(m.tokens ?? 0)} tokens, ${((m.wallTimeMs ?? 0) / 1000).toFixed(1)} s`,
+          // A replay rollout designs nothing: it has no validity, only its plays of the batch's games.
+          `iteration ${event.iteration} of ${this.iterations} done: ${m.regeneration === 0 ? "replay" : `validity ${pct(m.validityRate)}`}, win rate ${pct(m.meanWinRate)}, regret ${num(m.meanRegret)}, designer reward ${num(m.designerReward)}, novelty ${pct(m.noveltyRate)}, ${m.episodes ?? 0} episodes, ${Math.round(m.tokens ?? 0)} tokens, ${((m.wallTimeMs ?? 0) / 1000).toFixed(1)} s`,
         );
         break;
       }

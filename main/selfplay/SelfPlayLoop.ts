@@ -143,7 +143,7 @@ export class SelfPlayLoop {
       const result = scored === null ? null : scoreRegeneration(db, this.runId, scored, this.config, (env) => env.novelty !== "duplicate");
       if (scored === null) storeInterimStats(db, this.runId, iteration, this.config);
       const metrics = {
-        ...iterationMetrics(db, this.runId, iteration, Date.now() - startedAt),
+        ...iterationMetrics(db, this.runId, iteration, this.config, Date.now() - startedAt),
         regeneration: isRegeneration(iteration, this.config) ? 1 : 0,
         designerRewardsScored: result === null ? null : result.scores.filter((score) => score.designerReward !== null).length,
         designerMaskedRate: result === null || result.scores.length === 0 ? null : result.scores.filter((score) => score.masked).length / result.scores.length,

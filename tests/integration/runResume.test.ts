@@ -74,7 +74,7 @@ describe("spade run: kill -9 and --resume", () => {
   it("ends with the same statistics as an uninterrupted run, nothing stored twice", async () => {
     const whole = await start(["run", "--config", writeConfig("whole")]).done;
     expect(whole.code, whole.stderr).toBe(0);
-    expect(whole.stderr).toMatch(/iteration 1 of 2 done: validity/);
+    expect(whole.stderr).toMatch(/iteration 1 of 2 done: replay, win rate \d+%/); // rollout 1 replays rollout 0's games
 
     const killedDb = join(dir, "killed.sqlite");
     const config = writeConfig("killed");
