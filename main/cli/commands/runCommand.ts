@@ -63,6 +63,11 @@ export const runCommand: Command = {
         throw new UsageError(`spade run --resume: ${config.db} has no unfinished run with this config (seed ${config.seed}) nor any other to resume`);
       }
       const { run, changes } = found;
+      if (found.completed) {
+        db.close();
+        process.stderr.write(`spade run --resume: run ${run.id} with this config has completed (${run.iterationsCompleted} of ${config.iterations} iterations); nothing to resume (start a new run without --resume)\n`);
+        return 0;
+      }
       if (changes.refused.length > 0 || (changes.safe.length > 0 && !values["force-config"])) {
         db.close();
         throw new UsageError(resumeRefusal(run.id, changes.safe.map(describeResumeChange), changes.refused.map(describeResumeChange)));
