@@ -7,6 +7,7 @@ import { withAdapter } from "../../adapters/withAdapter.js";
 import { createBackend } from "../../llm/createBackend.js";
 import { describeBackend } from "../../llm/describeBackend.js";
 import { checkRunConfigFiles } from "../../selfplay/checkRunConfigFiles.js";
+import { checkRunConfigSources } from "../../selfplay/checkRunConfigSources.js";
 import { findResumableRun } from "../../selfplay/findResumableRun.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
 import { RunController } from "../../selfplay/RunController.js";
@@ -32,6 +33,7 @@ export const runCommand: Command = {
     try {
       config = resolveRunConfigPaths(parseRunConfig(readJsonFile("run", configPath), configPath), dirname(configPath));
       checkRunConfigFiles(config, configPath);
+      await checkRunConfigSources(config, configPath);
     } catch (error) {
       if (error instanceof InputError) throw new UsageError(`spade run: ${error.message}`);
       throw error;
