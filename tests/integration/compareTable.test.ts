@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../shared/runConfig.js";
-import { bootstrapInterval } from "../../main/eval/bootstrapInterval.js";
+import { scoreInterval } from "../../main/eval/scoreInterval.js";
 import { compareRuns } from "../../main/experiments/compareRuns.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { insertAdapter } from "../../main/store/queries/adapters.js";
@@ -34,7 +34,7 @@ describe("compareRuns' table", () => {
     const { table, curves } = compareRuns(db, [spade.id, rlve.id], { baselineRunId: rlve.id });
     expect(table.labels).toEqual(["gpqa"]);
     expect(table.rows.map((row) => row.badges.filter((badge) => !badge.startsWith("deviation: LoRA")))).toEqual([["no corpus"], ["baseline: RLVE official16 (sliding window, 128 plays at 0.9)"]]);
-    expect(table.rows[0]!.cells[0]).toEqual({ score: 0.75, interval: bootstrapInterval([1, 1, 0, 1]), n: 4, afterIteration: 7 });
+    expect(table.rows[0]!.cells[0]).toEqual({ score: 0.75, interval: scoreInterval([1, 1, 0, 1]), n: 4, afterIteration: 7 });
     expect(table.rows[0]!.diff).toEqual([0.25]);
     expect(curves[0]!.series[0]!.points).toEqual([{ iteration: 3, score: 0.25 }, { iteration: 7, score: 0.75 }]);
     db.close();
