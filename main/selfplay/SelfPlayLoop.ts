@@ -36,7 +36,7 @@ import { iterationMetrics } from "./iterationMetrics.js";
 import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import { batchScoredAt, isRegeneration, playsPerGame, regenerationInterval, regenerationOf, slotSkill, unhintedPlayIndex } from "./rolloutSchedule.js";
-import { scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
+import { batchGames, scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
 import type { TrainingStep } from "./TrainingStep.js";
 import { WorkGraph, type WorkUnit } from "./WorkGraph.js";
@@ -122,11 +122,22 @@ export class SelfPlayLoop {
       if (this.deps.signal?.aborted) return "interrupted";
       const started = startIteration(db, this.runId, iteration);
       this.emit({ type: "iterationStarted", runId: this.runId, iteration, iterations: this.config.iterations });
+      this.noteEmptyReplay(iteration);
       if (!(await this.runIteration(iteration))) return "interrupted";
       this.completeIteration(iteration, started.startedAt);
       if (!(await this.train(iteration))) return "interrupted";
     }
     return "completed";
+  }
+
+  /** A replay rollout whose batch has no valid game plays nothing: said and stored, not left to look like a stall. */
+  private noteEmptyReplay(iteration: number): void {
+    const regeneration = regenerationOf(iteration, this.config);
+    if (regeneration === iteration || batchGames(this.deps.db, this.runId, regeneration, this.config).length > 0) return;
+    const next = regeneration + regenerationInterval(this.config);
+    const text = `rollout ${iteration} replays the batch designed in rollout ${regeneration}, which has no valid game: nothing to play ${next < this.config.iterations ? `until rollout ${next} designs again` : "for the rest of the run"} (regenerationInterval ${regenerationInterval(this.config)})`;
+    putRunNote(this.deps.db, this.runId, iteration, "empty replay", text);
+    this.emit({ type: "note", runId: this.runId, iteration, kind: "empty replay", text });
   }
 
   /** The training round due after `iteration`, if the run trains. False when interrupted. */

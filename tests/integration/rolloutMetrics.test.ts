@@ -19,9 +19,10 @@ import { getEnvStats } from "../../main/store/queries/envStats.js";
 import { listEnvironments } from "../../main/store/queries/environments.js";
 import { getMetrics } from "../../main/store/queries/metrics.js";
 import { createRun, getRun } from "../../main/store/queries/runs.js";
-import { ScriptedBackend } from "../../main/bench/ScriptedBackend.js";
+import { listRunNotes } from "../../main/store/queries/schedule.js";
+import { ScriptedBackend, requestRole } from "../../main/bench/ScriptedBackend.js";
 import { decodeEvent, readTfRecords } from "../support/tfEvents.js";
-import { selfPlayReply, unhintedWins } from "../support/selfPlayScript.js";
+import { envCode, selfPlayReply, unhintedWins } from "../support/selfPlayScript.js";
 
 let pool: SandboxPool;
 beforeAll(async () => {
@@ -149,4 +150,26 @@ describe("rollout metrics", () => {
     expect(scalar("spade/designerReward", 3)).toBeCloseTo(batchReward(2), 6);
     db.close();
   }, 120_000);
+
+  it("a replay rollout whose batch has no valid game says so, and its metrics are gaps and zeros", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spade-rollout-empty-"));
+    const config = parseRunConfig(
+      {
+        db: join(dir, "ws.sqlite"), seed: 7, iterations: 3, regenerationInterval: 2, envsPerIteration: 1, plays: 2, hintPlays: 1, maxTurns: 2,
+        designer: { attempts: 1 }, backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null,
+      },
+      "empty.json",
+    );
+    const db = openDatabase(config.db);
+    const run = createRun(db, { config, seed: config.seed });
+    const notes: string[] = [];
+    const broken = new ScriptedBackend((request) => (requestRole(request) === "designer" ? "```python\n" + envCode.broken + "```\n" : selfPlayReply(request)), 1);
+    const loop = new SelfPlayLoop(run.id, config, { db, backend: broken, pool, corpus: null, onEvent: (event) => event.type === "note" && notes.push(`${event.iteration}: ${event.text}`) });
+    expect(await loop.run()).toBe("completed");
+    expect(notes).toContain("1: rollout 1 replays the batch designed in rollout 0, which has no valid game: nothing to play until rollout 2 designs again (regenerationInterval 2)");
+    expect(listRunNotes(db, run.id).filter((note) => note.kind === "empty replay").map((note) => note.iteration)).toEqual([1]); // rollout 2 designs again
+    const replay = getMetrics(db, run.id)[1]!.metrics;
+    expect(replay).toMatchObject({ episodes: 0, meanWinRate: null, meanRegret: null, validityRate: null });
+    db.close();
+  }, 60_000);
 });

@@ -75,6 +75,7 @@ describe("spade run: kill -9 and --resume", () => {
     const whole = await start(["run", "--config", writeConfig("whole")]).done;
     expect(whole.code, whole.stderr).toBe(0);
     expect(whole.stderr).toMatch(/iteration 1 of 2 done: replay, win rate \d+%/); // rollout 1 replays rollout 0's games
+    expect(whole.stderr).toContain("note: games are designed in rollout 0 only (regenerationInterval 4, 2 iterations): rollout 1 replays that batch");
 
     const killedDb = join(dir, "killed.sqlite");
     const config = writeConfig("killed");

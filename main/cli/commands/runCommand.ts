@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { describeResumeChange } from "../../../shared/configDiff.js";
+import { describeSchedule } from "../../../shared/describeSchedule.js";
 import { parseRunConfig } from "../../../shared/runConfig.js";
 import { InputError } from "../../../shared/validation/InputError.js";
 import { resolveAdapterRef } from "../../adapters/resolveAdapterRef.js";
@@ -81,6 +82,8 @@ export const runCommand: Command = {
     } else {
       runId = (await controller.start(config)).runId;
       process.stderr.write(`run ${runId} started (${config.db})\n`);
+      const schedule = describeSchedule(config);
+      if (schedule) process.stderr.write(`note: ${schedule}\n`);
     }
     let signals = 0;
     const pauseOnSignal = (signal: NodeJS.Signals) => {
