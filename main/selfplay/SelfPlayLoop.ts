@@ -646,8 +646,8 @@ export class SelfPlayLoop {
  */
 function asPromptTooLong(error: unknown): PromptTooLongError | null {
   if (error instanceof PromptTooLongError) return error;
-  const e = error as { name?: unknown; promptTokens?: unknown; contextSize?: unknown } | null;
-  if (e?.name === "PromptTooLongError" && typeof e.promptTokens === "number" && typeof e.contextSize === "number") return new PromptTooLongError(e.promptTokens, e.contextSize);
+  const e = error as { name?: unknown; promptTokens?: unknown; contextSize?: unknown; trainedContextSize?: unknown } | null;
+  if (e?.name === "PromptTooLongError" && typeof e.promptTokens === "number" && typeof e.contextSize === "number") return new PromptTooLongError(e.promptTokens, e.contextSize, typeof e.trainedContextSize === "number" ? e.trainedContextSize : null);
   return null;
 }
 
