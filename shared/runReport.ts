@@ -12,6 +12,8 @@ export interface ReportEpisode {
   canary: boolean;
   /** Extension: the adapter it was sampled with: its registry id, the recorded name when unregistered, null for the base model. */
   adapterId: string | number | null;
+  /** Extension: why the play was cut off, as its last turn stored it (`length`: the reply filled its token budget or the context), else null. */
+  stop?: string | null;
 }
 
 export interface ReportEnvironment extends EnvStatistics {

@@ -352,3 +352,16 @@ export function listRolloutPlaySummaries(db: ReadonlyDb, runId: number, rollout:
   ).all(runId, rollout) as { environment_id: number; hinted: number; ret: number; total_tokens: number | null; timed_out: number }[];
   return rows.map((row) => ({ environmentId: row.environment_id, hinted: row.hinted === 1, return: row.ret, totalTokens: row.total_tokens, timedOut: row.timed_out === 1 }));
 }
+
+/**
+ * Why an environment's plays were cut off: episode id -> the `stop` their last turn's info
+ * records (`length` when the reply filled its token budget or the context), for the plays that have one.
+ */
+export function listEpisodeStops(db: ReadonlyDb, environmentId: number): Map<number, string> {
+  const rows = statement(
+    db,
+    `SELECT t.episode_id AS id, json_extract(t.info, '$.stop') AS stop FROM turns t JOIN episodes p ON p.id = t.episode_id
+     WHERE p.environment_id = ? AND t.idx = (SELECT MAX(u.idx) FROM turns u WHERE u.episode_id = t.episode_id) AND json_extract(t.info, '$.stop') IS NOT NULL`,
+  ).all(environmentId) as { id: number; stop: unknown }[];
+  return new Map(rows.map((row) => [row.id, String(row.stop)]));
+}
