@@ -39,3 +39,15 @@ describe("spade run refuses a config problem before any run exists (exit 2)", ()
     expect(existsSync(join(dir, "offline-model.sqlite"))).toBe(false);
   });
 });
+
+describe("a --db that is not a workspace", () => {
+  it("exits 2 with the file's name, as a bad argument", () => {
+    const notes = join(dir, "notes.txt");
+    writeFileSync(notes, "this is a text file, not a database\n".repeat(40));
+    for (const args of [["report", "--db", notes], ["adapters", "list", "--db", notes]]) {
+      const result = spade(args);
+      expect(result.status, `${args.join(" ")}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(`cannot open workspace database ${notes}: the file is not a SQLite database`);
+    }
+  });
+});
