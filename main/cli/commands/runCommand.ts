@@ -14,11 +14,12 @@ import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
 import { RunController } from "../../selfplay/RunController.js";
 import { openDatabase } from "../../store/openDatabase.js";
 import { listCorpusProblems } from "../../store/queries/documents.js";
-import { settleRun, updateRunConfig } from "../../store/queries/runs.js";
+import { updateRunConfig } from "../../store/queries/runs.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
 import { readJsonFile } from "../readJsonFile.js";
 import { RunProgress } from "../RunProgress.js";
+import { settleOnSecondSignal } from "../settleOnSecondSignal.js";
 import { UsageError } from "../UsageError.js";
 
 export const runCommand: Command = {
@@ -93,21 +94,26 @@ export const runCommand: Command = {
         void controller.pause(runId).catch(() => undefined);
         return;
       }
-      // Asked twice: store the pause now (status and owner in one transaction), then go.
-      settleRun(db, runId, process.pid, "paused");
-      process.stderr.write(`run ${runId} paused\n`);
-      process.exit(130);
+      // Asked twice: store the pause now (a run that has just completed stays so), then go.
+      const settled = settleOnSecondSignal(db, runId, process.pid);
+      process.stderr.write(`${settled.message}\n`);
+      process.exit(settled.code);
     };
     process.on("SIGINT", pauseOnSignal);
     process.on("SIGTERM", pauseOnSignal);
     const status = await controller.wait(runId);
+    const code = status === "completed" ? 0 : status === "paused" ? 130 : 1;
+    // The run is settled: a Ctrl-C while the process winds down (its children closing) ends it with
+    // the run's own code, not the signal's 130.
+    const finish = () => process.exit(code);
+    process.on("SIGINT", finish);
+    process.on("SIGTERM", finish);
     process.off("SIGINT", pauseOnSignal);
     process.off("SIGTERM", pauseOnSignal);
     // The run's summary repeats what its corpus left out: said once at the start, it has scrolled away.
     for (const problem of listCorpusProblems(db, runId)) process.stderr.write(`note: ${problem.message}\n`);
     db.close();
-    if (status === "completed") return 0;
-    return status === "paused" ? 130 : 1;
+    return code;
   },
 };
 
