@@ -127,7 +127,7 @@ export function deleteEnvSet(db: WritableDb, name: string): void {
   statement(db, `DELETE FROM env_sets WHERE name = ?`).run(name);
 }
 
-/** What every play of one set member's code says, over all runs (the canary left out); the regret is the view's to derive. */
+/** What every play of one set member's code says, over all runs (the canary counted, as the environment statistics count it); the regret is the view's to derive. */
 export interface EnvSetMemberPlays extends Omit<EnvStatistics, "regret"> {
   /** Runs that played it. */
   runs: number;
@@ -149,7 +149,7 @@ export function envSetMemberPlays(db: ReadonlyDb, setName: string): Map<string, 
        avg(CASE WHEN ep.hinted = 1 THEN ep."return" END) AS hint_mean_return
      FROM env_set_members m
      JOIN environments e ON e.code_sha256 = m.code_sha256
-     JOIN episodes ep ON ep.environment_id = e.id AND ep.canary = 0
+     JOIN episodes ep ON ep.environment_id = e.id
      WHERE m.set_name = ?
      GROUP BY e.code_sha256`,
   ).all(setName) as { sha: string; runs: number; plays: number; hint_plays: number; win_rate: number | null; hint_win_rate: number | null; mean_return: number | null; hint_mean_return: number | null }[];
