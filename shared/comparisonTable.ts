@@ -8,7 +8,7 @@ export interface HeldOutPoint {
   /** The suite's key as stored (its path or name). */
   suite: string;
   score: number;
-  /** The 95% bootstrap interval over the suite's items; null when the stored items do not say. */
+  /** The 95% interval (`scoreInterval`: Wilson's for items scored 0 or 1, else the bootstrap) over the suite's items; null when the stored items do not say. */
   interval: [number, number] | null;
   /** Items evaluated. */
   n: number;

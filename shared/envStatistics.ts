@@ -1,6 +1,6 @@
 /** What a batch of plays says about one environment (SPADE-NOTES "Hints and regret"). */
 export interface EnvStatistics {
-  /** Unhinted plays (the canary not counted). */
+  /** Unhinted plays (the canary one of them, as the reference counts it). */
   plays: number;
   hintPlays: number;
   /** Fraction of unhinted plays with return > 0; null without plays. */

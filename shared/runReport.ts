@@ -8,10 +8,12 @@ export interface ReportEpisode {
   return: number;
   turns: number;
   error: string | null;
-  /** Extension: the canary play, which is not counted in the statistics. */
+  /** Extension: the canary play (the rollout's first unhinted play, alone; counted in the statistics as one of its plays). */
   canary: boolean;
   /** Extension: the adapter it was sampled with: its registry id, the recorded name when unregistered, null for the base model. */
   adapterId: string | number | null;
+  /** Extension: why the play was cut off, as its last turn stored it (`length`: the reply filled its token budget or the context), else null. */
+  stop?: string | null;
 }
 
 export interface ReportEnvironment extends EnvStatistics {

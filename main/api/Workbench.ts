@@ -15,6 +15,7 @@ import { selectPackagedEnvironments } from "../exports/packages/selectPackagedEn
 import { appRoot } from "../paths.js";
 import { storedRunAblations } from "../selfplay/describeAblations.js";
 import { checkRunConfigFiles } from "../selfplay/checkRunConfigFiles.js";
+import { checkRunConfigSources } from "../selfplay/checkRunConfigSources.js";
 import { hintSkipReasons } from "../selfplay/buildRunReport.js";
 import { diagnoseRun } from "../selfplay/diagnoseRun.js";
 import { resolveRunConfigPaths } from "../selfplay/resolveRunConfigPaths.js";
@@ -387,6 +388,7 @@ export class Workbench {
         const backend = parsed.backend.kind === "llama" && parsed.backend.modelsDir === undefined ? { ...parsed.backend, modelsDir } : parsed.backend;
         const resolved = resolveRunConfigPaths({ ...parsed, backend }, dirname(this.#options.dbPath));
         checkRunConfigFiles(resolved, "run config");
+        await checkRunConfigSources(resolved, "run config");
         return control.start(resolved);
       },
       pauseRun: async ({ runId }) => {

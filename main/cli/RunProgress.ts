@@ -2,7 +2,8 @@ import type { RunControllerEvent } from "../selfplay/RunController.js";
 
 /**
  * `spade run`'s stderr: a progress bar for the current iteration (redrawn in place on a terminal,
- * a line per step otherwise) and a summary line per iteration. Iterations are numbered as stored
+ * a line per step otherwise) that follows the rollout's completed designs and plays (it never runs
+ * back within a rollout), with their counts and the time left, and a summary line per iteration. Iterations are numbered as stored
  * (from 0), as the report and the workbench number them: "iteration 1 of 3" is the store's 1.
  */
 export class RunProgress {
@@ -16,15 +17,22 @@ export class RunProgress {
       case "iterationStarted":
         this.iterations = event.iterations;
         break;
-      case "slotPhase":
-        this.draw(`iteration ${event.iteration} of ${this.iterations} ${bar(event.slot, event.slots)} slot ${event.slot} of ${event.slots} ${event.phase}${event.detail ? ` (${event.detail})` : ""}`);
+      case "progress": {
+        // A training round draws its own bar (trainingProgress).
+        const p = event.progress;
+        if (p.phase === "training") break;
+        const units = p.units.map((unit) => `${unit.name} ${unit.done}/${unit.total}`);
+        const left = p.etaMs === null ? [] : [`about ${formatDuration(p.etaMs)} left`];
+        this.draw(`iteration ${p.iteration} of ${p.iterations} ${bar(p.rolloutFraction ?? 0, 1)} ${p.phase}: ${[...units, ...left].join(", ")}`);
         break;
+      }
       case "iterationCompleted": {
         const m = event.metrics;
         const pct = (value: number | undefined) => (value === undefined ? "-" : `${Math.round(value * 100)}%`);
         const num = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(3));
         this.line(
-          `iteration ${event.iteration} of ${this.iterations} done: validity ${pct(m.validityRate)}, win rate ${pct(m.meanWinRate)}, regret ${num(m.meanRegret)}, designer reward ${num(m.designerReward)}, novelty ${pct(m.noveltyRate)}, ${Math.round(m.tokens ?? 0)} tokens, ${((m.wallTimeMs ?? 0) / 1000).toFixed(1)} s`,
+          // A replay rollout designs nothing: it has no validity, only its plays of the batch's games.
+          `iteration ${event.iteration} of ${this.iterations} done: ${m.regeneration === 0 ? "replay" : `validity ${pct(m.validityRate)}`}, win rate ${pct(m.meanWinRate)}, regret ${num(m.meanRegret)}, designer reward ${num(m.designerReward)}, novelty ${pct(m.noveltyRate)}, ${m.episodes ?? 0} episodes, ${Math.round(m.tokens ?? 0)} tokens, ${((m.wallTimeMs ?? 0) / 1000).toFixed(1)} s`,
         );
         break;
       }
@@ -66,6 +74,15 @@ export class RunProgress {
     this.lastDrawn = "";
     this.stream.write(`${text}\n`);
   }
+}
+
+/** "45 s", "2 min 10 s", "1 h 05 min". */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
 }
 
 function bar(done: number, total: number, width = 20): string {

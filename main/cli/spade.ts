@@ -3,6 +3,7 @@
 import type { Command } from "./Command.js";
 import { commands } from "./commands.js";
 import { HelpRequest } from "./HelpRequest.js";
+import { NotAWorkspaceError } from "../store/NotAWorkspaceError.js";
 import { UsageError } from "./UsageError.js";
 
 function helpText(): string {
@@ -57,7 +58,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError) {
+    // A --db that is not a workspace is a bad argument too (exit 2), as the README says.
+    if (error instanceof UsageError || error instanceof NotAWorkspaceError) {
       process.stderr.write(error.message + "\n");
       process.exitCode = 2;
     } else {

@@ -16,7 +16,7 @@ export interface AceBenchEvalItem {
 
 /**
  * `spade eval --json` on an ACEBench-Agent suite: accuracy is ACEBench's end-to-end accuracy
- * (the paper's ACEBench-Agent number), with its 95% bootstrap interval over items; process
+ * (the paper's ACEBench-Agent number), with its 95% interval (`scoreInterval`: Wilson's for items scored 0 or 1, else the bootstrap) over items; process
  * accuracy is reported beside it, as ACEBench reports both.
  */
 export interface AceBenchEvalReport {

@@ -11,7 +11,7 @@ export interface CodeEvalItem {
 
 /**
  * `spade eval --json` on a code suite: pass@1 as the reference counts it (the fraction of samples
- * passing every test, averaged over problems), with its 95% bootstrap interval over problems.
+ * passing every test, averaged over problems), with its 95% interval (`scoreInterval`: Wilson's for items scored 0 or 1, else the bootstrap) over problems.
  */
 export interface CodeEvalReport {
   suite: string;

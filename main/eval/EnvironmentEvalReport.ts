@@ -21,7 +21,7 @@ export interface EnvironmentEvalReport {
   meanReturn: number;
   /** Fraction of plays with a return > 0. */
   winRate: number;
-  /** The 95% bootstrap interval of `meanReturn` over environments (each environment's plays kept together). */
+  /** The 95% interval (`scoreInterval`: Wilson's for items scored 0 or 1, else the bootstrap) of `meanReturn` over environments (each environment's plays kept together). */
   interval: [number, number];
   items: EnvironmentEvalItem[];
 }

@@ -25,7 +25,7 @@ export interface QuestionEvalReport {
   /** Present when more than one sample per question was drawn. */
   samples?: number;
   passAtK?: number;
-  /** The 95% bootstrap interval of `accuracy` over questions. */
+  /** The 95% interval (`scoreInterval`: Wilson's for items scored 0 or 1, else the bootstrap) of `accuracy` over questions. */
   interval: [number, number];
   items: QuestionEvalItem[];
 }

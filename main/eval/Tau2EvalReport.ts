@@ -28,7 +28,7 @@ export interface Tau2DomainResult {
 
 /**
  * `spade eval --json` on a tau2 suite: pass@1 = passed simulations / all simulations over every
- * domain (the reference's `overall_pass_at_1`), with a 95% bootstrap interval over tasks (a task's
+ * domain (the reference's `overall_pass_at_1`), with a 95% interval (`scoreInterval`: Wilson's for items scored 0 or 1, else the bootstrap) over tasks (a task's
  * trials kept together), and each domain's figures.
  */
 export interface Tau2EvalReport {

@@ -16,7 +16,7 @@ export interface ToolUseEvalItem {
 
 /**
  * `spade eval --json` on a BFCL-style multi-turn suite: accuracy is the fraction of items passing
- * BFCL's state and response checks on every turn, with its 95% bootstrap interval over items.
+ * BFCL's state and response checks on every turn, with its 95% interval (`scoreInterval`: Wilson's for items scored 0 or 1, else the bootstrap) over items.
  */
 export interface ToolUseEvalReport {
   suite: string;

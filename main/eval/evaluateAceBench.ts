@@ -7,7 +7,7 @@ import { deriveSeed } from "../util/seededRandom.js";
 import type { AceBenchEvalItem, AceBenchEvalReport } from "./AceBenchEvalReport.js";
 import type { AceBenchItem, AceBenchSuite } from "./AceBenchItem.js";
 import { aceBenchProcessAccuracy, aceBenchStateErrors } from "./aceBenchChecks.js";
-import { bootstrapInterval } from "./bootstrapInterval.js";
+import { scoreInterval } from "./scoreInterval.js";
 
 /** The reference's `max_dialog_turns` for ACEBench (`eval_offline/configs/tool_use.yaml`). */
 export const aceBenchDialogTurns = 40;
@@ -78,9 +78,9 @@ export async function evaluateAceBench(backend: LlmBackend, suite: AceBenchSuite
     n: items.length,
     correct,
     accuracy: mean(scores),
-    interval: bootstrapInterval(scores, { seed: options.seed ?? 0 }),
+    interval: scoreInterval(scores, { seed: options.seed ?? 0 }),
     processAccuracy: mean(processes),
-    processInterval: bootstrapInterval(processes, { seed: options.seed ?? 0 }),
+    processInterval: scoreInterval(processes, { seed: options.seed ?? 0 }),
     userSimulator: options.userSimulator ?? (options.userBackend ? options.userBackend.name : "the evaluated model"),
     items,
   };

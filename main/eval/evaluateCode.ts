@@ -4,7 +4,7 @@ import type { EnvSession } from "../sandbox/EnvSession.js";
 import { extractPythonCode } from "../selfplay/extractCode.js";
 import { mapWithConcurrency } from "../util/mapWithConcurrency.js";
 import { deriveSeed } from "../util/seededRandom.js";
-import { bootstrapInterval } from "./bootstrapInterval.js";
+import { scoreInterval } from "./scoreInterval.js";
 import type { CodeEvalItem, CodeEvalReport } from "./CodeEvalReport.js";
 import type { CodeProblem } from "./CodeProblem.js";
 import { runCodeTests } from "./runCodeTests.js";
@@ -59,5 +59,5 @@ export async function evaluateCode(backend: LlmBackend, problems: readonly CodeP
   });
   const scores = items.map((item) => item.passed / item.samples);
   const passAt1 = scores.length === 0 ? 0 : scores.reduce((a, b) => a + b, 0) / scores.length;
-  return { suite: options.suite, kind: "code", n: items.length, samples: k, passAt1, interval: bootstrapInterval(scores, { seed: options.seed ?? 0 }), items };
+  return { suite: options.suite, kind: "code", n: items.length, samples: k, passAt1, interval: scoreInterval(scores, { seed: options.seed ?? 0 }), items };
 }

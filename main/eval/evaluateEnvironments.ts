@@ -2,7 +2,7 @@ import type { LlmBackend } from "../llm/LlmBackend.js";
 import { runPlays } from "../rollout/runPlays.js";
 import type { EnvSession } from "../sandbox/EnvSession.js";
 import { deriveSeed } from "../util/seededRandom.js";
-import { bootstrapInterval } from "./bootstrapInterval.js";
+import { scoreInterval } from "./scoreInterval.js";
 import type { EnvironmentEvalItem, EnvironmentEvalReport } from "./EnvironmentEvalReport.js";
 import type { EnvironmentSuiteFile } from "./readEnvironmentSuite.js";
 
@@ -65,7 +65,7 @@ export async function evaluateEnvironments(backend: LlmBackend, files: readonly 
     plays: returns.length,
     meanReturn: mean(returns),
     winRate: mean(returns.map((value) => (value > 0 ? 1 : 0))),
-    interval: bootstrapInterval(items.map((item) => item.meanReturn), { seed: options.seed ?? 0 }),
+    interval: scoreInterval(items.map((item) => item.meanReturn), { seed: options.seed ?? 0 }),
     items,
   };
 }

@@ -2,7 +2,7 @@ import type { LlmBackend } from "../llm/LlmBackend.js";
 import { mapWithConcurrency } from "../util/mapWithConcurrency.js";
 import { deriveSeed } from "../util/seededRandom.js";
 import { answersMatch } from "./answersMatch.js";
-import { bootstrapInterval } from "./bootstrapInterval.js";
+import { scoreInterval } from "./scoreInterval.js";
 import { extractAnswer } from "./extractAnswer.js";
 import type { QuestionEvalItem, QuestionEvalReport } from "./QuestionEvalReport.js";
 import type { QuestionItem, QuestionSuiteFormat } from "./QuestionItem.js";
@@ -64,7 +64,7 @@ export async function evaluateQuestions(backend: LlmBackend, items: readonly Que
   const correct = results.filter((result) => result.correct).length;
   const n = results.length;
   const accuracy = n === 0 ? 0 : k === 1 ? correct / n : results.reduce((sum, result) => sum + result.score!, 0) / n;
-  const interval = bootstrapInterval(results.map((result) => result.score ?? (result.correct ? 1 : 0)), { seed: options.seed ?? 0 });
+  const interval = scoreInterval(results.map((result) => result.score ?? (result.correct ? 1 : 0)), { seed: options.seed ?? 0 });
   return { suite: options.suite, n, correct, accuracy, ...(k > 1 ? { samples: k, passAtK: n === 0 ? 0 : correct / n } : {}), interval, items: results };
 }
 

@@ -1,7 +1,7 @@
 import type { LlmBackend } from "../llm/LlmBackend.js";
 import { LibraryWorker } from "../library/LibraryWorker.js";
 import { resourcePath } from "../paths.js";
-import { bootstrapInterval } from "./bootstrapInterval.js";
+import { scoreInterval } from "./scoreInterval.js";
 import { ChatCompletionsBridge } from "./ChatCompletionsBridge.js";
 import type { Tau2DomainResult, Tau2EvalItem, Tau2EvalReport } from "./Tau2EvalReport.js";
 import type { Tau2Spec, Tau2Suite } from "./Tau2Suite.js";
@@ -61,7 +61,7 @@ export async function evaluateTau2(backend: LlmBackend, suite: Tau2Suite, option
     passed,
     errors: domains.reduce((a, d) => a + d.errors, 0),
     accuracy: simulations > 0 ? passed / simulations : 0,
-    interval: bootstrapInterval(items.map((item) => item.passed / item.samples)),
+    interval: scoreInterval(items.map((item) => item.passed / item.samples)),
     domains,
     userSimulator: options.userSimulator ?? (options.userBackend ? options.userBackend.name : "the evaluated model"),
     items,

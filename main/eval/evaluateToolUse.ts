@@ -5,7 +5,7 @@ import { resourcePath } from "../paths.js";
 import { callArguments, parseTextToolCalls } from "../rollout/toolCalls.js";
 import { mapWithConcurrency } from "../util/mapWithConcurrency.js";
 import { deriveSeed } from "../util/seededRandom.js";
-import { bootstrapInterval } from "./bootstrapInterval.js";
+import { scoreInterval } from "./scoreInterval.js";
 import type { ToolUseItem, ToolUseSuite } from "./ToolUseItem.js";
 import type { ToolUseEvalItem, ToolUseEvalReport } from "./ToolUseEvalReport.js";
 
@@ -51,7 +51,7 @@ export async function evaluateToolUse(backend: LlmBackend, suite: ToolUseSuite, 
   });
   const scores = items.map((item) => (item.correct ? 1 : 0));
   const correct = scores.reduce<number>((a, b) => a + b, 0);
-  return { suite: options.suite, kind: "tool-use", n: items.length, correct, accuracy: items.length === 0 ? 0 : correct / items.length, interval: bootstrapInterval(scores, { seed: options.seed ?? 0 }), items };
+  return { suite: options.suite, kind: "tool-use", n: items.length, correct, accuracy: items.length === 0 ? 0 : correct / items.length, interval: scoreInterval(scores, { seed: options.seed ?? 0 }), items };
 }
 
 async function playItem(backend: LlmBackend, suite: ToolUseSuite, item: ToolUseItem, options: EvaluateToolUseOptions): Promise<ToolUseEvalItem> {

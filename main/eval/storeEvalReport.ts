@@ -1,6 +1,6 @@
 import type { ReadonlyDb, WritableDb } from "../store/DatabaseHandle.js";
 import { insertEvalResult, listEvalResults, type EvalResult } from "../store/queries/evalResults.js";
-import { bootstrapInterval } from "./bootstrapInterval.js";
+import { scoreInterval } from "./scoreInterval.js";
 import type { SuiteEvalReport } from "./evaluateSuite.js";
 
 /** Stores an evaluation of the base model (adapterId null) or an adapter; returns the result id. */
@@ -48,8 +48,8 @@ export function storedItemScores(result: EvalResult): number[] | null {
   return scores.some(Number.isNaN) ? null : scores;
 }
 
-/** A stored result's 95% bootstrap interval over its items, or null when the items do not say. */
+/** A stored result's 95% interval (`scoreInterval`: Wilson's for items scored 0 or 1, else the bootstrap) over its items, or null when the items do not say. */
 export function storedInterval(result: EvalResult): [number, number] | null {
   const scores = storedItemScores(result);
-  return scores === null ? null : bootstrapInterval(scores);
+  return scores === null ? null : scoreInterval(scores);
 }

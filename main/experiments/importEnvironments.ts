@@ -5,15 +5,21 @@ import { addEnvSetMembers, createEnvSet, type NewEnvSetMember } from "../store/q
 import { validateEnvironment } from "../validator/validateEnvironment.js";
 import type { ReadSources } from "./readEnvironmentSources.js";
 
+export interface ImportEnvironmentsOptions {
+  /** Called as each environment's validation ends (its place, of how many, its name, the class or why it was rejected). Defaults to none. */
+  onValidated?: (done: number, total: number, name: string, outcome: { valid: true; className: string | null } | { valid: false; error: string }) => void;
+}
+
 /**
  * Validates every environment and stores the valid ones in the named set (identical code is
  * stored once, so re-importing adds nothing); each rejected one is reported with its reason.
  */
-export async function importEnvironments(db: WritableDb, pool: SandboxPool, setName: string, read: ReadSources): Promise<EnvImportReport> {
+export async function importEnvironments(db: WritableDb, pool: SandboxPool, setName: string, read: ReadSources, options: ImportEnvironmentsOptions = {}): Promise<EnvImportReport> {
   const rejected = [...read.unreadable];
   const members: NewEnvSetMember[] = [];
-  for (const source of read.sources) {
+  for (const [index, source] of read.sources.entries()) {
     const report = await validateEnvironment(pool, source.code);
+    options.onValidated?.(index + 1, read.sources.length, source.name, report.valid ? { valid: true, className: report.className } : { valid: false, error: report.error ?? "invalid" });
     if (!report.valid) {
       rejected.push({ name: source.name, error: report.error ?? "invalid" });
       continue;

@@ -15,15 +15,25 @@ export interface SelectRunEnvironmentsOptions {
 
 /** Valid environments of a run as export lines (one per distinct code), oldest first. */
 export function selectRunEnvironments(db: ReadonlyDb, options: SelectRunEnvironmentsOptions = {}): EnvExportLine[] {
+  return selectDistinctRunEnvironments(db, options).lines;
+}
+
+/** The export lines, and how many valid environments were left out because their code is identical to an earlier one's. */
+export function selectDistinctRunEnvironments(db: ReadonlyDb, options: SelectRunEnvironmentsOptions = {}): { lines: EnvExportLine[]; identical: number } {
   const filter: EnvironmentFilter = { valid: true, orderBy: "id", limit: Number.MAX_SAFE_INTEGER, regretMin: options.regretMin, regretMax: options.regretMax };
   if (options.runId !== undefined) filter.runId = options.runId;
   if (options.filter === "memory") filter.inMemory = true;
   if (options.filter === "pinned") filter.pinned = true;
   const seen = new Set<string>();
   const lines: EnvExportLine[] = [];
+  let identical = 0;
   for (const summary of listEnvironments(db, filter)) {
     const env = getEnvironment(db, summary.id);
-    if (!env?.code || !env.className || seen.has(env.codeSha256 ?? env.code)) continue;
+    if (!env?.code || !env.className) continue;
+    if (seen.has(env.codeSha256 ?? env.code)) {
+      identical++;
+      continue;
+    }
     seen.add(env.codeSha256 ?? env.code);
     lines.push({
       className: env.className,
@@ -36,5 +46,5 @@ export function selectRunEnvironments(db: ReadonlyDb, options: SelectRunEnvironm
       source: env.runId === null ? `env:${env.id}` : `run:${env.runId}/env:${env.id}`,
     });
   }
-  return lines;
+  return { lines, identical };
 }

@@ -1,7 +1,7 @@
 // `npm start`: the Electron window where Electron can run (binary downloaded, a display present),
 // otherwise the same workbench served on 127.0.0.1 for a browser (`spade serve` on the default
-// workspace, printing the address line). Builds whatever is missing first, quietly: build output
-// is shown only when a build fails.
+// workspace, printing the address line). Builds whatever is missing first, quietly (one line says
+// so): build output is shown only when a build fails.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -48,8 +48,12 @@ function build(command, args) {
 /** @param {boolean} needShell */
 function buildMissing(needShell) {
   const bin = (/** @type {string} */ name) => join(root, "node_modules", ".bin", name);
-  if (!existsSync(outputs.engine)) build(bin("tsc"), ["-p", "tsconfig.engine.json"]);
-  if (!existsSync(outputs.renderer) || (needShell && !existsSync(outputs.shell))) build(bin("electron-vite"), ["build"]);
+  const engine = !existsSync(outputs.engine);
+  const ui = !existsSync(outputs.renderer) || (needShell && !existsSync(outputs.shell));
+  // One line, so a first start that builds for a minute or two is not taken for a hang.
+  if (engine || ui) console.error(`spade-workbench: building the ${engine && ui ? "engine and the UI" : engine ? "engine" : "UI"}, first start only (a minute or two)...`);
+  if (engine) build(bin("tsc"), ["-p", "tsconfig.engine.json"]);
+  if (ui) build(bin("electron-vite"), ["build"]);
 }
 
 /** @param {import("node:child_process").ChildProcess} child */

@@ -16,6 +16,8 @@ export class RunProgressTracker {
   private readonly designedSlots = new Set<number>();
   private readonly validSlots = new Set<number>();
   private played = 0;
+  /** The current rollout's share done, as high as it has been. */
+  private rolloutFraction = 0;
   private training: RunProgressSnapshot["training"] = null;
   private iterationStartedAt: number | null = null;
   /** Wall time of each whole rollout seen here (its plays and the training round after it). */
@@ -44,6 +46,7 @@ export class RunProgressTracker {
         this.validSlots.clear();
         this.played = 0;
         this.training = null;
+        this.rolloutFraction = 0;
         break;
       }
       case "slotPhase":
@@ -58,6 +61,7 @@ export class RunProgressTracker {
         break;
       case "iterationCompleted":
         this.phase = "scoring";
+        this.rolloutFraction = 1;
         break;
       case "trainingStarted":
         this.phase = "training";
@@ -73,18 +77,26 @@ export class RunProgressTracker {
       default:
         return;
     }
+    const units = this.rolloutUnits();
+    const total = units.reduce((sum, unit) => sum + unit.total, 0);
+    if (total > 0) this.rolloutFraction = Math.max(this.rolloutFraction, Math.min(1, units.reduce((sum, unit) => sum + unit.done, 0) / total));
     this.version += 1;
+  }
+
+  /** The current rollout's designs (a regeneration of a designed run) and plays, done and in all. */
+  private rolloutUnits(): RunProgressSnapshot["units"] {
+    const generating = this.config.designer.kind === "llm" && isRegeneration(this.iteration, this.config);
+    const units: RunProgressSnapshot["units"] = [];
+    if (generating) units.push({ name: "designed", done: this.designedSlots.size, total: this.config.envsPerIteration });
+    units.push({ name: "played", done: this.played, total: Math.max(this.played, this.expectedPlays()) });
+    return units;
   }
 
   snapshot(): RunProgressSnapshot {
     const now = this.now();
-    const envs = this.config.envsPerIteration;
-    const generating = this.config.designer.kind === "llm" && isRegeneration(this.iteration, this.config);
-    const units: RunProgressSnapshot["units"] = [];
-    if (generating) units.push({ name: "designed", done: this.designedSlots.size, total: envs });
-    units.push({ name: "played", done: this.played, total: Math.max(this.played, this.expectedPlays()) });
+    const units = this.rolloutUnits();
     if (this.training && this.training.steps > 0) units.push({ name: "training steps", done: this.training.step, total: this.training.steps });
-    return { iteration: this.iteration, iterations: this.config.iterations, phase: this.phase, units, training: this.training, etaMs: this.estimateLeft(now), updatedAt: now };
+    return { iteration: this.iteration, iterations: this.config.iterations, phase: this.phase, units, rolloutFraction: this.rolloutFraction, training: this.training, etaMs: this.estimateLeft(now), updatedAt: now };
   }
 
   /** Plays the current rollout will make: every game of the batch plays its plain plays, a new batch its hinted ones too. */

@@ -37,7 +37,7 @@ import { iterationMetrics } from "./iterationMetrics.js";
 import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
 import { batchScoredAt, isRegeneration, playsPerGame, regenerationInterval, regenerationOf, slotSkill, unhintedPlayIndex } from "./rolloutSchedule.js";
-import { scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
+import { batchGames, scoreRegeneration, storeInterimStats, validAttempt } from "./scoreRegeneration.js";
 import { selectMemoryReferences, type MemoryCandidate } from "./selectMemoryReferences.js";
 import type { TrainingStep } from "./TrainingStep.js";
 import { playsInFlight } from "./playsInFlight.js";
@@ -129,11 +129,22 @@ export class SelfPlayLoop {
       if (this.deps.signal?.aborted) return "interrupted";
       const started = startIteration(db, this.runId, iteration);
       this.emit({ type: "iterationStarted", runId: this.runId, iteration, iterations: this.config.iterations });
+      this.noteEmptyReplay(iteration);
       if (!(await this.runIteration(iteration))) return "interrupted";
       this.completeIteration(iteration, started.startedAt);
       if (!(await this.train(iteration))) return "interrupted";
     }
     return "completed";
+  }
+
+  /** A replay rollout whose batch has no valid game plays nothing: said and stored, not left to look like a stall. */
+  private noteEmptyReplay(iteration: number): void {
+    const regeneration = regenerationOf(iteration, this.config);
+    if (regeneration === iteration || batchGames(this.deps.db, this.runId, regeneration, this.config).length > 0) return;
+    const next = regeneration + regenerationInterval(this.config);
+    const text = `rollout ${iteration} replays the batch designed in rollout ${regeneration}, which has no valid game: nothing to play ${next < this.config.iterations ? `until rollout ${next} designs again` : "for the rest of the run"} (regenerationInterval ${regenerationInterval(this.config)})`;
+    putRunNote(this.deps.db, this.runId, iteration, "empty replay", text);
+    this.emit({ type: "note", runId: this.runId, iteration, kind: "empty replay", text });
   }
 
   /** The training round due after `iteration`, if the run trains. False when interrupted. */
@@ -150,7 +161,7 @@ export class SelfPlayLoop {
       const result = scored === null ? null : scoreRegeneration(db, this.runId, scored, this.config, (env) => env.novelty !== "duplicate");
       if (scored === null) storeInterimStats(db, this.runId, iteration, this.config);
       const metrics = {
-        ...iterationMetrics(db, this.runId, iteration, Date.now() - startedAt),
+        ...iterationMetrics(db, this.runId, iteration, this.config, Date.now() - startedAt),
         regeneration: isRegeneration(iteration, this.config) ? 1 : 0,
         designerRewardsScored: result === null ? null : result.scores.filter((score) => score.designerReward !== null).length,
         designerMaskedRate: result === null || result.scores.length === 0 ? null : result.scores.filter((score) => score.masked).length / result.scores.length,
@@ -682,8 +693,8 @@ export class SelfPlayLoop {
  */
 function asPromptTooLong(error: unknown): PromptTooLongError | null {
   if (error instanceof PromptTooLongError) return error;
-  const e = error as { name?: unknown; promptTokens?: unknown; contextSize?: unknown } | null;
-  if (e?.name === "PromptTooLongError" && typeof e.promptTokens === "number" && typeof e.contextSize === "number") return new PromptTooLongError(e.promptTokens, e.contextSize);
+  const e = error as { name?: unknown; promptTokens?: unknown; contextSize?: unknown; trainedContextSize?: unknown } | null;
+  if (e?.name === "PromptTooLongError" && typeof e.promptTokens === "number" && typeof e.contextSize === "number") return new PromptTooLongError(e.promptTokens, e.contextSize, typeof e.trainedContextSize === "number" ? e.trainedContextSize : null);
   return null;
 }
 

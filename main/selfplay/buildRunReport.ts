@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import type { RunReport, ReportRun } from "../../shared/runReport.js";
 import type { ReadonlyDb } from "../store/DatabaseHandle.js";
 import { listEnvironments } from "../store/queries/environments.js";
-import { listEpisodes } from "../store/queries/episodes.js";
+import { listEpisodes, listEpisodeStops } from "../store/queries/episodes.js";
 import { getHint } from "../store/queries/hints.js";
 import { getRun, listRuns, type Run } from "../store/queries/runs.js";
 import { listAdapters } from "../store/queries/adapters.js";
@@ -33,6 +33,7 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
   // follow completion order and the same seed would otherwise print differently from run to run.
   const environments = listEnvironments(db, { runId: run.id, orderBy: "slot", limit: Number.MAX_SAFE_INTEGER }).map((env) => {
     const episodes = env.valid ? listEpisodes(db, env.id) : [];
+    const stops = env.valid ? listEpisodeStops(db, env.id) : new Map<number, string>();
     return {
       id: env.id,
       iteration: env.iteration ?? 0,
@@ -51,7 +52,7 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
       regret: env.regret,
       designerReward: env.designerReward,
       documentId: env.documentId,
-      episodes: episodes.map((episode) => ({ id: episode.id, hinted: episode.hinted, return: episode.return, turns: episode.turnCount, error: episode.error, canary: episode.canary, adapterId: adapterId(episode.adapter) })),
+      episodes: episodes.map((episode) => ({ id: episode.id, hinted: episode.hinted, return: episode.return, turns: episode.turnCount, error: episode.error, canary: episode.canary, adapterId: adapterId(episode.adapter), stop: stops.get(episode.id) ?? null })),
       slot: env.slot ?? 0,
       attempt: env.attempt ?? 0,
       skill: env.skill,

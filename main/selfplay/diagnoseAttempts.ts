@@ -28,21 +28,40 @@ function firstLine(text: string): string {
   return (text.split("\n").find((line) => line.trim() !== "") ?? "").trim();
 }
 
-/** The largest `(N > M tokens)` pair among the messages, so the banner says how far off the context is. */
-function worstOverflow(details: string[]): string {
-  let worst: { n: number; m: number } | null = null;
+/** The largest `(N > M tokens)` pair among the messages (and the trained context they name), so the banner says how far off the context is. */
+function worstOverflow(details: string[]): { text: string; context: number | null; trained: number | null } {
+  let worst: { n: number; m: number; trained: number | null } | null = null;
   for (const detail of details) {
-    const match = /\((\d+) > (\d+) tokens\)/.exec(detail);
-    if (match && (!worst || Number(match[1]) > worst.n)) worst = { n: Number(match[1]), m: Number(match[2]) };
+    const match = /\((\d+) > (\d+) tokens(?:; the model was trained on (\d+))?\)/.exec(detail);
+    if (match && (!worst || Number(match[1]) > worst.n)) worst = { n: Number(match[1]), m: Number(match[2]), trained: match[3] === undefined ? null : Number(match[3]) };
   }
-  return worst ? ` (${worst.n} > ${worst.m} tokens)` : "";
+  return worst ? { text: ` (${worst.n} > ${worst.m} tokens)`, context: worst.m, trained: worst.trained } : { text: "", context: null, trained: null };
+}
+
+/**
+ * What to change when designer prompts do not fit: the context only up to what the model was
+ * trained on (past it replies degrade), the grounding document only when there is one.
+ */
+function tooLongAdvice(details: string[], corpus: boolean): string {
+  const { text, context, trained } = worstOverflow(details);
+  const raise =
+    trained === null ? "raise backend.contextSize (up to the context the model was trained on)"
+    : context !== null && context < trained ? `raise backend.contextSize (up to ${trained}, the context the model was trained on)`
+    : `use a model trained on a longer context (this one was trained on ${trained} tokens, the context already holds ${context})`;
+  const shorten = corpus ? "shorten the grounding document (corpus.maxWords)" : "show fewer memory references (memory.references; the run has no corpus document to shorten)";
+  return `${text}: ${raise}, or ${shorten}`;
+}
+
+export interface DiagnoseAttemptsOptions {
+  /** The run grounds its designer prompts on a corpus document. Defaults to true. */
+  corpus?: boolean;
 }
 
 /**
  * The diagnosis of attempts none of which is valid: the most common reason, with how many attempts
  * share it. Null when there are no attempts or at least one is valid (nothing to explain).
  */
-export function diagnoseAttempts(attempts: readonly AttemptOutcome[]): RunDiagnosis | null {
+export function diagnoseAttempts(attempts: readonly AttemptOutcome[], options: DiagnoseAttemptsOptions = {}): RunDiagnosis | null {
   if (attempts.length === 0 || attempts.some((attempt) => attempt.valid)) return null;
   const groups = new Map<string, { reason: Reason; details: string[] }>();
   for (const attempt of attempts) {
@@ -61,7 +80,7 @@ export function diagnoseAttempts(attempts: readonly AttemptOutcome[]): RunDiagno
       case "noCode":
         return `${share} replies contained no Python code: this model may not write code; see the replies`;
       case "promptTooLong":
-        return `${share} designer prompts did not fit the model's context${worstOverflow(top.details)}: raise backend.contextSize, or shorten the grounding document (corpus.maxWords)`;
+        return `${share} designer prompts did not fit the model's context${tooLongAdvice(top.details, options.corpus ?? true)}`;
       case "timeout":
         return `${share} attempts timed out in validation: raise sandbox.validationTimeoutMs, or look at the code for endless loops`;
       case "sameCheck":

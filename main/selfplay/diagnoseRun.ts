@@ -13,5 +13,6 @@ const DIAGNOSED_ATTEMPTS = 200;
  */
 export function diagnoseRun(db: ReadonlyDb, run: Run): RunDiagnosis | null {
   if (run.iterationsCompleted < 1 && (run.status === "running" || run.status === "paused")) return null;
-  return diagnoseAttempts(listAttemptOutcomes(db, run.id, DIAGNOSED_ATTEMPTS));
+  const config = run.config as { corpus?: unknown } | null;
+  return diagnoseAttempts(listAttemptOutcomes(db, run.id, DIAGNOSED_ATTEMPTS), { corpus: config?.corpus !== null });
 }

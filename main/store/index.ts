@@ -2,6 +2,7 @@
 export type { ReadonlyDb, WritableDb } from "./DatabaseHandle.js";
 export { DatabaseDamagedError } from "./DatabaseDamagedError.js";
 export { DatabaseOpenError } from "./DatabaseOpenError.js";
+export { NotAWorkspaceError } from "./NotAWorkspaceError.js";
 export { DatabaseVersionError } from "./DatabaseVersionError.js";
 export { RecordNotFoundError } from "./RecordNotFoundError.js";
 export { RunLockedError } from "./RunLockedError.js";

@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import type { ReadonlyDb, WritableDb } from "./DatabaseHandle.js";
 import { DatabaseDamagedError } from "./DatabaseDamagedError.js";
 import { DatabaseOpenError } from "./DatabaseOpenError.js";
+import { NotAWorkspaceError } from "./NotAWorkspaceError.js";
 import { DatabaseVersionError } from "./DatabaseVersionError.js";
 import { migrateDatabase, readSchemaVersion, schemaVersion } from "./migrateDatabase.js";
 
@@ -45,9 +46,9 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): R
     throw new TypeError(`openDatabase: busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
   }
   const nativeBinding = options.nativeBinding ?? (process.env.SPADE_SQLITE_BINDING || undefined);
-  if (readonly && !existsSync(path)) throw new DatabaseOpenError(path, "the file does not exist");
+  if (readonly && !existsSync(path)) throw new NotAWorkspaceError(path, "the file does not exist");
   const size = path === ":memory:" || !existsSync(path) ? 0 : statSync(path).size;
-  if (readonly && size === 0) throw new DatabaseOpenError(path, "the file is empty (0 bytes), not a workspace: point --db at a workspace, or delete the file");
+  if (readonly && size === 0) throw new NotAWorkspaceError(path, "the file is empty (0 bytes), not a workspace: point --db at a workspace, or delete the file");
   let db: BetterSqlite3.Database;
   try {
     if (!readonly && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -77,7 +78,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): R
     db.close();
     if (error instanceof DatabaseVersionError || error instanceof DatabaseOpenError || error instanceof DatabaseDamagedError) throw error;
     const code = (error as { code?: string }).code;
-    if (code === "SQLITE_NOTADB") throw new DatabaseOpenError(path, "the file is not a SQLite database", { cause: error });
+    if (code === "SQLITE_NOTADB") throw new NotAWorkspaceError(path, "the file is not a SQLite database", { cause: error });
     if (code?.startsWith("SQLITE_CORRUPT")) throw new DatabaseDamagedError(path, describe(error), { cause: error });
     throw new DatabaseOpenError(path, describe(error), { cause: error });
   }
@@ -117,7 +118,7 @@ function checkApplication(db: BetterSqlite3.Database, path: string): void {
   const applicationId = Number(db.pragma("application_id", { simple: true }));
   if (applicationId === spadeApplicationId) return;
   if (applicationId !== 0) {
-    throw new DatabaseOpenError(path, `it is another application's SQLite database (application_id ${applicationId})`);
+    throw new NotAWorkspaceError(path, `it is another application's SQLite database (application_id ${applicationId})`);
   }
   if (readSchemaVersion(db) !== 0) return;
   const tables = db
@@ -125,7 +126,7 @@ function checkApplication(db: BetterSqlite3.Database, path: string): void {
     .pluck()
     .all() as string[];
   if (tables.length > 0) {
-    throw new DatabaseOpenError(path, `it is a SQLite database but not a SPADE workspace (it has tables ${tables.join(", ")})`);
+    throw new NotAWorkspaceError(path, `it is a SQLite database but not a SPADE workspace (it has tables ${tables.join(", ")})`);
   }
 }
 

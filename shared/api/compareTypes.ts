@@ -20,7 +20,7 @@ export interface HeldOutScoreView {
   winRate: number | null;
   /** The suite's score (accuracy, pass@1 or mean return). */
   score: number | null;
-  /** Its 95% bootstrap interval over items; null when the stored items do not say. */
+  /** Its 95% interval (`scoreInterval`: Wilson's for items scored 0 or 1, else the bootstrap) over items; null when the stored items do not say. */
   interval: [number, number] | null;
   n: number;
   /** The rollout the evaluated adapter's training round followed; null for an adapter from elsewhere. */

@@ -18,7 +18,7 @@ export interface EnvSetMemberView {
   hintWinRate: number | null;
   regret: number | null;
   source: string;
-  /** Every play of this member's code in any run (the canary left out), when it was played. */
+  /** Every play of this member's code in any run (the canary counted, as in the environment's statistics), when it was played. */
   played?: EnvSetMemberPlays | null;
 }
 

@@ -26,6 +26,12 @@ export interface RunProgressSnapshot {
   phase: string;
   /** Unit counts of the current rollout (or training round). */
   units: ProgressUnit[];
+  /**
+   * How much of the current rollout is done (0..1): its designs and plays done over those it will
+   * make, never lower than an earlier snapshot of the same rollout (a total that grows as the
+   * batch's valid games are known does not move it back); 1 once the rollout is scored. Absent in progress stored by an older version.
+   */
+  rolloutFraction?: number;
   /** The current training round, while one runs. */
   training: { round: number; phase: string; step: number; steps: number; loss: number | null } | null;
   /** Estimated milliseconds until the run ends, from the rates measured so far; null until measurable. */

@@ -2,6 +2,7 @@
 // zod's issues into the messages this project gives: the source, the field, what was expected and
 // what was found (`run.json: backend.threads: expected an integer >= 1, got "x"`).
 import * as z from "zod";
+import { closestKey } from "./closestKey.js";
 import { InputError } from "./InputError.js";
 
 /** What a field expects, in words, kept with its schema (zod's metadata) for the messages. */
@@ -114,7 +115,10 @@ export function configStyle(where: string, prefix = ""): IssueStyle {
   const named = (field: string) => (!prefix ? field : !field ? prefix : field.startsWith("[") ? prefix + field : `${prefix}.${field}`);
   return {
     format: (field, words) => `${where}: ${named(field) ? `${named(field)}: ` : ""}${words}`,
-    unknownKey: (field, known) => `${where}: ${named(field)}: unknown key (known keys: ${known.join(", ")})`,
+    unknownKey: (field, known) => {
+      const meant = closestKey(field.slice(field.lastIndexOf(".") + 1), known);
+      return `${where}: ${named(field)}: unknown key${meant === null ? "" : `; did you mean "${meant}"?`} (known keys: ${known.join(", ")})`;
+    },
     missingKey: (field) => `${where}: ${named(field)}: required key is missing`,
   };
 }

@@ -32,6 +32,8 @@ describe.skipIf(!existsSync(cli))("spade --help", () => {
     const options = declaredOptions(readFileSync(file, "utf8"));
     expect(options.length).toBeGreaterThan(0);
     for (const option of options) expect(result.stdout, option).toMatch(new RegExp(`--${option}\\b`));
+    // The usage line names every option the list has (it left some out).
+    for (const option of options) expect(command.usage, option).toMatch(new RegExp(`--${option}\\b`));
     // Every option line says what it does; boolean flags state their default.
     const optionLines = result.stdout.split("\n").filter((line) => /^\s+(-\w, )?--/.test(line));
     for (const line of optionLines) expect(line.trim().split(/\s{2,}/).length, line).toBeGreaterThanOrEqual(2);
@@ -43,6 +45,7 @@ describe.skipIf(!existsSync(cli))("spade --help", () => {
     const adapters = spade(["adapters", "list", "--help"]);
     expect(adapters.status).toBe(0);
     expect(adapters.stdout).toContain("--base <model.gguf>");
+    expect(adapters.stdout).toContain("adapters add <file.gguf> --db <path> --base <model.gguf>"); // in the usage line, not only the list
     const serve = spade(["serve", "--help"]);
     expect(serve.stdout).toMatch(/--port <n>\s+.*Defaults to the last port used with this workspace/);
     expect(serve.stdout).toMatch(/--token <text>\s+.*Defaults to SPADE_TOKEN/);

@@ -51,6 +51,8 @@ describe("environment sets", () => {
     expect(report.rejected).toHaveLength(1);
     expect(report.rejected[0].name).toBe("c_broken.py");
     expect(report.rejected[0].error).toMatch(/syntax/i);
+    // A line per environment as it is validated, on stderr (stdout is the report).
+    expect(result.stderr).toMatch(/^\[1\/3\] a_magic\.py: valid \(MagicWordEnv\)\n\[2\/3\] b_riddle\.py: valid \(RiddleEnv\)\n\[3\/3\] c_broken\.py: rejected: [^\n]*syntax[^\n]*\n/i);
     const again = JSON.parse((await cli(["envs", "import", "--db", db, "--in", source, "--set", "pool", "--json"])).stdout);
     expect(again.imported).toBe(0);
     const handle = openDatabase(db, { readonly: true });

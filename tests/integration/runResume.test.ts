@@ -74,7 +74,8 @@ describe("spade run: kill -9 and --resume", () => {
   it("ends with the same statistics as an uninterrupted run, nothing stored twice", async () => {
     const whole = await start(["run", "--config", writeConfig("whole")]).done;
     expect(whole.code, whole.stderr).toBe(0);
-    expect(whole.stderr).toMatch(/iteration 1 of 2 done: validity/);
+    expect(whole.stderr).toMatch(/iteration 1 of 2 done: replay, win rate \d+%/); // rollout 1 replays rollout 0's games
+    expect(whole.stderr).toContain("note: games are designed in rollout 0 only (regenerationInterval 4, 2 iterations): rollout 1 replays that batch");
 
     const killedDb = join(dir, "killed.sqlite");
     const config = writeConfig("killed");
@@ -96,6 +97,11 @@ describe("spade run: kill -9 and --resume", () => {
     expect(resumed.runs).toHaveLength(1);
     expect(resumed.runs[0]!.status).toBe("completed");
     expect(outcome(resumed)).toEqual(outcome(expected));
+    // Its run completed: --resume again says so (exit 0) and starts nothing.
+    const again = await start(["run", "--config", config, "--resume"]).done;
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("run 1 with this config has completed (2 of 2 iterations); nothing to resume");
+    expect((await report(killedDb)).runs).toHaveLength(1);
     for (const env of resumed.runs[0]!.environments.filter((e) => e.valid)) {
       // Rollout 0 generated the batch, rollout 1 replayed it: 4 unhinted plays each (the canary one of them) + 4 hinted once, none twice.
       expect(env.episodes).toHaveLength(4 + 4 + 4);

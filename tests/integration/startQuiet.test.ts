@@ -47,8 +47,8 @@ describe.skipIf(!existsSync(spadeCli))("npm start on an unbuilt workbench", () =
       while (!output.stdout.includes("\n") && child.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       expect(existsSync(join(root, "out", "renderer", "index.html")), output.stderr).toBe(true);
       expect(output.stdout).toMatch(/^SPADE Workbench at http:\/\/127\.0\.0\.1:\d+\/\?token=\S+\n$/);
-      // One line saying why the browser, nothing from the build.
-      expect(output.stderr).toMatch(/^spade-workbench: [^\n]*; serving the workbench for your browser instead\.\n$/);
+      // One line before the build (it takes a minute or two), one saying why the browser, nothing from the build.
+      expect(output.stderr).toMatch(/^spade-workbench: building the UI, first start only \(a minute or two\)\.\.\.\nspade-workbench: [^\n]*; serving the workbench for your browser instead\.\n$/);
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
     } finally {

@@ -2,6 +2,7 @@
 // be, and as wide as the data says (checked against the normal approximation for a large sample).
 import { describe, expect, it } from "vitest";
 import { bootstrapInterval } from "../../main/eval/bootstrapInterval.js";
+import { normalQuantile, scoreInterval, wilsonInterval } from "../../main/eval/scoreInterval.js";
 import { storedInterval, storedItemScores } from "../../main/eval/storeEvalReport.js";
 
 describe("bootstrapInterval", () => {
@@ -36,6 +37,29 @@ describe("bootstrapInterval", () => {
     expect(storedItemScores({ ...base, items: [{ passed: 1, samples: 4 }, { passed: 0, samples: 4 }] })).toEqual([0.25, 0]);
     expect(storedItemScores({ ...base, items: [{ meanReturn: -0.5 }] })).toEqual([-0.5]);
     expect(storedItemScores({ ...base, items: [{ something: 1 }] })).toBeNull();
-    expect(storedInterval({ ...base, items: [{ correct: true }, { correct: true }] })).toEqual([1, 1]);
+    expect(storedInterval({ ...base, items: [{ correct: true }, { correct: true }] })).toEqual(wilsonInterval(2, 2)); // 2/2: Wilson's, not [1, 1]
+  });
+});
+
+describe("scoreInterval", () => {
+  it("is Wilson's score interval for items scored 0 or 1: 0/10 is [0, 0.278], never [0, 0]", () => {
+    // By hand, z = 1.959964: centre = (0 + z^2/20) / (1 + z^2/10) = 0.13875 = half-width.
+    const [low, high] = scoreInterval(new Array(10).fill(0));
+    expect(low).toBe(0);
+    expect(high).toBeCloseTo(0.2775, 4);
+    const [allLow, allHigh] = scoreInterval(new Array(10).fill(1));
+    expect(allLow).toBeCloseTo(1 - 0.2775, 4);
+    expect(allHigh).toBe(1);
+    // 4/10: the textbook Wilson interval [0.168, 0.687].
+    const [l4, h4] = scoreInterval([1, 1, 1, 1, 0, 0, 0, 0, 0, 0]);
+    expect(l4).toBeCloseTo(0.1682, 4);
+    expect(h4).toBeCloseTo(0.6873, 4);
+    expect(scoreInterval([])).toEqual([0, 0]);
+    expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 6);
+  });
+
+  it("is the bootstrap for partial scores", () => {
+    const scores = [1, 0, 0.5, 0.25, 1];
+    expect(scoreInterval(scores, { seed: 2 })).toEqual(bootstrapInterval(scores, { seed: 2 }));
   });
 });

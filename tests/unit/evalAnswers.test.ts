@@ -143,7 +143,7 @@ describe("evaluateQuestions with a scripted model", () => {
       ],
     });
     expect(backend.calls.every((call) => call.sampling?.temperature === 0)).toBe(true);
-    // The 95% bootstrap interval over the 8 questions holds the score, inside what 8 questions allow.
+    // The 95% interval (Wilson's: every question scores 0 or 1) over the 8 questions holds the score, inside what 8 questions allow.
     const [low, high] = report.interval;
     expect(low).toBeLessThan(5 / 8);
     expect(high).toBeGreaterThan(5 / 8);

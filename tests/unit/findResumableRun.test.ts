@@ -23,7 +23,7 @@ describe("findResumableRun", () => {
     updateRunStatus(db, paused.id, "paused");
     createRun(db, { config: config({ seed: 4 }), seed: 4 });
 
-    expect(findResumableRun(db, config())).toEqual({ run: expect.objectContaining({ id: paused.id }), changes: { safe: [], refused: [] } });
+    expect(findResumableRun(db, config())).toEqual({ run: expect.objectContaining({ id: paused.id }), changes: { safe: [], refused: [] }, completed: false });
     const withAdapter = config({}, { lora: [{ path: "/a/run-1-v1.gguf", scale: 1 }] });
     expect(findResumableRun(db, withAdapter)?.changes).toEqual({ safe: [], refused: [] });
     expect(findResumableRun(db, withAdapter)?.run.id).toBe(paused.id);
@@ -34,6 +34,20 @@ describe("findResumableRun", () => {
 
     updateRunConfig(db, paused.id, withAdapter);
     expect(getRun(db, paused.id)!.config).toEqual(JSON.parse(JSON.stringify(withAdapter)));
+    db.close();
+  });
+
+  it("names the config's completed run rather than another config's unfinished one", () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), "spade-resume-")), "w.sqlite"));
+    const older = createRun(db, { config: config(), seed: 3 });
+    updateRunStatus(db, older.id, "completed");
+    const done = createRun(db, { config: config(), seed: 3 });
+    updateRunStatus(db, done.id, "completed");
+    const failed = createRun(db, { config: config({ seed: 4 }), seed: 4 });
+    updateRunStatus(db, failed.id, "failed", "boom");
+    expect(findResumableRun(db, config())).toEqual({ run: expect.objectContaining({ id: done.id }), changes: { safe: [], refused: [] }, completed: true });
+    // Another config still finds the closest unfinished run, with its differences.
+    expect(findResumableRun(db, config({ seed: 5 }))).toMatchObject({ run: { id: failed.id }, completed: false, changes: { refused: [{ key: "seed", stored: 4, given: 5 }] } });
     db.close();
   });
 });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { WritableDb } from "../../main/store/DatabaseHandle.js";
 import { DatabaseDamagedError } from "../../main/store/DatabaseDamagedError.js";
 import { DatabaseOpenError } from "../../main/store/DatabaseOpenError.js";
+import { NotAWorkspaceError } from "../../main/store/NotAWorkspaceError.js";
 import { DatabaseVersionError } from "../../main/store/DatabaseVersionError.js";
 import { migrateDatabase, readSchemaVersion, schemaVersion } from "../../main/store/migrateDatabase.js";
 import type { Migration } from "../../main/store/migrations/Migration.js";
@@ -69,6 +70,7 @@ describe("openDatabase", () => {
     const path = tempPath("notes.sqlite");
     writeFileSync(path, "this is a text file, not a database\n".repeat(40));
     expect(() => openDatabase(path)).toThrow(DatabaseOpenError);
+    expect(() => openDatabase(path)).toThrow(NotAWorkspaceError); // the CLI's exit 2
     expect(() => openDatabase(path)).toThrow(`cannot open workspace database ${path}: the file is not a SQLite database`);
   });
 

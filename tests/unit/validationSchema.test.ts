@@ -44,7 +44,8 @@ describe("schema messages", () => {
 
   it("names an unknown key with the known ones, and a missing required key", () => {
     expect(message({ seed: 1, plyas: 3 })).toBe("run.json: plyas: unknown key (known keys: seed, attempts, temperature, kind, name, path, skills, flag, nested)");
-    expect(message({ seed: 1, nested: { threads: 1, thread: 2 } })).toBe("run.json: nested.thread: unknown key (known keys: threads)");
+    expect(message({ seed: 1, nested: { threads: 1, thread: 2 } })).toBe('run.json: nested.thread: unknown key; did you mean "threads"? (known keys: threads)');
+    expect(message({ seed: 1, Atempts: 2 })).toBe('run.json: Atempts: unknown key; did you mean "attempts"? (known keys: seed, attempts, temperature, kind, name, path, skills, flag, nested)');
     expect(message({})).toBe("run.json: seed: required key is missing");
     expect(message([])).toBe("run.json: expected an object, got []");
   });

@@ -13,11 +13,11 @@ import type { Command } from "../Command.js";
 import { parseCommandArgs, parseIntegerOption } from "../parseCommandArgs.js";
 import { UsageError } from "../UsageError.js";
 
-const usage = "adapters <list|show|add> --db <path> [--run <id>] [--json]; show <id|name>; add <file.gguf> --base <model.gguf> [--parent <id|name>] [--name <name>]";
+const usage = "adapters list --db <path> [--run <id>] [--json] | adapters show <id|name> --db <path> [--json] | adapters add <file.gguf> --db <path> --base <model.gguf> [--run <id>] [--parent <id|name>] [--name <name>] [--json]";
 
 export const adaptersCommand: Command = {
   name: "adapters",
-  usage: "adapters <list|show <id|name>|add <file.gguf>> --db <path>",
+  usage,
   summary: "the adapter registry: list, show (lineage and scores), add an adapter trained elsewhere",
   async run(argv) {
     const { values, positionals } = parseCommandArgs("adapters", argv, {

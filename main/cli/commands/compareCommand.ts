@@ -35,6 +35,10 @@ export const compareCommand: Command = {
     }
     if (values.table !== undefined) {
       process.stdout.write(renderComparisonTable(comparison.table, values.table as TableFormat));
+      // The table is still printed (a script reads its shape); a reader learns why it is empty.
+      if (comparison.table.rows.every((row) => row.cells.every((cell) => cell === null))) {
+        process.stderr.write(`note: runs ${ids.join(", ")} have no held-out scores, so the table has no scores; evaluate an adapter of each run (spade eval --suite <file> --config <run.json> --adapter <id>) or give the run a "training.eval" suite\n`);
+      }
       return 0;
     }
     process.stdout.write(formatComparison(comparison));

@@ -1,8 +1,8 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { envExportFilters, envPackageFormats, isEnvPackageFormat, type EnvExportFilter } from "../../../shared/envExport.js";
-import { selectRunEnvironments } from "../../experiments/selectRunEnvironments.js";
+import { selectDistinctRunEnvironments } from "../../experiments/selectRunEnvironments.js";
 import { exportEnvironmentPackages, NoEnvironmentsToExportError } from "../../exports/packages/exportEnvironmentPackages.js";
-import { selectPackagedEnvironments } from "../../exports/packages/selectPackagedEnvironments.js";
+import { selectPackaged, selectPackagedEnvironments } from "../../exports/packages/selectPackagedEnvironments.js";
 import { openDatabase } from "../../store/openDatabase.js";
 import { getEnvSet } from "../../store/queries/envSets.js";
 import { getRun } from "../../store/queries/runs.js";
@@ -37,23 +37,32 @@ export const envsExportCommand: Command = {
       if (runId !== undefined && !getRun(db, runId)) throw new UsageError(`spade envs export: run ${runId} does not exist in ${values.db}`);
       if (values.set !== undefined && !getEnvSet(db, values.set)) throw new UsageError(`spade envs export: environment set "${values.set}" does not exist in ${values.db}`);
       if (values.format !== undefined && isEnvPackageFormat(values.format)) {
-        const environments = selectPackagedEnvironments(db, { runId, filter, set: values.set });
+        const { environments, identical } = selectPackaged(db, { runId, filter, set: values.set });
         const selection = values.set !== undefined ? `set:${values.set}` : `${runId === undefined ? "workspace" : `run:${runId}`} (${filter})`;
         try {
           const manifest = exportEnvironmentPackages(environments, { format: values.format, outDir: values.out, dbLabel: values.db, selection });
-          process.stderr.write(`wrote ${manifest.packages.length} ${values.format} ${values.format === "game-files" ? "games" : "packages"} to ${values.out}\n`);
+          const kind = values.format === "game-files" ? "games" : "packages";
+          const earlier = manifest.packages.length - environments.length;
+          process.stderr.write(`wrote ${environments.length} ${values.format} ${kind} to ${values.out}${earlier > 0 ? ` (its manifest keeps ${earlier} earlier ${kind}: ${manifest.packages.length} in all)` : ""}\n`);
+          if (identical > 0) process.stderr.write(identicalNote(identical));
         } catch (error) {
           if (error instanceof NoEnvironmentsToExportError) throw new UsageError(`spade envs export: ${error.message}`);
           throw error;
         }
         return 0;
       }
-      const lines = values.set !== undefined ? selectPackagedEnvironments(db, { set: values.set }).map(({ runId: _run, iteration: _iteration, maxTurns: _turns, ...line }) => line) : selectRunEnvironments(db, { runId, filter });
+      const { lines, identical } = values.set !== undefined ? { lines: selectPackagedEnvironments(db, { set: values.set }).map(({ runId: _run, iteration: _iteration, maxTurns: _turns, ...line }) => line), identical: 0 } : selectDistinctRunEnvironments(db, { runId, filter });
       writeFileSync(values.out, lines.map((line) => JSON.stringify(line) + "\n").join(""));
       process.stderr.write(`wrote ${lines.length} environments to ${values.out}\n`);
+      if (identical > 0) process.stderr.write(identicalNote(identical));
     } finally {
       db.close();
     }
     return 0;
   },
 };
+
+/** Environments whose code is identical to one exported are written once: said, not dropped silently. */
+function identicalNote(identical: number): string {
+  return `note: ${identical} valid ${identical === 1 ? "environment was" : "environments were"} left out: ${identical === 1 ? "its code is" : "their code is"} identical to one exported\n`;
+}

@@ -21,7 +21,10 @@ export const envsImportCommand: Command = {
     const db = openDatabase(values.db);
     const pool = await SandboxPool.create();
     try {
-      const report = await importEnvironments(db, pool, values.set.trim(), read);
+      // A line per environment as its validation ends (seconds each), on stderr: stdout keeps the report.
+      const report = await importEnvironments(db, pool, values.set.trim(), read, {
+        onValidated: (done, total, name, outcome) => process.stderr.write(`[${done}/${total}] ${name}: ${outcome.valid ? `valid${outcome.className ? ` (${outcome.className})` : ""}` : `rejected: ${firstLine(outcome.error)}`}\n`),
+      });
       if (values.json) process.stdout.write(JSON.stringify(report) + "\n");
       else {
         process.stdout.write(`set "${report.set}": ${report.imported} imported, ${report.rejected.length} rejected\n`);
@@ -34,3 +37,7 @@ export const envsImportCommand: Command = {
     }
   },
 };
+
+function firstLine(text: string): string {
+  return text.split("\n").find((line) => line.trim() !== "")?.trim() ?? text;
+}

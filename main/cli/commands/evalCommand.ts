@@ -20,7 +20,7 @@ import { UsageError } from "../UsageError.js";
 
 export const evalCommand: Command = {
   name: "eval",
-  usage: "eval --suite <file.jsonl|dir> --config <file.json> [--adapter <id|path>] [--limit <n>] [--json]",
+  usage: "eval --suite <file.jsonl|dir> --config <file.json> [--adapter <id|name|path>] [--limit <n>] [--max-tokens <n>] [--plays <n>] [--seed <n>] [--json]",
   summary: "held-out evaluation of the model (or an adapter); results stored per adapter",
   async run(argv) {
     const { values } = parseCommandArgs(

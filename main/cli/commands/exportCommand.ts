@@ -12,7 +12,7 @@ import { UsageError } from "../UsageError.js";
 
 export const exportCommand: Command = {
   name: "export",
-  usage: "export --db <path> [--run <id>] --format <grpo|designer|trl-sft|trl-kto|art|batch|verl|metrics-csv|tensorboard> --out <dir>",
+  usage: "export --db <path> [--run <id>] --format <grpo|designer|trl-sft|trl-kto|art|batch|verl|metrics-csv|tensorboard> --out <dir> [--include-hinted] [--include-errored] [--best <n>] [--json]",
   summary: "training data (JSONL + manifest.json) from stored plays and designer attempts; verl prompts; run metrics as CSV or TensorBoard events",
   async run(argv) {
     const { values } = parseCommandArgs(

@@ -39,6 +39,10 @@ export const reportCommand: Command = {
         // Named as the progress line and the workbench name them: iteration and slot as stored, attempts from 1.
         process.stdout.write(`  #${env.id} iteration ${env.iteration} slot ${env.slot} attempt ${env.attempt + 1} ${env.className ?? "-"}: ${stats}\n`);
         for (const warning of env.validationWarnings ?? []) process.stdout.write(`      warning| ${warning}\n`);
+        const cut = env.episodes.filter((episode) => episode.stop);
+        for (const stop of new Set(cut.map((episode) => episode.stop))) {
+          process.stdout.write(`      cut off: ${cut.filter((episode) => episode.stop === stop).length} of ${env.episodes.length} plays truncated (stop: ${stop})\n`);
+        }
         if (env.replyHead) process.stdout.write(env.replyHead.split("\n").map((line) => `      reply| ${line}\n`).join(""));
       }
       if (run.diagnosis) process.stdout.write(`  diagnosis: ${run.diagnosis.message}\n`);

@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { describeResumeChange } from "../../../shared/configDiff.js";
+import { describeSchedule } from "../../../shared/describeSchedule.js";
 import { parseRunConfig } from "../../../shared/runConfig.js";
 import { InputError } from "../../../shared/validation/InputError.js";
 import { resolveAdapterRef } from "../../adapters/resolveAdapterRef.js";
@@ -7,16 +8,18 @@ import { withAdapter } from "../../adapters/withAdapter.js";
 import { createBackend } from "../../llm/createBackend.js";
 import { describeBackend } from "../../llm/describeBackend.js";
 import { checkRunConfigFiles } from "../../selfplay/checkRunConfigFiles.js";
+import { checkRunConfigSources } from "../../selfplay/checkRunConfigSources.js";
 import { findResumableRun } from "../../selfplay/findResumableRun.js";
 import { resolveRunConfigPaths } from "../../selfplay/resolveRunConfigPaths.js";
 import { RunController } from "../../selfplay/RunController.js";
 import { openDatabase } from "../../store/openDatabase.js";
 import { listCorpusProblems } from "../../store/queries/documents.js";
-import { settleRun, updateRunConfig } from "../../store/queries/runs.js";
+import { updateRunConfig } from "../../store/queries/runs.js";
 import type { Command } from "../Command.js";
 import { parseCommandArgs } from "../parseCommandArgs.js";
 import { readJsonFile } from "../readJsonFile.js";
 import { RunProgress } from "../RunProgress.js";
+import { settleOnSecondSignal } from "../settleOnSecondSignal.js";
 import { UsageError } from "../UsageError.js";
 
 export const runCommand: Command = {
@@ -32,6 +35,7 @@ export const runCommand: Command = {
     try {
       config = resolveRunConfigPaths(parseRunConfig(readJsonFile("run", configPath), configPath), dirname(configPath));
       checkRunConfigFiles(config, configPath);
+      await checkRunConfigSources(config, configPath);
     } catch (error) {
       if (error instanceof InputError) throw new UsageError(`spade run: ${error.message}`);
       throw error;
@@ -63,6 +67,11 @@ export const runCommand: Command = {
         throw new UsageError(`spade run --resume: ${config.db} has no unfinished run with this config (seed ${config.seed}) nor any other to resume`);
       }
       const { run, changes } = found;
+      if (found.completed) {
+        db.close();
+        process.stderr.write(`spade run --resume: run ${run.id} with this config has completed (${run.iterationsCompleted} of ${config.iterations} iterations); nothing to resume (start a new run without --resume)\n`);
+        return 0;
+      }
       if (changes.refused.length > 0 || (changes.safe.length > 0 && !values["force-config"])) {
         db.close();
         throw new UsageError(resumeRefusal(run.id, changes.safe.map(describeResumeChange), changes.refused.map(describeResumeChange)));
@@ -74,6 +83,8 @@ export const runCommand: Command = {
     } else {
       runId = (await controller.start(config)).runId;
       process.stderr.write(`run ${runId} started (${config.db})\n`);
+      const schedule = describeSchedule(config);
+      if (schedule) process.stderr.write(`note: ${schedule}\n`);
     }
     let signals = 0;
     const pauseOnSignal = (signal: NodeJS.Signals) => {
@@ -83,21 +94,26 @@ export const runCommand: Command = {
         void controller.pause(runId).catch(() => undefined);
         return;
       }
-      // Asked twice: store the pause now (status and owner in one transaction), then go.
-      settleRun(db, runId, process.pid, "paused");
-      process.stderr.write(`run ${runId} paused\n`);
-      process.exit(130);
+      // Asked twice: store the pause now (a run that has just completed stays so), then go.
+      const settled = settleOnSecondSignal(db, runId, process.pid);
+      process.stderr.write(`${settled.message}\n`);
+      process.exit(settled.code);
     };
     process.on("SIGINT", pauseOnSignal);
     process.on("SIGTERM", pauseOnSignal);
     const status = await controller.wait(runId);
+    const code = status === "completed" ? 0 : status === "paused" ? 130 : 1;
+    // The run is settled: a Ctrl-C while the process winds down (its children closing) ends it with
+    // the run's own code, not the signal's 130.
+    const finish = () => process.exit(code);
+    process.on("SIGINT", finish);
+    process.on("SIGTERM", finish);
     process.off("SIGINT", pauseOnSignal);
     process.off("SIGTERM", pauseOnSignal);
     // The run's summary repeats what its corpus left out: said once at the start, it has scrolled away.
     for (const problem of listCorpusProblems(db, runId)) process.stderr.write(`note: ${problem.message}\n`);
     db.close();
-    if (status === "completed") return 0;
-    return status === "paused" ? 130 : 1;
+    return code;
   },
 };
 

@@ -6,7 +6,7 @@ import { UsageError } from "../UsageError.js";
 
 export const trainerCheckCommand: Command = {
   name: "trainer check",
-  usage: "trainer check [--python <path>] [--trainer gguf|hf] [--model <file.gguf>] [--json]",
+  usage: "trainer check [--python <path>] [--trainer gguf|hf] [--model <file.gguf>] [--device <auto|cpu|cuda|...>] [--json]",
   summary: "show the trainer's Python: interpreter, torch, device, free memory, what it can train (exit 0 ready, 1 not)",
   async run(argv) {
     const { values } = parseCommandArgs(

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EnvPackageFormat, EnvPackageManifest, PackagedEnvironment } from "../../../shared/envExport.js";
 import { envPackageWriters } from "./envPackageWriters.js";
@@ -32,7 +32,7 @@ export function exportEnvironmentPackages(environments: readonly PackagedEnviron
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, file.bytes);
   }
-  const manifest: EnvPackageManifest = {
+  const written: EnvPackageManifest = {
     format: options.format,
     createdAt: new Date().toISOString(),
     db: options.dbLabel ?? "",
@@ -40,7 +40,35 @@ export function exportEnvironmentPackages(environments: readonly PackagedEnviron
     packages: packages.map(({ path, environment }) => ({ path, className: environment.className, source: environment.source })),
     files: files.map((file) => ({ path: file.path, bytes: file.bytes.length, sha256: createHash("sha256").update(file.bytes).digest("hex") })),
   };
+  const manifest = withEarlierPackages(written, readManifest(join(options.outDir, "manifest.json")));
   mkdirSync(options.outDir, { recursive: true });
   writeFileSync(join(options.outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
+}
+
+/** The manifest an earlier export of the same folder wrote, or null (none, unreadable, or not a manifest). */
+function readManifest(path: string): EnvPackageManifest | null {
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<EnvPackageManifest>;
+    return Array.isArray(parsed.packages) && Array.isArray(parsed.files) && typeof parsed.format === "string" ? (parsed as EnvPackageManifest) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An export into a folder that holds an earlier one of the same format keeps the earlier packages
+ * in the manifest (their files are still there): entries of the same path are the new ones.
+ */
+function withEarlierPackages(written: EnvPackageManifest, earlier: EnvPackageManifest | null): EnvPackageManifest {
+  if (earlier === null || earlier.format !== written.format) return written;
+  const packages = new Set(written.packages.map((entry) => entry.path));
+  const files = new Set(written.files.map((entry) => entry.path));
+  return {
+    ...written,
+    selection: earlier.selection === written.selection ? written.selection : `${earlier.selection}; ${written.selection}`,
+    packages: [...earlier.packages.filter((entry) => !packages.has(entry.path)), ...written.packages],
+    files: [...earlier.files.filter((entry) => !files.has(entry.path)), ...written.files],
+  };
 }

@@ -1,5 +1,5 @@
 import type { EnvExportFilter, PackagedEnvironment } from "../../../shared/envExport.js";
-import { selectRunEnvironments } from "../../experiments/selectRunEnvironments.js";
+import { selectDistinctRunEnvironments } from "../../experiments/selectRunEnvironments.js";
 import type { ReadonlyDb } from "../../store/DatabaseHandle.js";
 import { listEnvSetMembers } from "../../store/queries/envSets.js";
 import { getEnvironment } from "../../store/queries/environments.js";
@@ -19,9 +19,14 @@ export interface SelectPackagedOptions {
 
 /** The environments `spade envs export --format` packages, each with its rollout and its run's turn limit. */
 export function selectPackagedEnvironments(db: ReadonlyDb, options: SelectPackagedOptions): PackagedEnvironment[] {
+  return selectPackaged(db, options).environments;
+}
+
+/** The environments to package, and how many were left out because their code is identical to one packaged (a set holds each code once). */
+export function selectPackaged(db: ReadonlyDb, options: SelectPackagedOptions): { environments: PackagedEnvironment[]; identical: number } {
   const maxTurnsOf = runTurnLimits(db);
   if (options.set !== undefined) {
-    return listEnvSetMembers(db, options.set).map((member) => {
+    const environments = listEnvSetMembers(db, options.set).map((member) => {
       const stored = member.environmentId === null ? null : getEnvironment(db, member.environmentId);
       const runId = stored?.runId ?? null;
       return {
@@ -38,13 +43,16 @@ export function selectPackagedEnvironments(db: ReadonlyDb, options: SelectPackag
         maxTurns: maxTurnsOf(runId),
       };
     });
+    return { environments, identical: 0 };
   }
-  return selectRunEnvironments(db, { runId: options.runId, filter: options.filter }).map((line) => {
+  const { lines, identical } = selectDistinctRunEnvironments(db, { runId: options.runId, filter: options.filter });
+  const environments = lines.map((line) => {
     const envId = /env:(\d+)$/.exec(line.source);
     const stored = envId ? getEnvironment(db, Number(envId[1])) : null;
     const runId = stored?.runId ?? null;
     return { ...line, runId, iteration: stored?.iteration ?? null, maxTurns: maxTurnsOf(runId) };
   });
+  return { environments, identical };
 }
 
 function runTurnLimits(db: ReadonlyDb): (runId: number | null) => number {

@@ -136,7 +136,7 @@ export class LlamaBackend implements LlmBackend {
     const { model, pool } = loaded;
     const prompt = renderChatPrompt(model, this.wrapperFor(loaded, request.thinking), request.messages, request.tools, loaded.tokenizer);
     // Refused before any waiting or evaluation: the loop records it and goes on.
-    if (prompt.tokens.length >= pool.context.contextSize) throw new PromptTooLongError(prompt.tokens.length, pool.context.contextSize);
+    if (prompt.tokens.length >= pool.context.contextSize) throw new PromptTooLongError(prompt.tokens.length, pool.context.contextSize, model.trainContextSize);
     // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
     const signal = AbortSignal.any(request.signal ? [request.signal, this.disposal.signal] : [this.disposal.signal]);
     const base = { promptTokens: prompt.tokens.length, promptTokenIds: prompt.tokens };

@@ -45,7 +45,7 @@ export async function generateOnSequence(
   reusePrefix: boolean,
 ): Promise<Generation> {
   const { tokens } = prompt;
-  if (tokens.length >= sequence.contextSize) throw new PromptTooLongError(tokens.length, sequence.contextSize);
+  if (tokens.length >= sequence.contextSize) throw new PromptTooLongError(tokens.length, sequence.contextSize, sequence.model.trainContextSize);
   const samplingUsed: SamplingOptions = {
     temperature: sampling.temperature ?? defaultTemperature,
     topK: sampling.topK ?? fullDistribution.topK,

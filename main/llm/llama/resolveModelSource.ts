@@ -55,6 +55,23 @@ export async function resolveModelSource(model: string, options: ResolveModelSou
 }
 
 /**
+ * Refuses a model URI that cannot be had: not downloaded into `modelsDir` yet and its download
+ * host unreachable (ModelDownloadError, within the connect time-out). A path, or a URI already
+ * downloaded or reachable, passes; the download itself is left to `resolveModelSource`.
+ */
+export async function checkModelSource(model: string, options: Pick<ResolveModelSourceOptions, "modelsDir" | "connectTimeoutMs"> = {}): Promise<void> {
+  if (!isModelUri(model)) return;
+  try {
+    await resolveModelFile(model, { directory: options.modelsDir ?? defaultModelsDir(), download: false, cli: false });
+    return;
+  } catch {
+    // Not downloaded yet.
+  }
+  const { host, port } = downloadHost(model);
+  await probe(model, host, port, options.connectTimeoutMs ?? 5000);
+}
+
+/**
  * Where `hf:` URIs download from: MODEL_ENDPOINT, else HF_ENDPOINT (a mirror), else Hugging Face,
  * in the order node-llama-cpp's downloader reads them, so the probe checks the host it will use.
  */

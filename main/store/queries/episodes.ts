@@ -327,3 +327,41 @@ export function listRolloutReturns(db: ReadonlyDb, runId: number, rollout: numbe
   const rows = statement(db, `SELECT environment_id, hinted, return FROM episodes WHERE run_id = ? AND rollout = ? AND canary = 0 ORDER BY id`).all(runId, rollout) as { environment_id: number; hinted: number; return: number }[];
   return rows.map((row) => ({ environmentId: row.environment_id, hinted: row.hinted === 1, return: row.return }));
 }
+
+/** One play of a rollout as its metrics read it. */
+export interface RolloutPlaySummary {
+  environmentId: number;
+  hinted: boolean;
+  return: number;
+  totalTokens: number | null;
+  timedOut: boolean;
+}
+
+/**
+ * The plays of the run's valid games played in `rollout` (the canary included), by game: a replay
+ * rollout's plays belong to games designed in an earlier rollout. Plays stored before episodes
+ * recorded their rollout count for their game's iteration.
+ */
+export function listRolloutPlaySummaries(db: ReadonlyDb, runId: number, rollout: number): RolloutPlaySummary[] {
+  const rows = statement(
+    db,
+    `SELECT p.environment_id, p.hinted, p."return" AS ret, p.total_tokens, p.timed_out
+     FROM episodes p JOIN environments e ON e.id = p.environment_id
+     WHERE p.run_id = ? AND e.valid = 1 AND COALESCE(p.rollout, e.iteration) = ?
+     ORDER BY p.environment_id, p.id`,
+  ).all(runId, rollout) as { environment_id: number; hinted: number; ret: number; total_tokens: number | null; timed_out: number }[];
+  return rows.map((row) => ({ environmentId: row.environment_id, hinted: row.hinted === 1, return: row.ret, totalTokens: row.total_tokens, timedOut: row.timed_out === 1 }));
+}
+
+/**
+ * Why an environment's plays were cut off: episode id -> the `stop` their last turn's info
+ * records (`length` when the reply filled its token budget or the context), for the plays that have one.
+ */
+export function listEpisodeStops(db: ReadonlyDb, environmentId: number): Map<number, string> {
+  const rows = statement(
+    db,
+    `SELECT t.episode_id AS id, json_extract(t.info, '$.stop') AS stop FROM turns t JOIN episodes p ON p.id = t.episode_id
+     WHERE p.environment_id = ? AND t.idx = (SELECT MAX(u.idx) FROM turns u WHERE u.episode_id = t.episode_id) AND json_extract(t.info, '$.stop') IS NOT NULL`,
+  ).all(environmentId) as { id: number; stop: unknown }[];
+  return new Map(rows.map((row) => [row.id, String(row.stop)]));
+}

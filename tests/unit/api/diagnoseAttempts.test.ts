@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PromptTooLongError } from "../../../main/llm/PromptTooLongError.js";
 import { diagnoseAttempts, type AttemptOutcome } from "../../../main/selfplay/diagnoseAttempts.js";
 
 const noCode: AttemptOutcome = { valid: false, error: "the designer's reply has no ```python code block", failedCheck: "code_block" };
@@ -18,7 +19,17 @@ describe("diagnoseAttempts", () => {
   it("says the prompt did not fit, with the worst overflow and the key to raise", () => {
     const diagnosis = diagnoseAttempts([tooLong(4300), tooLong(8248), noCode]);
     expect(diagnosis?.kind).toBe("promptTooLong");
-    expect(diagnosis?.message).toBe("2 of 3 designer prompts did not fit the model's context (8248 > 2048 tokens): raise backend.contextSize, or shorten the grounding document (corpus.maxWords)");
+    expect(diagnosis?.message).toBe("2 of 3 designer prompts did not fit the model's context (8248 > 2048 tokens): raise backend.contextSize (up to the context the model was trained on), or shorten the grounding document (corpus.maxWords)");
+  });
+
+  it("without a corpus names no document to shorten, and never a context past the trained one", () => {
+    const atTrained: AttemptOutcome = { valid: false, error: new PromptTooLongError(600, 512, 512).message, failedCheck: null };
+    expect(diagnoseAttempts([atTrained, atTrained], { corpus: false })?.message).toBe(
+      "2 of 2 designer prompts did not fit the model's context (600 > 512 tokens): use a model trained on a longer context (this one was trained on 512 tokens, the context already holds 512), or show fewer memory references (memory.references; the run has no corpus document to shorten)",
+    );
+    expect(atTrained.error).toBe("prompt too long (600 > 512 tokens; the model was trained on 512): shorten the prompt");
+    const below: AttemptOutcome = { valid: false, error: new PromptTooLongError(600, 256, 512).message, failedCheck: null };
+    expect(diagnoseAttempts([below])?.message).toBe("1 of 1 designer prompts did not fit the model's context (600 > 256 tokens): raise backend.contextSize (up to 512, the context the model was trained on), or shorten the grounding document (corpus.maxWords)");
   });
 
   it("names the check every attempt failed, with the first failure's message", () => {

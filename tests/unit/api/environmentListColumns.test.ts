@@ -81,7 +81,7 @@ describe("the Environments list's run, skill and memory columns", () => {
 });
 
 describe("a set's members across runs", () => {
-  it("counts every play of a member's code in every run, the canary left out", async () => {
+  it("counts every play of a member's code in every run, the canary included as the environment page counts it", async () => {
     const db = workbench.db;
     const member = code("Pinned");
     addEnvSetMembers(db, "pool", [
@@ -98,10 +98,11 @@ describe("a set's members across runs", () => {
     play(copies[1]!, runs[1]!, false, 0, 1);
     play(copies[1]!, runs[1]!, false, 1, -1);
     play(copies[1]!, runs[1]!, true, 0, 0);
-    play(copies[1]!, runs[1]!, false, 2, 1, true); // the canary does not count
+    play(copies[1]!, runs[1]!, false, 2, 1, true); // the canary counts, as in the environment's own statistics
     const set = await workbench.api.getEnvSet({ name: "pool" });
     const pinned = set.items.find((item) => item.className === "Pinned")!;
-    expect(pinned.played).toEqual({ runs: 2, plays: 4, hintPlays: 2, winRate: 0.5, hintWinRate: 0.5, meanReturn: 0.25, hintMeanReturn: 0.5, regret: 0.25 });
+    // By hand: unhinted returns 1, 0, 1, -1, 1 (3 wins of 5, mean 0.4); hinted 1, 0 (mean 0.5); regret 0.5 - 0.4.
+    expect(pinned.played).toEqual({ runs: 2, plays: 5, hintPlays: 2, winRate: 0.6, hintWinRate: 0.5, meanReturn: 0.4, hintMeanReturn: 0.5, regret: expect.closeTo(0.1, 12) });
     expect(set.items.find((item) => item.className === "NeverPlayed")!.played).toBeNull();
   });
 });

@@ -35,6 +35,13 @@ describe("run diagnosis over the API", () => {
     setIterationsCompleted(db, run.id, 1);
     const detail = await workbench.api.getRun({ runId: run.id });
     expect(detail.diagnosis).toEqual({ kind: "promptTooLong", count: 2, total: 3, message: expect.stringContaining("2 of 3 designer prompts did not fit the model's context (2417 > 2048 tokens): raise backend.contextSize") });
+    // A run without a corpus is not told to shorten a document it does not have.
+    const bare = createRun(db, { config: { iterations: 1, corpus: null }, seed: 1 });
+    insertEnvironment(db, { runId: bare.id, iteration: 0, slot: 0, attempt: 0, source: "designer", code: null, valid: false, prompt, rawReply: null, validationError: tooLong });
+    updateRunStatus(db, bare.id, "completed");
+    const bareDiagnosis = (await workbench.api.getRun({ runId: bare.id })).diagnosis!.message;
+    expect(bareDiagnosis).toContain("show fewer memory references (memory.references; the run has no corpus document to shorten)");
+    expect(bareDiagnosis).not.toContain("corpus.maxWords");
 
     const env = await workbench.api.getEnvironment({ envId: first });
     expect(env).toMatchObject({ prompt, rawReply: "Once upon a time.", valid: false });
