@@ -194,14 +194,18 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     const lines = await sampleLines(model, { prompt: "Once upon a time", count: 3, maxTokens: 32, sampling: fullSoftmax, seed: 3 });
     const batch = join(dir, "types.jsonl");
     writeBatch(batch, lines);
-    for (const [type, bound] of [["F16", 2e-2], ["Q8_0", 0.1]] as const) {
+    // llama.cpp's CPU matmul on F16 weights rounds the activations to F16 first (ggml's vec_dot_type for
+    // F16), which this path does not emulate: that rounding alone gave a mean of 1.1e-3 and a largest
+    // difference of 0.0206 over these 96 tokens on an AMD EPYC (AVX-512), above the 0.02 that held on a
+    // Xeon. A misread block or row moves a token's log-prob by order 1, far past either bound.
+    for (const [type, bound] of [["F16", 5e-2], ["Q8_0", 0.1]] as const) {
       const path = join(dir, `stories-${type}.gguf`);
       execFileSync(python, ["-c", `import sys; sys.path.insert(0, ${JSON.stringify(trainers)}); import spade_gguf as g; g.copy_gguf(sys.argv[1], sys.argv[2], lambda name, info: sys.argv[3] if len(info.dims) == 2 and info.dims[0] % 32 == 0 else "F32")`, stories, path, type]);
       const typed = await llama.loadModel({ modelPath: path });
       try {
         const ours = await worker.logprobs({ batch, baseModel: path, output: join(dir, `types-${type}.json`) });
         const diff = absDiffs(trainedOnly(lines, ours.logprobs), await llamaLogprobs(typed, lines));
-        expect(diff.mean, type).toBeLessThan(bound / 5);
+        expect(diff.mean, type).toBeLessThan(type === "F16" ? 4e-3 : bound / 5);
         expect(diff.max, type).toBeLessThan(bound);
       } finally {
         await typed.dispose();
