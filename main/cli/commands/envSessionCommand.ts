@@ -29,7 +29,7 @@ export const envSessionCommand: Command = {
     const { SandboxPool } = await import("../../sandbox/SandboxPool.js");
     const { EnvironmentCodeError, EnvironmentContractError } = await import("../../sandbox/errors.js");
     const pool = await SandboxPool.create({ size: 1 });
-    const session = await pool.open(code);
+    const session = await pool.open(code, { maxTurns });
     let turns = 0;
     let last: StepResult | undefined;
     const answer = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
