@@ -22,7 +22,7 @@ export const envSessionCommand: Command = {
   usage: "env session <file.py> [--max-turns <n>]",
   summary: "hold one environment open in the sandbox, driven by JSON lines on stdin (reset, step)",
   async run(argv) {
-    const { values, positionals } = parseCommandArgs("env session", argv, { "max-turns": { type: "string", valueName: "n", help: "Agent replies after which an episode is truncated.", defaultText: "25" } });
+    const { values, positionals } = parseCommandArgs("env session", argv, { "max-turns": { type: "string", valueName: "n", help: "Agent replies after which an episode is truncated; the game's own max_turns is capped at it, as a run's plays cap it.", defaultText: "25" } });
     const maxTurns = parseIntegerOption("env session", "max-turns", values["max-turns"]) ?? 25;
     if (maxTurns < 1) throw new UsageError(`spade env session: --max-turns must be at least 1, got ${maxTurns}`);
     const { code } = readEnvironmentFile("env session", positionals);
