@@ -85,6 +85,13 @@ export interface OpenOptions {
   freshProcess?: boolean;
   /** This open is one of the plays announced with `planPlays` (the count of plays to come goes down by one). Defaults to false. */
   planned?: boolean;
+  /**
+   * The run's turn limit: the class is built as the reference's training plays build it (without
+   * arguments, else with `max_turns=`) and its own `max_turns` capped at this. Opens of one code in
+   * one pool must agree on it (another value is refused with a RangeError: its processes keep the
+   * game as the first open built it). Defaults to null (the class built without arguments, nothing capped).
+   */
+  maxTurns?: number | null;
 }
 
 export interface SandboxPoolStats {
@@ -246,6 +253,8 @@ export class SandboxPool {
   private readonly starts: Array<{ cpuMs: number | null; rssMb: number | null; pssMb: number | null; phases: StartPhase[] }> = [];
   /** The first successful open's answer per code (hashes), that every later open must repeat. */
   private readonly firstOpenAnswers = new Map<string, string>();
+  /** The turn limit each code (hash) was first opened with, that every later open must bring: a process keeps its game as that open built it. */
+  private readonly openedMaxTurns = new Map<string, number | null>();
   private readonly memoryBoundCapacity: boolean;
   private readonly baseCapacity: number;
   private readonly playConcurrency: number;
@@ -441,6 +450,9 @@ export class SandboxPool {
   /** Runs `code` in a sandbox and creates its single `*Env` class; the session holds a process until closed. */
   async open(code: string, options: OpenOptions = {}): Promise<EnvSession> {
     if (typeof code !== "string") throw new TypeError("SandboxPool.open(code) expects the environment's Python source as a string");
+    const maxTurns = options.maxTurns ?? null;
+    if (maxTurns !== null && !(Number.isSafeInteger(maxTurns) && maxTurns >= 1)) throw new RangeError(`SandboxPool.open: maxTurns must be a whole number of at least 1, got ${maxTurns}`);
+    this.checkMaxTurns(code, maxTurns);
     const limits: SessionLimits = {
       stepTimeoutMs: options.stepTimeoutMs ?? this.options.stepTimeoutMs,
       callTimeoutMs: options.callTimeoutMs ?? this.options.callTimeoutMs,
@@ -467,7 +479,7 @@ export class SandboxPool {
       this.counters.sharedPlaysPeak = Math.max(this.counters.sharedPlaysPeak, process.playsOpen);
       let reply: ChildReply;
       try {
-        reply = await process.request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars, textCaps: TEXT_CAPS, play }, "open", limits.callTimeoutMs, { play, deadlineAt: limits.deadlineAt });
+        reply = await process.request({ op: "open", code, maxObservationChars: this.options.maxObservationChars, maxPrintChars: this.options.maxPrintChars, textCaps: TEXT_CAPS, maxTurns, play }, "open", limits.callTimeoutMs, { play, deadlineAt: limits.deadlineAt });
       } catch (error) {
         const lost = error instanceof SandboxSiblingError;
         this.endPlay(process, play, { kept: false, lost });
@@ -479,6 +491,18 @@ export class SandboxPool {
         throw error;
       }
       return this.openedSession(code, process, play, reply, reused, limits);
+    }
+  }
+
+  /** An open of `code` brings the turn limit its first open brought (the first is remembered); another is refused before anything runs. */
+  private checkMaxTurns(code: string, maxTurns: number | null): void {
+    const key = codeHash(code);
+    const first = this.openedMaxTurns.get(key);
+    if (first === undefined) {
+      if (this.openedMaxTurns.size >= MAX_REMEMBERED_OPEN_ANSWERS) this.openedMaxTurns.delete(this.openedMaxTurns.keys().next().value as string);
+      this.openedMaxTurns.set(key, maxTurns);
+    } else if (first !== maxTurns) {
+      throw new RangeError(`SandboxPool.open: this environment was opened in this pool with maxTurns ${first ?? "none"}, not ${maxTurns ?? "none"}; opens of one code in one pool must agree on it`);
     }
   }
 

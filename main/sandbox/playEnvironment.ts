@@ -9,6 +9,8 @@ export interface PlayOptions {
   actions?: string[];
   /** Append the environment's own `hint()` to the first observation as `\n\nHINT: <hint>`. Defaults to false. */
   hint?: boolean;
+  /** A run's turn limit: the class built as the run's plays build it, its own `max_turns` capped at this (SandboxPool's `maxTurns`). Defaults to null (built without arguments). */
+  maxTurns?: number | null;
 }
 
 /**
@@ -20,7 +22,7 @@ export async function playEnvironment(pool: Pick<SandboxPool, "open">, code: str
   const report: PlayReport = { className: "", seed: options.seed, reset: { observation: "", info: {} }, steps: [], return: 0, error: null };
   let session: EnvSession | null = null;
   try {
-    session = await pool.open(code);
+    session = await pool.open(code, { maxTurns: options.maxTurns ?? null });
     report.className = session.className;
     report.reset = await session.reset(options.seed);
     if (options.hint) {

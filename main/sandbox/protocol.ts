@@ -7,7 +7,7 @@ import type { TextCaps } from "./capText.js";
 
 export type ChildRequest =
   | { op: "init"; files: Record<string, string>; snapshotPath: string | null; snapshotHeader: string | null; wantSnapshot: boolean; maxKeptGrowthBytes: number; recyclable: boolean }
-  | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number; textCaps: TextCaps; play: number }
+  | { op: "open"; code: string; maxObservationChars: number; maxPrintChars: number; textCaps: TextCaps; maxTurns?: number | null; play: number }
   | { op: "call"; json: string; play: number }
   | { op: "close"; play: number }
   | { op: "repair"; code: string }

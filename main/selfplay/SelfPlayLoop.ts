@@ -367,7 +367,7 @@ export class SelfPlayLoop {
       sampled = sampledTokensOf(reply);
       code = extractPythonCode(reply.text);
       this.phase(iteration, state.slot, "validating");
-      const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict });
+      const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict, maxTurns: this.config.maxTurns });
       validation = code === null ? noCodeReport() : await validate(code);
       // The reference's f-string brace repair changes only code with a syntax error: run it (in the
       // sandbox) only then, and keep the repaired code if it differs.
@@ -450,7 +450,7 @@ export class SelfPlayLoop {
     const members = listEnvSetMembers(this.deps.db, this.config.designer.set!);
     if (members.length === 0) throw new Error(`environment set "${this.config.designer.set}" is empty or does not exist`);
     const member = members[drawFixedPool(this.config.seed, members.length, this.config.envsPerIteration, iteration)[state.slot]!]!;
-    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict });
+    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict, maxTurns: this.config.maxTurns });
     if (this.deps.signal?.aborted) return;
     this.storeDraw(iteration, state, { skill: member.skill, code: member.code, validation, hint: member.hint });
   }
@@ -469,7 +469,7 @@ export class SelfPlayLoop {
   private openSession(code: string, planned = false): Promise<EnvSession> {
     const problem = this.config.designer.kind === "library" ? parseLibraryProblem(code) : null;
     if (problem && this.deps.library) return this.deps.library.open(problem, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs });
-    return this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs, planned });
+    return this.deps.pool.open(code, { stepTimeoutMs: this.config.sandbox.stepTimeoutMs, planned, maxTurns: this.config.maxTurns });
   }
 
   /**

@@ -29,6 +29,8 @@ export interface ValidateOptions {
   secretSeeds?: number[];
   /** Time for playing the environment's own solution after the checks (recorded, never a check), in ms. Defaults to 5000. */
   solutionPlayMs?: number;
+  /** The run's turn limit, given to every open (the class built and its `max_turns` capped as the run's plays do, SandboxPool's `maxTurns`). Defaults to null (built without arguments). */
+  maxTurns?: number | null;
 }
 
 /** Two secret reset seeds, new at every validation. */
@@ -95,7 +97,7 @@ export async function validateEnvironment(pool: SandboxPool, code: string, optio
   const run = new ValidationRun({ extraChecks: EXTRA_CHECKS, strict: options.strict ?? false });
   let session: EnvSession;
   try {
-    session = await pool.open(code, { deadlineAt });
+    session = await pool.open(code, { deadlineAt, maxTurns: options.maxTurns ?? null });
   } catch (error) {
     recordOpenFailure(run, error);
     return run.report();
@@ -111,18 +113,18 @@ export async function validateEnvironment(pool: SandboxPool, code: string, optio
   } finally {
     await session.close();
   }
-  if (!run.failed && replay) await checkDeterminism(run, pool, code, replay.probes, seeds, replay.trajectories, deadlineAt);
+  if (!run.failed && replay) await checkDeterminism(run, pool, code, replay.probes, seeds, replay.trajectories, deadlineAt, options.maxTurns ?? null);
   // Recorded, not checked, after every check so it cannot change one: whether the environment's
   // own solution solves it (its hint is trusted only then), within a short budget of its own.
-  if (!run.failed) run.solutionPlay = await recordSolutionPlay(pool, code, Math.min(deadlineAt, Date.now() + (options.solutionPlayMs ?? 5000)));
+  if (!run.failed) run.solutionPlay = await recordSolutionPlay(pool, code, Math.min(deadlineAt, Date.now() + (options.solutionPlayMs ?? 5000)), options.maxTurns ?? null);
   return run.report();
 }
 
 /** Plays the environment's own solution from reset(seed=42) in a session of its own; never throws. */
-async function recordSolutionPlay(pool: SandboxPool, code: string, deadlineAt: number): Promise<{ solves: boolean; detail: string }> {
+async function recordSolutionPlay(pool: SandboxPool, code: string, deadlineAt: number, maxTurns: number | null): Promise<{ solves: boolean; detail: string }> {
   let session: EnvSession;
   try {
-    session = await pool.open(code, { deadlineAt });
+    session = await pool.open(code, { deadlineAt, maxTurns });
   } catch (error) {
     return { solves: false, detail: `playing the solution failed: ${describeError(error).detail}` };
   }
@@ -148,9 +150,9 @@ async function trajectory(session: EnvSession, seed: number, probes: string[]): 
  * The trajectories of every validation seed again, in a fresh process (nothing of the first plays
  * can carry over): they must repeat exactly.
  */
-async function checkDeterminism(run: ValidationRun, pool: SandboxPool, code: string, probes: string[], seeds: number[], first: string[], deadlineAt: number): Promise<void> {
+async function checkDeterminism(run: ValidationRun, pool: SandboxPool, code: string, probes: string[], seeds: number[], first: string[], deadlineAt: number, maxTurns: number | null): Promise<void> {
   await run.check("deterministic", async () => {
-    const session = await pool.open(code, { deadlineAt, freshProcess: true });
+    const session = await pool.open(code, { deadlineAt, freshProcess: true, maxTurns });
     try {
       for (const [index, seed] of seeds.entries()) {
         const shown = index < 2 ? String(seed) : "a secret seed";

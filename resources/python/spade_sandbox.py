@@ -140,7 +140,7 @@ def prepare():
     isinstance_, len_, str_, int_, float_, type_, callable_, getattr_ = isinstance, len, str, int, float, type, callable, getattr
     dict_, list_, tuple_, bool_, set_, frozenset_, sorted_, repr_ = dict, list, tuple, bool, set, frozenset, sorted, repr
     dict_items, list_iter, tuple_iter = dict.items, list.__iter__, tuple.__iter__
-    exec_, compile_, issubclass_ = exec, compile, issubclass
+    exec_, compile_, issubclass_, hasattr_, type_error = exec, compile, issubclass, hasattr, TypeError
     encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"), check_circular=True)
     encode = encoder.encode
     json_loads = json.loads
@@ -338,7 +338,26 @@ def prepare():
         random_seed(0)
         reseed(0)
         session["stage"] = "construct"
-        env = cls()
+        max_turns = session.get("max_turns")
+        if max_turns is None:
+            env = cls()
+        else:
+            # The reference's training plays (orchestrator.py, make_synthetic_env(...,
+            # respect_game_max_turns=True); synthetic_game_env.py _load_game_from_code): the class
+            # is built without arguments, with max_turns=<the run's> only when that raises a
+            # TypeError; the game's own max_turns is then capped at the run's (a positive int), or
+            # set to it (anything else). Reading or setting it runs the game's code, so it may raise:
+            # that is the open's error, as the reference's "Failed to instantiate game class".
+            try:
+                env = cls()
+            except type_error:
+                env = cls(max_turns=max_turns)
+            designed = getattr_(env, "max_turns", None)
+            # By exact type, compared by int's own methods: no method of the game's value runs.
+            if real_issubclass(int_, type_(designed)) and int_.__gt__(designed, 0):
+                env.max_turns = designed if int_.__le__(designed, max_turns) else max_turns
+            elif hasattr_(env, "max_turns"):
+                env.max_turns = max_turns
         session["env"] = env
         kind = "tool" if real_issubclass(tool_base, cls) else "text"
         tools = None
@@ -522,6 +541,11 @@ def prepare():
             session["max_observation_chars"] = int_(request["maxObservationChars"])
             caps = request.get("textCaps")  # absent only for the host's own warm-up game
             session["text_caps"] = None if caps is None else {name: int_(caps[name]) for name in TEXT_CAP_NAMES}
+            # The run's turn limit, an int from the engine (absent: the class is built as it stands).
+            max_turns = request.get("maxTurns")
+            if max_turns is not None and (type_(max_turns) is not int_ or max_turns < 1):
+                raise ValueError("open: maxTurns must be a whole number of at least 1")
+            session["max_turns"] = max_turns
         writer = string_io()
         saved_streams = (sys.stdout, sys.stderr)
         sys.stdout = sys.stderr = writer

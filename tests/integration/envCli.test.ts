@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -114,5 +114,33 @@ describe("spade env play (built CLI)", () => {
     const missingSeed = spade("env", "play", game);
     expect(missingSeed.code, missingSeed.stderr).toBe(2);
     expect(missingSeed.stderr).toContain("--seed <n> is required");
+  });
+});
+
+describe("spade env session (built CLI)", () => {
+  it("builds the class as a run's plays do: its own max_turns capped at --max-turns", () => {
+    const dir = mkdtempSync(join(tmpdir(), "spade-env-session-"));
+    const file = join(dir, "long_game.py");
+    writeFileSync(
+      file,
+      [
+        "class LongGameEnv:",
+        "    def __init__(self, max_turns=100):",
+        "        self.max_turns = max_turns",
+        "    def reset(self, seed=None):",
+        "        self.turn = 0",
+        '        return f"limit {self.max_turns}", {}',
+        "    def step(self, action):",
+        "        self.turn += 1",
+        '        return f"turn {self.turn} of {self.max_turns}", 0.0, False, self.turn >= self.max_turns, {}',
+        "",
+      ].join("\n"),
+    );
+    const lines = [{ op: "reset", seed: 1 }, { op: "step", reply: "\\boxed{1}" }, { op: "step", reply: "\\boxed{2}" }];
+    const result = spawnSync(process.execPath, [cli, "env", "session", file, "--max-turns", "2"], { env, encoding: "utf8", timeout: 120_000, input: lines.map((line) => JSON.stringify(line)).join("\n") + "\n" });
+    expect(result.status).toBe(0);
+    const answers = result.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(answers.map((answer) => answer.observation)).toEqual(["limit 2", "turn 1 of 2", "turn 2 of 2"]);
+    expect(answers[2]).toMatchObject({ truncated: true });
   });
 });

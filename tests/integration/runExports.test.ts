@@ -176,9 +176,9 @@ describe("verl", () => {
       "asyncio.run(main())",
     ].join("\n");
     const result = JSON.parse(execFileSync("python3", ["-c", script], { encoding: "utf8", env: { ...process.env, SPADE_CLI: `${process.execPath} ${cli}` } })) as { turns: Array<[boolean, string, number, boolean]>; score: number };
-    const played = spawnSync(process.execPath, [cli, "env", "play", file, "--seed", "7", "--json", "--action", "\\boxed{0123}", "--action", "\\boxed{4567}", "--action", "\\boxed{8901}"], { encoding: "utf8" });
+    const played = spawnSync(process.execPath, [cli, "env", "play", file, "--seed", "7", "--max-turns", "3", "--json", "--action", "\\boxed{0123}", "--action", "\\boxed{4567}", "--action", "\\boxed{8901}"], { encoding: "utf8" });
     const report = JSON.parse(played.stdout) as { steps: Array<{ observation: string; reward: number }> };
-    // Three replies, three steps of ONE episode (the feedback counts the turns down); the turn limit (3) ends it.
+    // Three replies, three steps of ONE episode (the feedback counts the turns down, the game's own max_turns capped at the run's 3); the turn limit (3) ends it.
     // A turn's score is the SPADE return so far: 0 until the game terminates (the turn limit truncates it).
     expect(result.turns.map(([done, text, score]) => [done, text, score])).toEqual(report.steps.map((step, i) => [i === 2, step.observation, 0]));
     expect(result.turns.at(-1)![3]).toBe(true);

@@ -19,6 +19,7 @@ import { openDatabase } from "../../main/store/openDatabase.js";
 import { createEnvSet, addEnvSetMembers } from "../../main/store/queries/envSets.js";
 import { getEnvStats } from "../../main/store/queries/envStats.js";
 import { getEnvironment, listEnvironments } from "../../main/store/queries/environments.js";
+import { getTurns, listEpisodes } from "../../main/store/queries/episodes.js";
 import { getHint } from "../../main/store/queries/hints.js";
 import { listMemory } from "../../main/store/queries/memory.js";
 import { getMetrics } from "../../main/store/queries/metrics.js";
@@ -282,6 +283,32 @@ describe("the self-play loop on the reference schedule", () => {
     expect(new Set(envs.slice(0, 3).map((e) => e.code)).size).toBe(3); // the whole pool before any repeat
     expect(getHint(db, envs[0]!.id)?.source).toBe("import");
     expect(getEnvStats(db, envs[0]!.id)!.designerReward).toBeNull();
+  });
+
+  it("a game's own max_turns is capped at the run's maxTurns, and a class that requires max_turns is built with it (the reference's training plays)", async () => {
+    const game = (name: string, init: string) =>
+      `class ${name}Env:\n${init}\n    def reset(self, seed=None):\n        self.turn = 0\n        return f"Say \\\\boxed{{word}}. limit {self.max_turns}", {}\n\n    def step(self, action):\n        self.turn += 1\n        return f"turn {self.turn} of {self.max_turns}", 0.0, False, self.turn >= self.max_turns, {}\n`;
+    const setup = (db: Db) => {
+      createEnvSet(db, "turns");
+      addEnvSetMembers(db, "turns", [
+        { code: game("LongDefault", "    def __init__(self, max_turns=100):\n        self.max_turns = max_turns"), source: "test", hint: "Any word." },
+        { code: game("NeedsTurns", "    def __init__(self, max_turns):\n        self.max_turns = max_turns"), source: "test", hint: "Any word." },
+      ]);
+    };
+    const { db, runId, config } = await runLoop("own-max-turns", { envsPerIteration: 2, plays: 2, hintPlays: 1, designer: { kind: "fixed", set: "turns" } }, null, { setup });
+    expect(config.maxTurns).toBe(3);
+    const envs = listEnvironments(db, { runId }).map((e) => getEnvironment(db, e.id)!);
+    expect(envs.map((e) => [e.valid, e.validationError])).toEqual([[true, null], [true, null]]);
+    for (const env of envs) {
+      const episodes = listEpisodes(db, env.id);
+      expect(episodes.length).toBeGreaterThan(0);
+      for (const episode of episodes) {
+        expect(episode.error).toBeNull();
+        const turns = getTurns(db, episode.id);
+        expect(turns.map((turn) => turn.observation)).toEqual(["turn 1 of 3", "turn 2 of 3", "turn 3 of 3"]);
+        expect(turns[2]!.truncated).toBe(true);
+      }
+    }
   });
 
   it("the tool-use recipe runs end to end: tool-use designer prompt, tool environments designed, hinted and played", async () => {

@@ -22,14 +22,14 @@ export const envSessionCommand: Command = {
   usage: "env session <file.py> [--max-turns <n>]",
   summary: "hold one environment open in the sandbox, driven by JSON lines on stdin (reset, step)",
   async run(argv) {
-    const { values, positionals } = parseCommandArgs("env session", argv, { "max-turns": { type: "string", valueName: "n", help: "Agent replies after which an episode is truncated.", defaultText: "25" } });
+    const { values, positionals } = parseCommandArgs("env session", argv, { "max-turns": { type: "string", valueName: "n", help: "Agent replies after which an episode is truncated; the game's own max_turns is capped at it, as a run's plays cap it.", defaultText: "25" } });
     const maxTurns = parseIntegerOption("env session", "max-turns", values["max-turns"]) ?? 25;
     if (maxTurns < 1) throw new UsageError(`spade env session: --max-turns must be at least 1, got ${maxTurns}`);
     const { code } = readEnvironmentFile("env session", positionals);
     const { SandboxPool } = await import("../../sandbox/SandboxPool.js");
     const { EnvironmentCodeError, EnvironmentContractError } = await import("../../sandbox/errors.js");
     const pool = await SandboxPool.create({ size: 1 });
-    const session = await pool.open(code);
+    const session = await pool.open(code, { maxTurns });
     let turns = 0;
     let last: StepResult | undefined;
     const answer = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);

@@ -790,13 +790,16 @@ function endBuffer(/** @type {number} */ play) {
   if (buffer) spareBuffers.push(buffer);
 }
 
-/** @param {{ code: string, maxObservationChars: number, maxPrintChars: number, textCaps: Record<string, number>, play?: unknown }} request */
+/** @param {{ code: string, maxObservationChars: number, maxPrintChars: number, textCaps: Record<string, number>, maxTurns?: number | null, play?: unknown }} request */
 function open(request) {
   if (typeof request.code !== "string") throw new Error("open needs the code");
   if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
   const play = playOf(request);
   if (play === current || parked.has(play)) throw new Error(`play ${play} is already open`);
-  const limits = JSON.stringify([request.maxObservationChars, request.maxPrintChars, request.textCaps]);
+  const maxTurns = request.maxTurns ?? null;
+  if (maxTurns !== null && !(Number.isSafeInteger(maxTurns) && maxTurns >= 1)) throw new Error("open's maxTurns must be a whole number of at least 1");
+  // The turn limit decides how the class is built and its max_turns: part of what the base holds.
+  const limits = JSON.stringify([request.maxObservationChars, request.maxPrintChars, request.textCaps, maxTurns]);
   if (openedBase && openedBase.limits !== limits) throw new Error("this sandbox was opened with other limits");
   if (current !== null) {
     const started = realNow();
@@ -814,7 +817,7 @@ function open(request) {
     return { json: openedBase.json, resetMs, fromBase: true };
   }
   reseedSources(0);
-  const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars, textCaps: request.textCaps }));
+  const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars, textCaps: request.textCaps, maxTurns }));
   // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
   if (opens >= 2 && withinKeptGrowth() && fingerprint() === base?.fingerprint && JSON.parse(json)?.ok === true) {
     takeBase();
