@@ -81,7 +81,7 @@ describe.skipIf(!rendererBuilt() || !existsSync(model))("a first run on stories2
     await expect.poll(async () => scroll.locator(".c-valid.bad").count()).toBe(4);
     const reasons = await scroll.getByTestId("failure-reason").allInnerTexts();
     expect(reasons).toHaveLength(4);
-    for (const reason of reasons) expect(reason.trim()).toMatch(/no ```python code block|prompt too long \(\d+ > \d+ tokens\)/);
+    for (const reason of reasons) expect(reason.trim()).toMatch(/no ```python code block|prompt too long \(\d+ > \d+ tokens[;)]/);
     const slots = await scroll.locator(".c-slot").allInnerTexts();
     expect(slots.map((slot) => slot.replace(/↳ (repair 1|attempt 2)/, "↳ second"))).toEqual(["slot 0", "↳ second", "slot 1", "↳ second"]);
     // One iteration: the values themselves, a rate as a percentage.
@@ -93,7 +93,7 @@ describe.skipIf(!rendererBuilt() || !existsSync(model))("a first run on stories2
     await reply.waitFor({ timeout: 30_000 });
     expect(await reply.getAttribute("open")).not.toBeNull();
     // What the model wrote, or why it was never asked (a prompt that did not fit).
-    expect(await reply.innerText()).toMatch(/^Designer reply \(\d+ characters\)\n+(No reply: prompt too long \(\d+ > \d+ tokens\)|\S)/);
+    expect(await reply.innerText()).toMatch(/^Designer reply \(\d+ characters\)\n+(No reply: prompt too long \(\d+ > \d+ tokens[;)]|\S)/);
     expect(await page.getByTestId("designer-prompt").locator("summary").innerText()).toMatch(/Designer prompt \(\d+ messages/);
     await page.screenshot({ path: join(shots, "first-run-attempt.png") });
 

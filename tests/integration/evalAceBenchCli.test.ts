@@ -36,7 +36,7 @@ describe("spade eval on an ACEBench-Agent suite", () => {
     writeFileSync(config, JSON.stringify({ backend: backend("agent"), userBackend: backend("user-sim"), db }));
     const { code, stdout } = await runCommand(evalCommand, ["--suite", suitePath, "--config", config]);
     expect(code).toBe(0);
-    expect(stdout).toBe(`${suitePath}: 1/1 items end in the possible answer's state (end-to-end 100.0%, 95% CI [100.0, 100.0]; process 100.0%, 95% CI [100.0, 100.0]; user simulator: openai user-sim)\n`);
+    expect(stdout).toBe(`${suitePath}: 1/1 items end in the possible answer's state (end-to-end 100.0%, 95% CI [20.7, 100.0]; process 100.0%, 95% CI [20.7, 100.0]; user simulator: openai user-sim)\n`);
     expect(server.requests.filter((r) => r.body.model === "user-sim").length).toBe(3);
     const store = openDatabase(db, { readonly: true });
     try {

@@ -125,7 +125,7 @@ describe("tools and thinking on the real backend", () => {
     const messages = [{ role: "user" as const, content: "Count the apples" }];
     const tools = [{ name: "count_apples", description: "Counts apples", parameters: { type: "object", properties: {} } }];
     // The template's function preamble does not fit 256 tokens: refused before evaluation, by size.
-    await expect(backend.chat({ messages, tools, sampling: { maxTokens: 2 } })).rejects.toThrow(/^prompt too long \(\d+ > 256 tokens\)/);
+    await expect(backend.chat({ messages, tools, sampling: { maxTokens: 2 } })).rejects.toThrow(/^prompt too long \(\d+ > 256 tokens; the model was trained on 2048\): raise backend\.contextSize \(up to 2048\)/);
     const roomy = await LlamaBackend.load({ model: stories, gpu: false, threads: 1, contextSize: 1024 });
     try {
       const plain = await roomy.chat({ messages, sampling: { maxTokens: 2, seed: 1 } });
