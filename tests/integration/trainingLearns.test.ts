@@ -84,7 +84,7 @@ describe.skipIf(!hasTorch)("training inside the run: stories260K learns", () => 
         // A story model never ends a reply by itself; the reference protocol scores a reply cut off by
         // the token budget as no answer, so replies end at their first sentence (deviation agent.stop).
         agent: { ...agent, stop: ["."] },
-        training: { every: 1, trainer: "gguf", python, threads: 1, learningRate: 0.003, rank: 4, alpha: 8, epochs: 1 },
+        training: { every: 1, trainer: "gguf", python, threads: 1, learningRate: 0.006, rank: 4, alpha: 8, epochs: 1 },
       },
       "learning test",
     );
