@@ -2,7 +2,7 @@
 // train. The URIs are node-llama-cpp's `hf:<user>/<repo>:<quantisation>` form, which the Models
 // page's download box and a run config's backend.modelPath both accept. Memory needs come from
 // shared/trainingMemory.ts, before download: to train, the trainer's own memory model
-// (resources/trainers/spade_memory.py) for the largest round of the default settings.
+// (resources/trainers/runtime/spade_memory.py) for the largest round of the default settings.
 import { bitsPerWeight, estimatePlayMemory, estimateTrainingMemory, modelParameters, runtimeOverheadBytes, type ModelShape, type Quantisation, type TrainingMemorySettings } from "./trainingMemory.js";
 
 export interface RecommendedModel {

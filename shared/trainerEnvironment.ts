@@ -17,7 +17,7 @@ export interface TrainerEnvironment {
   gguf: { architectures: string[]; tensorTypes: string[] } | null;
   /** The model file checked, when one was given. */
   model: { path: string; architecture?: string; tensorTypes?: string[]; trainable: boolean | null; reason: string | null } | null;
-  /** The OpenBLAS under the interpreter's torch (resources/trainers/spade_blas.py); null where torch's BLAS is not OpenBLAS, or torch did not import. */
+  /** The OpenBLAS under the interpreter's torch (resources/trainers/runtime/spade_blas.py); null where torch's BLAS is not OpenBLAS, or torch did not import. */
   blas: TrainerBlas | null;
   /** What stops the trainer, each with its fix; empty when it can train. */
   problems: string[];

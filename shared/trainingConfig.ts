@@ -13,7 +13,7 @@ export type TrainingRole = (typeof trainingRoles)[number];
 export type TrainingTrainer =
   | {
       kind: "gguf";
-      /** Devices one round trains on, data-parallel under torchrun (resources/trainers/spade_distributed.py: each rank a share of every step's samples, the gradients summed: the same step as one process). Defaults to 1. */
+      /** Devices one round trains on, data-parallel under torchrun (resources/trainers/step/spade_distributed.py: each rank a share of every step's samples, the gradients summed: the same step as one process). Defaults to 1. */
       devices?: number;
     }
   /**
@@ -36,7 +36,7 @@ export type TrainingWeights = (typeof trainingWeights)[number];
 
 /**
  * GRPO hyperparameters of one round, passed to the trainer as `hyper`. These defaults are also the
- * built-in trainers' own (resources/trainers/spade_grpo.py `DEFAULT_HYPER`; a test keeps them equal).
+ * built-in trainers' own (resources/trainers/step/spade_grpo.py `DEFAULT_HYPER`; a test keeps them equal).
  */
 export interface TrainingHyper {
   /**

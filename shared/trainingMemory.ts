@@ -1,7 +1,7 @@
 // How much device memory a model needs to play (llama.cpp) and to train (the built-in gguf
 // trainer, QLoRA-style), before anything is downloaded.
 //
-// The training peak is the trainer's own memory model, resources/trainers/spade_memory.py
+// The training peak is the trainer's own memory model, resources/trainers/runtime/spade_memory.py
 // (`predict`), written out again here term by term with the same constants: what the Models page
 // and the recommendations say before download is what the trainer predicts and checks before the
 // first round. The two must stay in step: tests/unit/trainingMemoryParity.test.ts runs the Python
@@ -31,7 +31,7 @@ export const loraTargets = ["attn_q", "attn_k", "attn_v", "attn_output", "ffn_ga
 export type LoraTarget = (typeof loraTargets)[number];
 
 /**
- * spade_memory.py's constants, with its names. Keep them equal to the Python ones (the parity test
+ * runtime/spade_memory.py's constants, with its names. Keep them equal to the Python ones (the parity test
  * checks every value through `predict()`); their measurement is documented there.
  */
 export const trainingMemoryCoefficients = {

@@ -43,10 +43,10 @@ export interface TrainerMemoryOptions {
 
 /**
  * The gguf trainer on random-weight models of about 10M, 50M and 200M parameters (real layer shapes,
- * resources/trainers/spade_random_model.py) in F16, Q8_0 and Q4_K: one round each in its own process, its peak memory
+ * resources/trainers/model/spade_random_model.py) in F16, Q8_0 and Q4_K: one round each in its own process, its peak memory
  * measured (the kernel's resident high-water mark above the worker's state before a round: the model loaded, a small
  * round run, glibc's heap trimmed; glibc's mmap threshold fixed as the trainer worker's, trainerAllocatorEnv) and predicted
- * by the memory model (spade_memory.py). The lines are sampled as the
+ * by the memory model (runtime/spade_memory.py). The lines are sampled as the
  * agent samples (top-k 20, top-p 0.95), so the log-prob check's sort is part of the round.
  */
 export async function trainerMemoryBench(options: TrainerMemoryOptions = {}): Promise<TrainerMemoryRow[]> {

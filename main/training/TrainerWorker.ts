@@ -32,7 +32,7 @@ export interface TrainerWorkerOptions {
   /**
    * Devices one round trains on: more than 1 starts the script under PyTorch's launcher
    * (`python -m torch.distributed.run --standalone --nproc_per_node N`), one rank per device, data-parallel
-   * (resources/trainers/spade_distributed.py); rank 0 speaks the protocol. Defaults to 1.
+   * (resources/trainers/step/spade_distributed.py); rank 0 speaks the protocol. Defaults to 1.
    */
   devices?: number;
   /** Added to the workbench's environment, after the allocator's settings (`trainerAllocatorEnv`), which it can override. Defaults to none. */

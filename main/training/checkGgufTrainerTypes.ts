@@ -3,7 +3,7 @@ import { UntrainableTensorTypeError } from "./UntrainableTensorTypeError.js";
 
 /**
  * The tensor types the built-in "gguf" trainer dequantises: the table of
- * resources/trainers/spade_quants.py (a test keeps the two equal).
+ * resources/trainers/model/spade_quants.py (a test keeps the two equal).
  */
 export const ggufTrainerTensorTypes: readonly string[] = ["F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"];
 

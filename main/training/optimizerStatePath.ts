@@ -1,6 +1,6 @@
 /**
  * Where the built-in trainers keep an adapter's optimiser state: beside it, `<name>.optim.pt`
- * (resources/trainers/spade_step.py `optimizer_state_path`). A round continues the state found
+ * (resources/trainers/step/spade_step.py `optimizer_state_path`). A round continues the state found
  * beside its parent adapter.
  */
 export function optimizerStatePath(adapterPath: string): string {

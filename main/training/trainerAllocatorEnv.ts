@@ -10,7 +10,7 @@
  * 12-23% between identical rounds of a 10M-parameter model. Fixing the threshold (which turns the
  * dynamic adjustment off) at glibc's own starting value, 128 KiB, makes every tensor of note its own
  * mapping: a round's peak is then its live tensors, about half the heap's at 10M parameters and the
- * same to within 1% between runs, which the trainer's memory model (resources/trainers/spade_memory.py,
+ * same to within 1% between runs, which the trainer's memory model (resources/trainers/runtime/spade_memory.py,
  * `MMAP_THRESHOLD`) predicts. The price is a page fault per page of each new tensor (measured in the
  * README's training bench row). Other C libraries ignore the variable.
  */

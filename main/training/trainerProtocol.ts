@@ -5,7 +5,7 @@ import type { TrainingHyper } from "../../shared/trainingConfig.js";
 
 /**
  * The `hyper` object of a train command; keys left out take the trainer's defaults
- * (resources/trainers/spade_grpo.py `DEFAULT_HYPER`, equal to shared/trainingConfig.ts `defaultTrainingHyper`).
+ * (resources/trainers/step/spade_grpo.py `DEFAULT_HYPER`, equal to shared/trainingConfig.ts `defaultTrainingHyper`).
  */
 export interface TrainerHyper extends Partial<TrainingHyper> {
   seed?: number;
@@ -44,7 +44,7 @@ export interface LogprobsCommand {
   rounding?: LlamaRounding;
 }
 
-/** A rounding of llama.cpp the gguf trainer can emulate in its forward pass (resources/trainers/spade_llama_rounding.py). */
+/** A rounding of llama.cpp the gguf trainer can emulate in its forward pass (resources/trainers/model/spade_llama_rounding.py). */
 export type LlamaRounding = "llama-cpu" | "llama-cpu-perturbed";
 
 const finite = z.number().refine(Number.isFinite, "a finite number");

@@ -35,13 +35,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import spade_blas  # noqa: E402
+from runtime import spade_blas  # noqa: E402
 
 if __name__ == "__main__":
     spade_blas.prepare()  # OpenBLAS's kernels are chosen as torch loads it: before any module below imports torch
 
-import spade_memory  # noqa: E402
-import spade_random_model  # noqa: E402
+from runtime import spade_memory  # noqa: E402
+from model import spade_random_model  # noqa: E402
 
 #: The sampling settings of the bench's lines: the agent's defaults (shared/runConfig.ts), top-k and top-p as a run samples.
 AGENT_SAMPLING = {"temperature": 0.6, "topK": 20, "topP": 0.95}
@@ -138,8 +138,8 @@ def measure_output_layer(args):
     and a --vocab-entry output matrix, in chunks of outputChunkTokens rows. The peak above the inputs, and the prediction."""
     import torch
 
-    import spade_grpo
-    import spade_logprobs
+    from step import spade_grpo
+    from step import spade_logprobs
 
     spade_blas.use_threads(torch, args.threads)
     hyper = spade_grpo.parse_hyper(json.loads(args.hyper))
@@ -171,8 +171,8 @@ def measure_output_layer(args):
 def measure(args):
     import torch
 
-    import spade_grpo
-    import spade_step
+    from step import spade_grpo
+    from step import spade_step
     from train_gguf import GgufModel, GgufPolicy, Lora
 
     spade_blas.use_threads(torch, args.threads)

@@ -17,7 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import spade_blas  # noqa: E402
+from runtime import spade_blas  # noqa: E402
 
 if __name__ == "__main__":
     spade_blas.prepare()  # OpenBLAS's kernels are chosen as torch loads it: before any module below imports torch
@@ -64,8 +64,8 @@ def device_report(torch, requested):
 
 def gguf_capabilities():
     """The architectures and tensor types the gguf trainer reads (every one natively: spade_quants)."""
-    import spade_gguf_model
-    import spade_quants
+    from model import spade_gguf_model
+    from model import spade_quants
 
     native = sorted(spade_quants.supported_type_names())
     return {"architectures": list(spade_gguf_model.SUPPORTED), "tensorTypes": native, "nativeTensorTypes": native}
@@ -73,7 +73,7 @@ def gguf_capabilities():
 
 def check_model(path, capabilities):
     """Whether the gguf trainer can train this file: its architecture and every tensor's type."""
-    import spade_gguf
+    from model import spade_gguf
 
     try:
         f = spade_gguf.GgufFile(path)

@@ -22,8 +22,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import spade_gguf  # noqa: E402
-import spade_quants  # noqa: E402
+from model import spade_gguf  # noqa: E402
+from model import spade_quants  # noqa: E402
 
 HEAD_DIM = 64
 

@@ -24,23 +24,24 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import spade_blas  # noqa: E402
+from runtime import spade_blas  # noqa: E402
 
 if __name__ == "__main__":
     spade_blas.prepare()  # OpenBLAS's kernels are chosen as torch loads it: before any module below imports torch
 
-import spade_device  # noqa: E402
-import spade_weights  # noqa: E402
-import spade_distributed  # noqa: E402
-import spade_grpo  # noqa: E402
-import spade_llama_rounding  # noqa: E402
-import spade_memory  # noqa: E402
-import spade_step  # noqa: E402
-import spade_warmup  # noqa: E402
-from spade_gguf_model import GgufModel  # noqa: E402
-from spade_gguf_policy import GgufPolicy  # noqa: E402
-from spade_grpo import TrainerInputError  # noqa: E402
-from spade_lora import Lora  # noqa: E402
+from runtime import spade_device  # noqa: E402
+from model import spade_weights  # noqa: E402
+from step import spade_distributed  # noqa: E402
+from step import spade_grpo  # noqa: E402
+from protocol import spade_protocol  # noqa: E402
+from model import spade_llama_rounding  # noqa: E402
+from runtime import spade_memory  # noqa: E402
+from step import spade_step  # noqa: E402
+from step import spade_warmup  # noqa: E402
+from model.spade_gguf_model import GgufModel  # noqa: E402
+from model.spade_gguf_policy import GgufPolicy  # noqa: E402
+from step.spade_grpo import TrainerInputError  # noqa: E402
+from model.spade_lora import Lora  # noqa: E402
 
 
 def _torch():
@@ -218,7 +219,7 @@ def main(argv):
     args = parser.parse_args(argv)
     torch = _torch()
     spade_blas.use_threads(torch, args.threads)
-    emit = spade_grpo.Emitter()
+    emit = spade_protocol.Emitter()
     if args.worker:
         spade_grpo.log(f"[gguf] {spade_blas.describe(spade_blas.report())}")
         spade_grpo.log(f"[gguf] warmed up PyTorch in {spade_warmup.warm_up(torch):.2f} s")
@@ -232,7 +233,7 @@ def main(argv):
             emit({"type": "error", "round": None, "message": str(error)})
             return 2
         trainer.group = group
-        return spade_grpo.serve(trainer, stdin=None if group is None else spade_distributed.worker_commands(group, sys.stdin), emit=emit)
+        return spade_protocol.serve(trainer, stdin=None if group is None else spade_distributed.worker_commands(group, sys.stdin), emit=emit)
     if not (args.batch and args.base_model and args.output):
         parser.error("give --worker, or --batch, --base-model and --output")
     line = json.dumps({"type": "train", "round": args.round, "batch": args.batch, "baseModel": args.base_model, "parentAdapter": args.parent_adapter, "output": args.output, "hyper": json.loads(args.hyper)})
@@ -243,7 +244,7 @@ def main(argv):
     trainer = GgufTrainer(device, args.dtype, checkpointing=args.checkpointing, weights=args.weights)
     trainer.group = group
     speaks = group is None or group.leader
-    spade_grpo.serve(trainer, stdin=[line], emit=lambda obj: (failed.append(obj) if obj["type"] == "error" else None, emit(obj) if speaks or obj["type"] == "error" else None))
+    spade_protocol.serve(trainer, stdin=[line], emit=lambda obj: (failed.append(obj) if obj["type"] == "error" else None, emit(obj) if speaks or obj["type"] == "error" else None))
     return 1 if failed else 0
 
 

@@ -3,7 +3,7 @@
 
 Reads the token-exact training batch (batch.jsonl: no chat template at training time), runs one
 forward pass per sequence, and optimises the same clipped GRPO objective with truncated importance
-sampling as the "gguf" trainer (resources/trainers/spade_grpo.py), masked to the trained tokens.
+sampling as the "gguf" trainer (resources/trainers/step/spade_grpo.py), masked to the trained tokens.
 Writes the adapter in PEFT format; llama.cpp's convert_lora_to_gguf.py turns it into a GGUF LoRA.
 
     train_lora.py --worker [--device auto|cpu|cuda] [--dtype auto|float32|bfloat16|float16] [--threads N] [--convert-script convert_lora_to_gguf.py]
@@ -25,18 +25,19 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import spade_blas  # noqa: E402
+from runtime import spade_blas  # noqa: E402
 
 if __name__ == "__main__":
     spade_blas.prepare()  # OpenBLAS's kernels are chosen as torch loads it: before any module below imports torch
 
-import spade_device  # noqa: E402
-import spade_distributed  # noqa: E402
-import spade_grpo  # noqa: E402
-import spade_logprobs  # noqa: E402
-import spade_step  # noqa: E402
-import spade_warmup  # noqa: E402
-from spade_grpo import TrainerInputError  # noqa: E402
+from runtime import spade_device  # noqa: E402
+from step import spade_distributed  # noqa: E402
+from step import spade_grpo  # noqa: E402
+from protocol import spade_protocol  # noqa: E402
+from step import spade_logprobs  # noqa: E402
+from step import spade_step  # noqa: E402
+from step import spade_warmup  # noqa: E402
+from step.spade_grpo import TrainerInputError  # noqa: E402
 
 # The gguf trainer's projection names and their usual Hugging Face module names (llama, qwen2, qwen3, mistral, ...).
 HF_MODULES = {"attn_q": "q_proj", "attn_k": "k_proj", "attn_v": "v_proj", "attn_output": "o_proj", "ffn_gate": "gate_proj", "ffn_up": "up_proj", "ffn_down": "down_proj"}
@@ -328,7 +329,7 @@ def one_shot(args):
         elif obj["type"] == "error":
             failed.append(obj["message"])
 
-    spade_grpo.serve(trainer, stdin=[json.dumps(cmd)], emit=emit)
+    spade_protocol.serve(trainer, stdin=[json.dumps(cmd)], emit=emit)
     if failed:
         print(f"failed: {failed[0]}", file=sys.stderr, flush=True)
         return 1
@@ -364,7 +365,7 @@ def main(argv):
         # under torchrun (training.trainer.devices > 1): every rank a worker, rank 0 reading the commands and speaking
         device = spade_distributed.local_device(args.device)
         group = spade_distributed.from_environment("cuda" if str(device).startswith("cuda") or (device == "auto" and torch.cuda.is_available()) else "cpu")
-        emit = spade_distributed.leader_only(group, spade_grpo.Emitter())
+        emit = spade_distributed.leader_only(group, spade_protocol.Emitter())
         trainer = HfTrainer(device, args.dtype, args.convert_script)
         trainer.group = group
         if args.base_model:
@@ -374,7 +375,7 @@ def main(argv):
             except TrainerInputError as error:
                 emit({"type": "error", "round": None, "message": str(error)})
                 return 2
-        return spade_grpo.serve(trainer, stdin=None if group is None else spade_distributed.worker_commands(group, sys.stdin), emit=emit)
+        return spade_protocol.serve(trainer, stdin=None if group is None else spade_distributed.worker_commands(group, sys.stdin), emit=emit)
     if not (args.dataset or args.batch) or not args.base_model or not args.output_dir:
         parser.error("give --worker, or --dataset (or --batch), --base-model and --output-dir")
     return one_shot(args)

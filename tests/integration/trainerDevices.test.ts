@@ -19,7 +19,7 @@ const hyper = { learningRate: 0.01, rank: 4, alpha: 8, seed: 3, targets: ["attn_
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "spade-devices-"));
-  // six samples (one an episode over two turn lines), as tests/fixtures/trainers/test_spade_distributed.py
+  // six samples (one an episode over two turn lines), as tests/fixtures/trainers/step/test_spade_distributed.py
   const lines: unknown[] = [];
   for (let episode = 0; episode < 5; episode++) {
     for (let turn = 0; turn < (episode === 1 ? 2 : 1); turn++) {
@@ -63,7 +63,7 @@ describe("training.trainer.devices", () => {
     const compare = `
 import sys, torch
 sys.path.insert(0, ${JSON.stringify(resolve(import.meta.dirname, "../../resources/trainers"))})
-from spade_gguf import GgufFile
+from model.spade_gguf import GgufFile
 worst = [0.0, 0.0]
 for a, b in zip(sys.argv[1:3], sys.argv[3:5]):
     fa, fb = GgufFile(a), GgufFile(b)

@@ -49,7 +49,7 @@ describe.skipIf(!hasTorch)("checkTrainerEnvironment", () => {
 
   it("names the architecture of a model file the gguf trainer does not train", () => {
     const path = join(dir, "gpt2.gguf");
-    const write = `import sys, numpy as np; sys.path.insert(0, ${JSON.stringify(join(root, "resources", "trainers"))}); import spade_gguf; spade_gguf.write_gguf(${JSON.stringify(path)}, {"general.architecture": "gpt2"}, [("token_embd.weight", np.zeros((4, 8), np.float32))])`;
+    const write = `import sys, numpy as np; sys.path.insert(0, ${JSON.stringify(join(root, "resources", "trainers"))}); from model import spade_gguf; spade_gguf.write_gguf(${JSON.stringify(path)}, {"general.architecture": "gpt2"}, [("token_embd.weight", np.zeros((4, 8), np.float32))])`;
     expect(spawnSync(python, ["-c", write], { encoding: "utf8" }).status).toBe(0);
     return checkTrainerEnvironment({ python, model: path }).then((report) => {
       expect(report.model).toMatchObject({ architecture: "gpt2", trainable: false });

@@ -200,7 +200,7 @@ describe.skipIf(!hasTorch)("train_gguf.py on stories260K", () => {
     // Xeon. A misread block or row moves a token's log-prob by order 1, far past either bound.
     for (const [type, bound] of [["F16", 5e-2], ["Q8_0", 0.1]] as const) {
       const path = join(dir, `stories-${type}.gguf`);
-      execFileSync(python, ["-c", `import sys; sys.path.insert(0, ${JSON.stringify(trainers)}); import spade_gguf as g; g.copy_gguf(sys.argv[1], sys.argv[2], lambda name, info: sys.argv[3] if len(info.dims) == 2 and info.dims[0] % 32 == 0 else "F32")`, stories, path, type]);
+      execFileSync(python, ["-c", `import sys; sys.path.insert(0, ${JSON.stringify(trainers)}); from model import spade_gguf as g; g.copy_gguf(sys.argv[1], sys.argv[2], lambda name, info: sys.argv[3] if len(info.dims) == 2 and info.dims[0] % 32 == 0 else "F32")`, stories, path, type]);
       const typed = await llama.loadModel({ modelPath: path });
       try {
         const ours = await worker.logprobs({ batch, baseModel: path, output: join(dir, `types-${type}.json`) });

@@ -1,6 +1,6 @@
 // The gguf trainer's memory model holds against the real peak (issue 20 §1): a round of a random-weight
 // model of real layer shapes, measured in its own process (resources/trainers/bench_memory.py: the
-// kernel's exact resident high-water mark), lands within 15% of spade_memory.py's prediction; and the
+// kernel's exact resident high-water mark), lands within 15% of runtime/spade_memory.py's prediction; and the
 // output layer's measured memory is flat in the sequence length, set by the chunk. A change to the
 // trainer that moves the peak, or to the model that no longer follows it, fails here.
 import { spawnSync } from "node:child_process";

@@ -1,5 +1,5 @@
-// The trainer gives the GPU back between rounds (issue 20 §3): spade_device.py reaches every tensor
-// of the gguf trainer's model (tests/fixtures/trainers/test_spade_device.py, with Debian's torch).
+// The trainer gives the GPU back between rounds (issue 20 §3): runtime/spade_device.py reaches every tensor
+// of the gguf trainer's model (tests/fixtures/trainers/runtime/test_spade_device.py, with Debian's torch).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,10 +9,10 @@ const python = "/usr/bin/python3";
 const hasTorch = pythonHasTorch(python);
 const root = resolve(import.meta.dirname, "..", "..");
 
-describe.skipIf(!hasTorch)("spade_device.py", () => {
+describe.skipIf(!hasTorch)("runtime/spade_device.py", () => {
   it("moves every tensor of a loaded stories260K model and back, ties kept, outputs unchanged", () => {
     const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_device"], {
-      cwd: resolve(root, "tests/fixtures/trainers"),
+      cwd: resolve(root, "tests/fixtures/trainers/runtime"),
       env: { ...process.env, SPADE_STORIES: resolve(root, "..", "shared", "models", "stories260K.gguf"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
     });

@@ -1,5 +1,5 @@
 // A training round on several ranks (torchrun, gloo on this CPU) equals the round on one process:
-// tests/fixtures/trainers/test_spade_distributed.py trains stories260K with the gguf trainer's
+// tests/fixtures/trainers/step/test_spade_distributed.py trains stories260K with the gguf trainer's
 // one-shot form on 1 and on 2 ranks, two rounds, and compares the adapters and Adam's moments.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -16,7 +16,7 @@ if (!ready) console.warn(`trainerDistributed skipped: needs ${python} with torch
 describe.skipIf(!ready)("data-parallel training rounds", () => {
   it("2 CPU ranks take the single process's step over two rounds (python3 -m unittest test_spade_distributed)", () => {
     const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_distributed"], {
-      cwd: resolve(root, "tests/fixtures/trainers"),
+      cwd: resolve(root, "tests/fixtures/trainers/step"),
       env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1", SPADE_TEST_MODEL: model },
       encoding: "utf8",
       timeout: 600_000,

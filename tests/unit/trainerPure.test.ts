@@ -1,7 +1,7 @@
-// The trainers' pure parts (batch parsing, masking, the sampling transform, the GRPO/TIS loss, the
+// The trainers' pure parts (batch parsing, the line protocol's commands, masking, the sampling transform, the GRPO/TIS loss, the
 // GGUF reader's tensor types, the dequantisers on hand-built blocks, the quantised weights; the
 // round's update: aggregation, steps, optimiser state, log-prob definitions, chunked output layer;
-// the memory model; the agreement check's emulation of llama.cpp's CPU rounding), tested in Python with Debian's torch: tests/fixtures/trainers/test_spade_*.py.
+// the memory model; the agreement check's emulation of llama.cpp's CPU rounding), tested in Python with Debian's torch: tests/fixtures/trainers/{model,step,runtime,protocol}/test_*.py.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,23 +14,34 @@ const hasTorch = pythonHasTorch(python);
 if (!hasTorch) console.warn(`trainerPure tests skipped: ${python} cannot import torch (apt-get install python3-torch)`);
 const root = resolve(import.meta.dirname, "..", "..");
 
-describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py, spade_weights.py and spade_llama_rounding.py", () => {
-  it("pass their unit tests (python3 -m unittest test_spade_grpo test_spade_step test_spade_memory test_spade_quants test_spade_weights test_spade_llama_rounding test_spade_attention test_spade_blas)", () => {
-    const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_grpo", "test_spade_step", "test_spade_memory", "test_spade_quants", "test_spade_weights", "test_spade_llama_rounding", "test_spade_attention", "test_spade_blas"], {
-      cwd: resolve(root, "tests/fixtures/trainers"),
-      env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
-      encoding: "utf8",
+/** The Python unit tests of each of the trainers' folders (tests/fixtures/trainers/<folder> mirrors resources/trainers/<folder>). */
+const suites: Record<string, string[]> = {
+  model: ["test_spade_quants", "test_spade_weights", "test_spade_llama_rounding", "test_spade_attention"],
+  step: ["test_spade_grpo", "test_spade_step"],
+  runtime: ["test_spade_memory", "test_spade_blas"],
+  protocol: ["test_spade_protocol"],
+};
+
+describe.skipIf(!hasTorch)("the trainers' model/, step/, runtime/ and protocol/ modules (spade_grpo, spade_step, spade_gguf, spade_quants, spade_weights, spade_llama_rounding, spade_memory, spade_blas, spade_protocol)", () => {
+  it("pass their unit tests (python3 -m unittest, per folder: model/ test_spade_quants test_spade_weights test_spade_llama_rounding test_spade_attention; step/ test_spade_grpo test_spade_step; runtime/ test_spade_memory test_spade_blas; protocol/ test_spade_protocol)", () => {
+    const reports = Object.entries(suites).map(([folder, modules]) => {
+      const result = spawnSync(python, ["-m", "unittest", "-v", ...modules], {
+        cwd: resolve(root, "tests/fixtures/trainers", folder),
+        env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
+        encoding: "utf8",
+      });
+      expect(result.stderr, result.stderr).toMatch(/\nOK\s*$/);
+      expect(result.status, result.stderr).toBe(0);
+      return result.stderr;
     });
-    const report = result.stderr;
-    expect(report, report).toMatch(/\nOK\s*$/);
-    expect(result.status, report).toBe(0);
+    const report = reports.join("\n");
     // every test class ran (a skipped or renamed file would not count as a pass)
-    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest", "WorkingCopyTest", "RandomModelTest", "TableTest", "FloatTest", "LegacyTest", "KQuantTest", "WeightsTest", "QuantiserTest", "AttentionTest", "ModeTest", "FusedAttentionTest", "KernelChoiceTest", "PrepareTest", "LoadedTest"]) expect(report).toContain(name);
-    expect(Number(/Ran (\d+) tests/.exec(report)?.[1])).toBeGreaterThanOrEqual(65);
+    for (const name of ["BatchTest", "HyperTest", "LossTest", "SamplingTest", "GgufTest", "AggregationTest", "StepCountTest", "OptimizerStateTest", "DefinitionTest", "ChunkedLogprobTest", "MemoryModelTest", "WorkingCopyTest", "RandomModelTest", "TableTest", "FloatTest", "LegacyTest", "KQuantTest", "WeightsTest", "QuantiserTest", "AttentionTest", "ModeTest", "FusedAttentionTest", "KernelChoiceTest", "PrepareTest", "LoadedTest", "CommandTest"]) expect(report).toContain(name);
+    expect(reports.map((one) => Number(/Ran (\d+) tests/.exec(one)?.[1])).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(65);
   });
 
   it("have one set of defaults: the trainer's standalone hyperparameters are the run config's", () => {
-    const code = "import json, spade_grpo; print(json.dumps(spade_grpo.DEFAULT_HYPER))";
+    const code = "import json\nfrom step import spade_grpo\nprint(json.dumps(spade_grpo.DEFAULT_HYPER))";
     const result = spawnSync(python, ["-c", code], { cwd: resolve(root, "resources/trainers"), env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" }, encoding: "utf8" });
     expect(result.status, result.stderr).toBe(0);
     const trainer = JSON.parse(result.stdout) as Record<string, unknown>;
@@ -40,7 +51,7 @@ describe.skipIf(!hasTorch)("spade_grpo.py, spade_gguf.py, spade_quants.py, spade
   });
 
   it("dequantise the tensor types the engine checks a base model against before rollout 0", () => {
-    const result = spawnSync(python, ["-c", "import json, spade_quants; print(json.dumps(spade_quants.supported_type_names()))"], {
+    const result = spawnSync(python, ["-c", "import json\nfrom model import spade_quants\nprint(json.dumps(spade_quants.supported_type_names()))"], {
       env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
     });

@@ -1,7 +1,7 @@
 // The servers' log-prob definitions in the trainers' round (a batch line's sampling.logprobs: vLLM's
 // raw log-probs, SGLang's tempered ones, llama.cpp's sampling transform), converted to the
 // reference's truncated importance weight; tested in Python with Debian's torch:
-// tests/fixtures/trainers/test_spade_server_logprobs.py.
+// tests/fixtures/trainers/step/test_spade_server_logprobs.py.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ const root = resolve(import.meta.dirname, "..", "..");
 describe.skipIf(!hasTorch)("a round over lines sampled by vLLM, SGLang or llama.cpp", () => {
   it("passes test_spade_server_logprobs (python3 -m unittest)", () => {
     const result = spawnSync(python, ["-m", "unittest", "-v", "test_spade_server_logprobs"], {
-      cwd: resolve(root, "tests/fixtures/trainers"),
+      cwd: resolve(root, "tests/fixtures/trainers/step"),
       env: { ...process.env, PYTHONPATH: resolve(root, "resources/trainers"), PYTHONDONTWRITEBYTECODE: "1" },
       encoding: "utf8",
     });

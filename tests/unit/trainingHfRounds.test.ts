@@ -30,7 +30,8 @@ const trainers = resolve(import.meta.dirname, "../../resources/trainers");
 
 /** Where train_lora.py finds a parent's PEFT folder and optimiser state (null: not found). */
 function hfLookups(parent: string): { peft: string | null; state: string | null } {
-  const code = `import json, os, sys; sys.path.insert(0, ${JSON.stringify(trainers)}); import train_lora, spade_step
+  const code = `import json, os, sys; sys.path.insert(0, ${JSON.stringify(trainers)}); import train_lora
+from step import spade_step
 p = sys.argv[1]; s = spade_step.optimizer_state_path(p)
 print(json.dumps({"peft": train_lora.find_peft_dir(p), "state": s if os.path.exists(s) else None}))`;
   return JSON.parse(execFileSync(python, ["-c", code, parent], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } })) as { peft: string | null; state: string | null };

@@ -1,5 +1,5 @@
 // What plays and trains where (issue 20 §5): the trainer's memory model, before download, and the recommendations built on it.
-// tests/unit/trainingMemoryParity.test.ts holds it equal to resources/trainers/spade_memory.py.
+// tests/unit/trainingMemoryParity.test.ts holds it equal to resources/trainers/runtime/spade_memory.py.
 import { describe, expect, it } from "vitest";
 import { recommendationFits, recommendedModels, uriFor } from "../../shared/recommendedModels.js";
 import {
@@ -40,7 +40,7 @@ describe("the training memory model", () => {
   });
 
   it("adds the parts as the trainer's test works them out by hand", () => {
-    // test_spade_memory.py's test_peak_by_hand: embedding 4, MLP 8, 2 heads of 2 (1 KV head), vocabulary 10, 3 layers
+    // runtime/test_spade_memory.py's test_peak_by_hand: embedding 4, MLP 8, 2 heads of 2 (1 KV head), vocabulary 10, 3 layers
     const shape: ModelShape = { layers: 3, hidden: 4, ffn: 8, heads: 2, kvHeads: 1, headDim: 2, vocab: 10, tiedEmbeddings: true };
     const inputs: TrainingPeakInputs = {
       lengths: [10, 6],

@@ -1,5 +1,5 @@
 // The memory figures shown before download (shared/trainingMemory.ts) are the trainer's own
-// prediction (resources/trainers/spade_memory.py): the same inputs through both give the same
+// prediction (resources/trainers/runtime/spade_memory.py): the same inputs through both give the same
 // parts, for real model shapes and settings that reach every coefficient of the model.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";

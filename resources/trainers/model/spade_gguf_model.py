@@ -9,11 +9,11 @@ import math
 
 import torch
 
-import spade_grpo
-import spade_prefix
-import spade_weights
-from spade_gguf import GgufError, GgufFile
-from spade_grpo import TrainerInputError
+from step import spade_grpo
+from model import spade_prefix
+from model import spade_weights
+from model.spade_gguf import GgufError, GgufFile
+from step.spade_grpo import TrainerInputError
 
 SUPPORTED = ("llama", "qwen2", "qwen3")
 # llama.cpp's rope type per architecture: llama rotates adjacent pairs (LLAMA_ROPE_TYPE_NORM), the qwen family the two halves (NEOX).

@@ -1,7 +1,7 @@
 """The policy the gguf trainer's GRPO round trains: the base model (spade_gguf_model) plus an optional LoRA (spade_lora), as log-probs of trained tokens."""
 import torch
 
-import spade_logprobs
+from step import spade_logprobs
 
 
 class GgufPolicy:

@@ -4,9 +4,9 @@ import os
 
 import torch
 
-import spade_grpo
-from spade_gguf import GgufError, GgufFile, write_gguf
-from spade_grpo import TrainerInputError
+from step import spade_grpo
+from model.spade_gguf import GgufError, GgufFile, write_gguf
+from step.spade_grpo import TrainerInputError
 
 
 class Lora:

@@ -11,7 +11,7 @@ lookup), in the compute dtype. LoRA is applied on top by the caller.
 """
 import torch
 
-import spade_quants
+from model import spade_quants
 
 
 class DenseWeight:

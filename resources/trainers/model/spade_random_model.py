@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random-weight GGUF models of real layer shapes, for the trainer's memory and speed measurements.
 
-    spade_random_model.py OUT.gguf --shape qwen2.5-1.5b --layers 2 [--vocab 32000] [--type F32|F16] [--seed 0]
+    model/spade_random_model.py OUT.gguf --shape qwen2.5-1.5b --layers 2 [--vocab 32000] [--type F32|F16] [--seed 0]
 
 writes a `qwen2` (or `llama`) GGUF the gguf trainer loads, with the shape's embedding, head and
 MLP sizes, `--layers` blocks and a vocabulary of `--vocab` entries (default: the shape's own). The
@@ -14,9 +14,9 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the trainers' folder, as when run as a script
 
-from spade_gguf import write_gguf  # noqa: E402
+from model.spade_gguf import write_gguf  # noqa: E402
 
 #: Layer shapes of real models (from their config.json): embedding, MLP, heads, KV heads, head size, vocabulary, tied output.
 SHAPES = {

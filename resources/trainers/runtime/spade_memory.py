@@ -144,7 +144,7 @@ def predict(shape, lengths, trained, hyper, dtype_bytes=4, held_weight_bytes=Non
     """
     e, vocab, layers = shape["embd"], shape["vocab"], shape["layers"]
     if held_weight_bytes is None:
-        from spade_random_model import parameter_count
+        from model.spade_random_model import parameter_count
 
         held_weight_bytes = parameter_count(shape, layers, vocab) * dtype_bytes
     copies = layer_working_bytes if isinstance(layer_working_bytes, WorkingCopies) else WorkingCopies(layer_working_bytes, layer_working_bytes, layer_working_bytes)

@@ -37,8 +37,8 @@ import math
 import os
 import time
 
-import spade_grpo
-import spade_logprobs
+from step import spade_grpo
+from step import spade_logprobs
 
 OPTIMIZER_FORMAT = "spade-optimizer"
 OPTIMIZER_VERSION = 1

@@ -102,7 +102,7 @@ def full_logprobs(hidden, weight, targets, temperature=1.0, chunk=DEFAULT_CHUNK)
 
 def _sampling_logprob_function():
     torch = _torch()
-    from spade_grpo import sampling_logprobs
+    from step.spade_grpo import sampling_logprobs
 
     class SamplingTransformLogprob(torch.autograd.Function):
         """llama.cpp's sampling-transform log-probs of hidden @ weight.T at targets, chunk by chunk; the weight is frozen."""
@@ -159,7 +159,7 @@ def logprobs(hidden, weight, targets, definition, chunk=DEFAULT_CHUNK):
 def logprobs_from_logits(logits, targets, definition):
     """The same definitions from logits already computed ([N, V]; the hf trainer's path)."""
     torch = _torch()
-    from spade_grpo import sampling_logprobs
+    from step.spade_grpo import sampling_logprobs
 
     kind, value = definition
     if kind == "full":

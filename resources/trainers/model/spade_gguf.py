@@ -143,7 +143,7 @@ class GgufFile:
 
     def tensor_bytes(self, info):
         """The tensor's stored bytes (a read-only uint8 NumPy view of the file), checked to be whole blocks of a supported type."""
-        import spade_quants
+        from model import spade_quants
 
         try:
             entry = spade_quants.quant_type(info.type, info.type_name, info.name)
@@ -170,7 +170,7 @@ def dequantize(f, info):
     """The tensor's values, flat, as float32 NumPy (dequantised with PyTorch on the CPU)."""
     import torch
 
-    import spade_quants
+    from model import spade_quants
 
     raw = torch.from_numpy(np.array(f.tensor_bytes(info)))
     return spade_quants.dequantize(raw, info.type).numpy()
