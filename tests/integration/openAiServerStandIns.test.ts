@@ -102,6 +102,23 @@ describe("loading adapters", () => {
     expect([...sgl.server.loras.keys()]).toEqual(["run-1-r0-abc"]);
   });
 
+  it("unloads from every replica; a replica that does not hold the name (a restarted server) is no error, a refusal is", async () => {
+    const path = adapterFolder("u8", 8);
+    for (const start of [() => startFakeVllmServer(script, { model }), () => startFakeSglangServer(script, { model })]) {
+      const holder = await start();
+      const restarted = await start();
+      open.push(holder, restarted);
+      await new OpenAiBackend({ baseUrl: holder.baseUrl, model, maxRetries: 0 }).loadAdapter(path, "run-1-r0-abc");
+      const backend = new OpenAiBackend({ baseUrl: holder.baseUrl, model, replicas: [holder.baseUrl, restarted.baseUrl], maxRetries: 0 });
+      open.push(backend);
+      await backend.unloadAdapter("run-1-r0-abc");
+      expect(holder.loras.size).toBe(0);
+      expect(restarted.requests.filter((request) => request.path.endsWith("/unload_lora_adapter")).length).toBe(1);
+    }
+    const off = await sglang({ enableLora: false });
+    await expect(off.backend.unloadAdapter("run-1-r0-abc")).rejects.toThrow(OpenAiAdapterLoadError);
+  });
+
   it("names the flag when the server refuses: rank past the limit, LoRA off, run-time loading off", async () => {
     const rank32 = adapterFolder("b32", 32);
     const refusal = async (promise: Promise<unknown>) => {

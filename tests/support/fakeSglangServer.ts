@@ -10,8 +10,8 @@
 //   with streaming. Please set stream=false ..."), 400 BadRequest; `_build_chat_response` fills
 //   `token_ids` from `output_ids` and `prompt_token_ids` when asked;
 // - python/sglang/srt/managers/tokenizer_manager.py: `meta_info.output_token_logprobs` as
-//   `[logprob, token_id, text]`; `load_lora_adapter` refuses without --enable-lora ("LoRA is not
-//   enabled. Please set `--enable-lora` to enable LoRA.");
+//   `[logprob, token_id, text]`; `load_lora_adapter` and `unload_lora_adapter` refuse without
+//   --enable-lora ("LoRA is not enabled. Please set `--enable-lora` to enable LoRA.");
 // - python/sglang/srt/lora/lora_manager.py `validate_new_adapter`: "Failed to load LoRA adapter
 //   <name> because it is already loaded"; "LoRA adapter <name> with rank <r> is incompatible with the
 //   current LoRA memory pool configuration. Please ensure that the LoRA adapter's rank is within the
@@ -22,8 +22,11 @@
 //   loaded_adapters}` (200, or 400 on failure); `/get_server_info` with the server args
 //   (`enable_lora`, `max_lora_rank`, `lora_target_modules`, `max_loras_per_batch`) and `version`;
 //   `GET /v1/models` lists the base model, then each loaded adapter with `parent` = the base;
-// - not from SGLang's source (any refusal does): the texts for a folder without adapter_config.json
-//   and for unloading a name that is not loaded;
+// - python/sglang/srt/lora/lora_registry.py `unregister`: unloading a name that is not loaded raises
+//   "LoRA with name <name> does not exist. Loaded LoRAs: dict_keys([...])", which the tokenizer
+//   manager's `unload_lora_adapter` returns as `{success: false, error_message}` (loaded_adapters
+//   null), 400;
+// - not from SGLang's source (any refusal does): the text for a folder without adapter_config.json;
 // - python/sglang/srt/layers/sampler.py: log-probs are log softmax(logits / temperature) over the
 //   whole vocabulary (temperature 1 when greedy); the script supplies values under that definition.
 import { messagesOf, readPeftConfig, startScriptedServer, type GenerationScript, type RecordedRequest, type ScriptedServer } from "./scriptedServer.js";
@@ -58,6 +61,9 @@ export async function startFakeSglangServer(script: GenerationScript, options: F
   const targets = options.loraTargetModules ?? ["all"];
   const created = Math.floor(Date.now() / 1000);
   const update = (success: boolean, message = "") => ({ status: success ? 200 : 400, json: { success, error_message: message, loaded_adapters: Object.fromEntries(loras) } });
+  // a ValueError the tokenizer manager catches before the scheduler answers: no loaded_adapters
+  const refuse = (message: string) => ({ status: 400, json: { success: false, error_message: message, loaded_adapters: null } });
+  const loraOff = "LoRA is not enabled. Please set `--enable-lora` to enable LoRA.";
   const server = await startScriptedServer((request) => {
     const { method, path, body } = request;
     if (method === "GET" && path === "/v1/models") {
@@ -74,7 +80,7 @@ export async function startFakeSglangServer(script: GenerationScript, options: F
     if (method === "POST" && path === "/load_lora_adapter") {
       const name = String(body.lora_name ?? "");
       const lora = String(body.lora_path ?? "");
-      if (!enableLora) return update(false, "LoRA is not enabled. Please set `--enable-lora` to enable LoRA.");
+      if (!enableLora) return refuse(loraOff);
       if (loras.has(name)) return update(false, `Failed to load LoRA adapter ${name} because it is already loaded`);
       const config = readPeftConfig(lora);
       if (!config) return update(false, `Can't find adapter_config.json in ${lora}`);
@@ -90,7 +96,9 @@ export async function startFakeSglangServer(script: GenerationScript, options: F
     }
     if (method === "POST" && path === "/unload_lora_adapter") {
       const name = String(body.lora_name ?? "");
-      if (!loras.delete(name)) return update(false, `LoRA adapter ${name} is not loaded`);
+      if (!enableLora) return refuse(loraOff);
+      if (!loras.has(name)) return refuse(`LoRA with name ${name} does not exist. Loaded LoRAs: dict_keys([${[...loras.keys()].map((key) => `'${key}'`).join(", ")}])`);
+      loras.delete(name);
       return update(true);
     }
     if (method === "POST" && path === "/v1/chat/completions") {

@@ -137,7 +137,8 @@ export class OpenAiBackend implements LlmBackend {
   /**
    * Drops a run-time adapter from every replica (vLLM `POST /v1/unload_lora_adapter`, SGLang
    * `POST /unload_lora_adapter`), so a long run does not keep every round's adapter in the server's
-   * memory. A replica that does not hold the name (vLLM 404 "cannot be found", SGLang 400) is no error.
+   * memory. A replica that does not hold the name (vLLM 404 "cannot be found", SGLang 400 "does not
+   * exist") is no error.
    */
   async unloadAdapter(name: string): Promise<void> {
     const server = await this.server();
@@ -153,7 +154,7 @@ export class OpenAiBackend implements LlmBackend {
           throw new OpenAiConnectionError(url, 1, error);
         }
         const text = await response.text().catch(() => "");
-        if (!response.ok && response.status !== 404 && !(response.status === 400 && /not (be )?(found|loaded)/i.test(text))) {
+        if (!response.ok && response.status !== 404 && !(response.status === 400 && notHeld.test(text))) {
           throw new OpenAiAdapterLoadError(base, `unloading "${name}" failed with HTTP ${response.status} (${excerpt(text, 200)})`);
         }
       }),
@@ -301,6 +302,9 @@ export class OpenAiBackend implements LlmBackend {
 
 /** vLLM (serving_models.py): "The lora adapter '<name>' has already been loaded."; SGLang (lora_manager.py): "Failed to load LoRA adapter <name> because it is already loaded". */
 const alreadyLoaded = /has already been loaded|because it is already loaded/;
+
+/** SGLang (lora_registry.py `unregister`, returned by the tokenizer manager as a 400): "LoRA with name <name> does not exist. Loaded LoRAs: ...". */
+const notHeld = /LoRA with name .* does not exist/;
 
 /** The server flag a refused load needs, from the server's own message (see tests/support/fakeVllmServer.ts, fakeSglangServer.ts). */
 function loadHint(server: "vllm" | "sglang", status: number, text: string): string {
