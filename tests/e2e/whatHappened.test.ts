@@ -162,6 +162,8 @@ describe.skipIf(!rendererBuilt())("what a researcher sees is what happened", () 
     expect(await cutOff.locator("h3").innerText()).toMatch(/· 1 turn ·/);
     await page.goto(`${serve.url}#/episodes/${lostEpisodeId}`);
     const lost = page.getByTestId("column-hinted");
+    // The key moves the slider of the episode on screen: wait until the lost episode has loaded.
+    await lost.locator("h3").waitFor();
     await page.keyboard.press("End");
     const end = lost.getByTestId("step-end");
     expect(await end.innerText()).toBe("terminated · lost");
