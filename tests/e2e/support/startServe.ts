@@ -15,8 +15,9 @@ const root = join(import.meta.dirname, "..", "..", "..");
 export const spadeCli = join(root, "out", "engine", "main", "cli", "spade.js");
 export const rendererBuilt = () => existsSync(join(root, "out", "renderer", "index.html"));
 
-export async function startServe(dbPath: string): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [spadeCli, "serve", "--db", dbPath], { stdio: ["ignore", "pipe", "pipe"] });
+/** `env`: variables added to this process's for the server (e.g. SPADE_PYTHON). */
+export async function startServe(dbPath: string, env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [spadeCli, "serve", "--db", dbPath], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let stdout = "";
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
