@@ -1,9 +1,9 @@
 // The README's quick start, as a newcomer follows it in the workbench: the story-word games imported
 // with the command it gives, then in Chromium against the real `spade serve` the start form filled
-// with the values its "From the workbench" step lists (each field by its label, the More settings
-// JSON as written), on the real stories260K model (put where the Models page's download puts it: the
-// hub cannot be reached here), training with the built-in trainer after every iteration, to the
-// run page's Mean win rate chart with a point per iteration. Whether the rate rises is
+// from resources/examples/quick-start.json as its "From the workbench" step says, on the real
+// stories260K model (put where the download of the config's URI puts it: the hub cannot be reached
+// here), training with the built-in trainer after every iteration, to the run page's Mean win rate
+// chart with a point per iteration. Whether the rate rises is
 // tests/integration/quickStartLearns.test.ts's verdict, on the same config.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -40,7 +40,7 @@ describe.skipIf(!rendererBuilt() || !existsSync(model) || !pythonHasTorch(python
     const imported = spawnSync(process.execPath, [spadeCli, ...args], { encoding: "utf8" });
     expect(imported.status, imported.stderr).toBe(0);
     // The file the download writes, in the workspace's models folder (the Models page's).
-    const file = /\*Model file\*\s+the downloaded `([^`]+)`/.exec(uiStep)?.[1];
+    const file = /\(`(hf_[^`]+\.gguf)`\)/.exec(uiStep)?.[1];
     expect(file, "the quick start's model file").toBeDefined();
     mkdirSync(join(dir, "models"));
     copyFileSync(model, join(dir, "models", file!));
@@ -56,22 +56,21 @@ describe.skipIf(!rendererBuilt() || !existsSync(model) || !pythonHasTorch(python
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("starts the quick-start run from the form as the README fills it, to the win-rate chart of every iteration", async () => {
-    const numbers = [...uiStep.matchAll(/\*([^*]+)\*\s+(\d+)\b/g)].map((match) => ({ label: match[1]!, value: match[2]! }));
-    expect(numbers.map((n) => n.label)).toEqual(["Context size (tokens)", "Seed", "Iterations", "Envs / iteration", "Plays", "Hinted plays", "Max turns", "Play max tokens"]);
-    const extra = /\*More settings\*\s+`([^`]+)`/.exec(uiStep)?.[1];
-    expect(extra, "the quick start's More settings").toBeDefined();
+  it("starts the quick-start run from the form filled from its config file, to the win-rate chart of every iteration", async () => {
+    const example = /\*Fill from a run config file\*: `([^`]+)`[\s\S]*?`(resources\/examples\/)`/.exec(uiStep);
+    expect(example, "the quick start's config file").not.toBeNull();
+    const configFile = join(root, example![2]!, example![1]!);
+    const config = JSON.parse(readFileSync(configFile, "utf8")) as { iterations: number };
 
     await page.goto(`${serve.url}#/runs`);
     await page.getByRole("button", { name: "New run" }).click();
     const form = page.getByTestId("start-run-form");
-    const file = /\*Model file\*\s+the downloaded `([^`]+)`/.exec(uiStep)![1]!;
-    await form.getByLabel("model file").selectOption({ label: file });
-    for (const { label, value } of numbers) await form.getByLabel(label, { exact: true }).fill(value);
-    await form.getByLabel("designer", { exact: true }).selectOption("fixed");
-    await form.getByLabel("environment set").selectOption("story-words");
+    await form.getByLabel("run config file").setInputFiles(configFile);
+    await expect.poll(() => form.getByLabel("Iterations", { exact: true }).inputValue(), { timeout: 60_000 }).toBe(String(config.iterations));
+    expect(await form.getByLabel("model path").inputValue()).toBe("hf:ggml-org/models-moved/tinyllamas/stories260K.gguf");
+    expect(await form.getByLabel("environment set").inputValue()).toBe("story-words");
     expect(await form.getByLabel("training", { exact: true }).inputValue()).toBe("gguf");
-    await form.getByLabel("more settings").fill(extra!);
+    expect(JSON.parse(await form.getByLabel("more settings").inputValue())).toMatchObject({ agent: { stop: ["."] }, training: { hyper: { learningRate: 0.006, rank: 4 } } });
     await form.getByRole("button", { name: "Start" }).click();
     await page.waitForURL(/#\/runs\/\d+$/);
     const view = page.getByTestId("run-view");
@@ -85,8 +84,7 @@ describe.skipIf(!rendererBuilt() || !existsSync(model) || !pythonHasTorch(python
     expect(text).toContain("LoRA rank 4 at lr 0.006");
     const winRate = view.getByTestId("chart-Mean win rate");
     await winRate.waitFor();
-    const iterations = numbers.find((n) => n.label === "Iterations")!.value;
-    expect(await winRate.getAttribute("data-points")).toBe(iterations);
+    expect(await winRate.getAttribute("data-points")).toBe(String(config.iterations));
     expect(await winRate.getAttribute("data-ticks")).toBe("0%|25%|50%|75%|100%");
     await page.screenshot({ path: join(shots, "quick-start.png"), fullPage: true });
     expect(errors).toEqual([]);

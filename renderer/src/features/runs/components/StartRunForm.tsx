@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactNode } from "react";
+import { useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
 import { rewardKinds } from "../../../../../shared/runConfig.js";
 import { ApiCallError } from "../../../../../shared/api/wire.js";
 import { ErrorBox } from "../../../components/ErrorBox.js";
@@ -9,6 +9,7 @@ import { checkRunForm, fieldOfConfigError, type RunFormProblem } from "../lib/ch
 import { ModelPicker } from "./ModelPicker.js";
 import { TextWithCode } from "../../../components/TextWithCode.js";
 import { withBackend } from "../lib/trainingChoices.js";
+import { ConfigFileError, formFromConfigFile } from "../lib/formFromConfigFile.js";
 import { TrainingFields } from "./TrainingFields.js";
 
 /** Starts a run: model, corpus and the loop's settings, checked with the engine's own config parser. */
@@ -36,6 +37,21 @@ export function StartRunForm({ onStarted, initial, title = "Start a run" }: { on
   const text = (key: keyof RunForm, label: string, placeholder?: string) =>
     field(key, label, <input value={String(form[key])} placeholder={placeholder} onChange={(e) => set(key, e.target.value as never)} aria-label={label} />);
 
+  /** Fills the form from a run config file (`spade run --config`'s), as Clone run fills it from a stored run. */
+  async function load(event: ChangeEvent<HTMLInputElement>) {
+    const file = event.target.files?.[0];
+    if (!file) return;
+    try {
+      setForm(formFromConfigFile(file.name, await file.text()));
+      setProblem(null);
+    } catch (err) {
+      if (!(err instanceof ConfigFileError)) throw err;
+      setProblem({ field: "configFile", message: err.message });
+    } finally {
+      event.target.value = "";
+    }
+  }
+
   async function submit(event: FormEvent) {
     event.preventDefault();
     setError(null);
@@ -61,6 +77,15 @@ export function StartRunForm({ onStarted, initial, title = "Start a run" }: { on
   return (
     <form className="card form-grid" onSubmit={submit} aria-label="Start a run" data-testid="start-run-form" noValidate>
       <h3>{title}</h3>
+      <label className={problem?.field === "configFile" ? "wide invalid" : "wide"}>
+        Fill from a run config file (what <code>spade run --config</code> takes, e.g. quick-start.json)
+        <input type="file" accept=".json,application/json" onChange={(e) => void load(e)} aria-label="run config file" />
+        {problem?.field === "configFile" && (
+          <span className="field-error" role="alert" data-testid="error-configFile">
+            <TextWithCode text={problem.message} />
+          </span>
+        )}
+      </label>
       {text("name", "Name", "optional")}
       {field(
         "backendKind",

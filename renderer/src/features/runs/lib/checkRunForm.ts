@@ -4,7 +4,8 @@ import { parseRunConfig } from "../../../../../shared/runConfig.js";
 import { InputError } from "../../../../../shared/validation/InputError.js";
 import { buildRunConfig, RunFormError, type RunForm } from "./buildRunConfig.js";
 
-export type RunFormField = keyof RunForm;
+/** A form field, or "configFile": the run config file the form was filled from. */
+export type RunFormField = keyof RunForm | "configFile";
 
 export interface RunFormProblem {
   /** The field to show it next to; "extra" for keys only the extra JSON can set. */
