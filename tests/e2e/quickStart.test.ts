@@ -65,12 +65,17 @@ describe.skipIf(!rendererBuilt() || !existsSync(model) || !pythonHasTorch(python
     await page.goto(`${serve.url}#/runs`);
     await page.getByRole("button", { name: "New run" }).click();
     const form = page.getByTestId("start-run-form");
+    // A file that is not a run config is refused beside the control, naming the file.
+    await form.getByLabel("run config file").setInputFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from("{ not json") });
+    expect(await form.getByTestId("error-configFile").innerText()).toMatch(/^notes\.json: not JSON: /);
     await form.getByLabel("run config file").setInputFiles(configFile);
+    await form.getByTestId("error-configFile").waitFor({ state: "detached" });
     await expect.poll(() => form.getByLabel("Iterations", { exact: true }).inputValue(), { timeout: 60_000 }).toBe(String(config.iterations));
     expect(await form.getByLabel("model path").inputValue()).toBe("hf:ggml-org/models-moved/tinyllamas/stories260K.gguf");
     expect(await form.getByLabel("environment set").inputValue()).toBe("story-words");
     expect(await form.getByLabel("training", { exact: true }).inputValue()).toBe("gguf");
     expect(JSON.parse(await form.getByLabel("more settings").inputValue())).toMatchObject({ agent: { stop: ["."] }, training: { hyper: { learningRate: 0.006, rank: 4 } } });
+    await page.screenshot({ path: join(shots, "quick-start-form.png"), fullPage: true });
     await form.getByRole("button", { name: "Start" }).click();
     await page.waitForURL(/#\/runs\/\d+$/);
     const view = page.getByTestId("run-view");

@@ -78,7 +78,9 @@ export function StartRunForm({ onStarted, initial, title = "Start a run" }: { on
     <form className="card form-grid" onSubmit={submit} aria-label="Start a run" data-testid="start-run-form" noValidate>
       <h3>{title}</h3>
       <label className={problem?.field === "configFile" ? "wide invalid" : "wide"}>
-        Fill from a run config file (what <code>spade run --config</code> takes, e.g. quick-start.json)
+        <span>
+          Fill from a run config file (what <code>spade run --config</code> takes, e.g. quick-start.json)
+        </span>
         <input type="file" accept=".json,application/json" onChange={(e) => void load(e)} aria-label="run config file" />
         {problem?.field === "configFile" && (
           <span className="field-error" role="alert" data-testid="error-configFile">
