@@ -133,6 +133,8 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
       signal: options.signal,
       thinking: protocol.thinking,
       routingKey,
+      // Later turns first while the backend is full: an open play finishes before new plays start theirs.
+      priority: index,
       ...(tools ? { tools } : {}),
     };
     const started = performance.now();

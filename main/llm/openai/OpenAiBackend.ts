@@ -103,7 +103,7 @@ export class OpenAiBackend implements LlmBackend {
             latest.setCompletion(await readJson(response, url));
           }
           return latest.result();
-        }, routing);
+        }, routing, request.priority);
         return outcome === "aborted" ? latest.result("abort") : outcome;
       } catch (error) {
         if (!(error instanceof OpenAiHttpError) || error.status !== 400) throw error;
@@ -248,12 +248,12 @@ export class OpenAiBackend implements LlmBackend {
     return `${this.baseUrl}${path}`;
   }
 
-  /** One request with concurrency limit, time-out and retries; "aborted" when the caller's signal (or dispose) fired. */
-  private async post<T>(path: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: Response) => Promise<T>, extraHeaders?: Record<string, string>): Promise<T | "aborted"> {
+  /** One request with concurrency limit (waiting in line at `priority`), time-out and retries; "aborted" when the caller's signal (or dispose) fired. */
+  private async post<T>(path: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: Response) => Promise<T>, extraHeaders?: Record<string, string>, priority = 0): Promise<T | "aborted"> {
     const url = this.url(path);
     // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
     const cancel = AbortSignal.any(callerSignal ? [callerSignal, this.disposal.signal] : [this.disposal.signal]);
-    if (!(await this.semaphore.acquire(cancel))) return "aborted";
+    if (!(await this.semaphore.acquire(cancel, priority))) return "aborted";
     try {
       for (let attempt = 0; ; attempt++) {
         const timeout = AbortSignal.timeout(this.settings.timeoutMs);
