@@ -2,10 +2,19 @@
 // served before new plays' first turns, so open plays finish (and give their sandbox back) instead
 // of every play advancing a turn at a time. Real sandbox and loopback HTTP; the verdicts are orders
 // of service, never clocks.
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ScriptedBackend } from "../../main/bench/ScriptedBackend.js";
+import { parseRunConfig } from "../../shared/runConfig.js";
+import { benchGameCode } from "../../main/bench/latencyServer.js";
+import { requestRole, ScriptedBackend } from "../../main/bench/ScriptedBackend.js";
+import type { PlayTrace } from "../../main/rollout/PlayTrace.js";
+import { SelfPlayLoop } from "../../main/selfplay/SelfPlayLoop.js";
+import { openDatabase } from "../../main/store/openDatabase.js";
+import { createRun } from "../../main/store/queries/runs.js";
 import { Semaphore } from "../../main/llm/Semaphore.js";
 import { OpenAiBackend } from "../../main/llm/openai/OpenAiBackend.js";
 import { runPlays, type PlaySpec } from "../../main/rollout/runPlays.js";
@@ -102,6 +111,33 @@ describe("the turn priority", () => {
     } finally {
       await backend.dispose();
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("in the rollout's last wave (every unit started) puts a play's first turns before its later ones", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spade-turn-priority-"));
+    try {
+      const config = parseRunConfig({
+        db: join(dir, "run.sqlite"), seed: 3, iterations: 1, envsPerIteration: 1, plays: 3, hintPlays: 0, maxTurns: 3,
+        backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null, training: null,
+      }, "turnPriority.json");
+      const db = openDatabase(config.db);
+      const started: string[] = [];
+      const trace: PlayTrace = (play, mark) => {
+        if (mark === "started") started.push(play);
+      };
+      // The bench's three-turn game under its own name (this pool opened the other test's code without a run's maxTurns).
+      const code = benchGameCode.replace("GuessEnv", "WaveEnv");
+      const backend = new ScriptedBackend((request) => (requestRole(request) === "designer" ? `\`\`\`python\n${code}\`\`\`` : "I guess \\boxed{5}."), 1);
+      // One play at a time: the canary, then the second play, then the third, which starts the graph's last unit.
+      const outcome = await new SelfPlayLoop(createRun(db, { config, seed: config.seed }).id, config, { db, backend, pool, corpus: null, trace, playConcurrency: 1 }).run();
+      db.close();
+      expect(outcome).toBe("completed");
+      expect(started).toHaveLength(3);
+      const priorities = (play: string) => backend.calls.filter((request) => request.routingKey === play).map((request) => (request.priority ?? 0) + 0);
+      expect(started.map(priorities)).toEqual([[0, 1, 2], [0, 1, 2], [0, -1, -2]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
