@@ -11,6 +11,13 @@ export interface ChatRequest {
   thinking?: ThinkingMode;
   /** The same for every call of one episode, so a router can keep a conversation on one replica (`routingHeader`). Defaults to none. */
   routingKey?: string;
+  /**
+   * The call's place in line while every one of the backend's slots is taken: a higher priority is
+   * served first, arrival order within one (a play's later turns go before new plays' first turns,
+   * so open plays finish and free their sandboxes). Only the order of waiting calls changes, never
+   * what a call sends. Defaults to 0.
+   */
+  priority?: number;
 }
 
 /**

@@ -72,6 +72,8 @@ export interface PlayEpisodeOptions {
   signal?: AbortSignal;
   /** Told each moment of the play (reset answered, each request and answer, each step). Defaults to none. */
   trace?: PlayTrace;
+  /** The place in the backend's line of the request of each turn (see `ChatRequest.priority`), asked as the request goes. Defaults to the turn index: later turns first. */
+  priority?: (turn: number) => number;
 }
 
 /** The most characters of `info` (as JSON, reset included) an episode stores; a step's info past it is dropped and says so. */
@@ -133,6 +135,8 @@ export async function playEpisode(options: PlayEpisodeOptions): Promise<Recorded
       signal: options.signal,
       thinking: protocol.thinking,
       routingKey,
+      // Later turns first while the backend is full: an open play finishes before new plays start theirs.
+      priority: options.priority ? options.priority(index) : index,
       ...(tools ? { tools } : {}),
     };
     const started = performance.now();

@@ -36,6 +36,8 @@ export interface RunPlaysOptions {
   onEpisode?: (episode: RecordedEpisode) => void | Promise<void>;
   /** Told each moment of every play (see `PlayMark`). Defaults to none. */
   trace?: PlayTrace;
+  /** Each turn's place in the backend's line (see `PlayEpisodeOptions.priority`). Defaults to the turn index. */
+  priority?: (turn: number) => number;
 }
 
 export interface PlaysOutcome {
@@ -97,6 +99,7 @@ export async function runPlays(options: RunPlaysOptions): Promise<PlaysOutcome> 
         protocol: options.protocol,
         signal: options.signal,
         trace: options.trace,
+        ...(options.priority ? { priority: options.priority } : {}),
       });
     } catch (error) {
       const closing = session.close().catch(() => undefined);

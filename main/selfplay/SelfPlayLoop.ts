@@ -110,6 +110,12 @@ const NOVELTY_PROBE_SEED = 0;
  */
 export class SelfPlayLoop {
   private readonly probeCache = new Map<number, Promise<EnvironmentProbe>>();
+  /**
+   * Every unit of the running graph has started: no new play will come, so the rollout's end waits
+   * only on the plays in flight. Their requests then go in by the turns a play may still need
+   * (a first turn before a second: the longest chain first), where before, a later turn went first.
+   */
+  private lastWave = false;
   private libraryEnvironments: LibraryEnvironments | null = null;
 
   constructor(
@@ -258,8 +264,14 @@ export class SelfPlayLoop {
 
   /** Runs a graph of the iteration's units. False when interrupted. */
   private async runGraph(graph: WorkGraph<UnitKind>): Promise<boolean> {
+    let started = 0;
+    this.lastWave = false;
+    const onChange = ({ phase }: { phase: "started" | "finished" }) => {
+      if (phase === "started") started++;
+      this.lastWave = started >= graph.size;
+    };
     try {
-      await graph.run({ limits: { play: Math.max(1, this.deps.playConcurrency ?? playsInFlight(this.deps.backend.parallelism)) }, signal: this.deps.signal });
+      await graph.run({ limits: { play: Math.max(1, this.deps.playConcurrency ?? playsInFlight(this.deps.backend.parallelism)) }, signal: this.deps.signal, onChange });
     } catch (error) {
       if (this.deps.signal?.aborted) return false;
       throw error;
@@ -649,6 +661,8 @@ export class SelfPlayLoop {
           protocol: { thinking: this.config.agent.thinking, maskMalformedToolCalls: this.config.agent.maskMalformedToolCalls },
           signal: this.deps.signal,
           trace: this.deps.trace,
+          // Later turns first while new plays remain; in the rollout's last wave, the turn with the most turns left after it.
+          priority: (turn) => (this.lastWave ? -turn : turn),
           onEpisode: (episode) => {
             if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
             const { turns, ...fields } = episode;

@@ -173,7 +173,39 @@ describe("OpenAiBackend failures, retries and limits", () => {
     const unreachable = new OpenAiBackend({ baseUrl: url, model: "m", maxRetries: 1, retryDelayMs: 1 });
     const error = await unreachable.chat({ messages }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAiConnectionError);
-    expect((error as Error).message).toMatch(/connection failed after 2 attempt\(s\): fetch failed \(ECONNREFUSED\)/);
+    expect((error as Error).message).toMatch(/connection failed after 2 attempt\(s\): connect ECONNREFUSED 127\.0\.0\.1:\d+/);
+  });
+
+  it("follows a 307 with the same POST, as fetch did, and keeps one connection open across requests", async () => {
+    const seen: string[] = [];
+    let connections = 0;
+    const raw: Server = createServer(async (req, res) => {
+      let body = "";
+      for await (const chunk of req) body += String(chunk);
+      seen.push(`${req.method} ${req.url} ${(JSON.parse(body) as { messages: Array<{ content: string }> }).messages[1]!.content}`);
+      if (req.url === "/moved/v1/chat/completions") {
+        res.writeHead(307, { location: "/v1/chat/completions" }).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completionBody("\\boxed{open}")));
+    });
+    raw.on("connection", () => connections++);
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    const root = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+    const moved = new OpenAiBackend({ baseUrl: `${root}/moved/v1`, model: "m", stream: false, server: "vllm" });
+    const direct = new OpenAiBackend({ baseUrl: `${root}/v1`, model: "m", stream: false, server: "vllm" });
+    try {
+      expect((await moved.chat({ messages })).text).toBe("\\boxed{open}");
+      expect(seen).toEqual(["POST /moved/v1/chat/completions You see a door.", "POST /v1/chat/completions You see a door."]);
+      const before = connections;
+      for (let i = 0; i < 4; i++) expect((await direct.chat({ messages })).text).toBe("\\boxed{open}");
+      expect(seen).toHaveLength(6);
+      expect(connections - before).toBe(1);
+    } finally {
+      await moved.dispose();
+      await direct.dispose();
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 
   it("keeps at most maxConcurrency requests in flight", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readSseEvents } from "../../main/llm/openai/readSseEvents.js";
 import { retryDelay } from "../../main/llm/openai/retryDelay.js";
-import { Semaphore } from "../../main/llm/Semaphore.js";
+import { placeInLine, Semaphore } from "../../main/llm/Semaphore.js";
 
 function bodyOf(...parts: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -62,5 +62,36 @@ describe("Semaphore", () => {
     expect(order).toEqual(["b:false", "a:true", "c:true"]);
     expect(semaphore.active).toBe(2);
     expect(() => new Semaphore(0)).toThrow(/positive integer, got 0/);
+  });
+
+  it("serves a waiting caller of higher priority first, arrival order within a priority, an aborted one never", async () => {
+    const semaphore = new Semaphore(1);
+    expect(await semaphore.acquire()).toBe(true);
+    const order: string[] = [];
+    const controller = new AbortController();
+    const waiters = [
+      semaphore.acquire(undefined, 0).then(() => order.push("first turn, early")),
+      semaphore.acquire(undefined, 2).then(() => order.push("third turn")),
+      semaphore.acquire(controller.signal, 5).then((ok) => order.push(`aborted:${ok}`)),
+      semaphore.acquire(undefined, 1).then(() => order.push("second turn, early")),
+      semaphore.acquire().then(() => order.push("first turn, late")),
+      semaphore.acquire(undefined, 1).then(() => order.push("second turn, late")),
+    ];
+    expect(semaphore.waiting).toBe(6);
+    controller.abort();
+    expect(semaphore.waiting).toBe(5);
+    for (let i = 0; i < 5; i++) {
+      semaphore.release();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(waiters);
+    expect(order).toEqual(["aborted:false", "third turn", "second turn, early", "second turn, late", "first turn, early", "first turn, late"]);
+    expect(semaphore.active).toBe(1);
+  });
+
+  it("places a waiter behind every waiter of its priority or higher", () => {
+    const line = [5, 3, 3, 1].map((priority) => ({ priority }));
+    expect([6, 5, 3, 2, 1, 0].map((priority) => placeInLine(line, priority))).toEqual([0, 1, 3, 3, 4, 4]);
+    expect(placeInLine([], 0)).toBe(0);
   });
 });

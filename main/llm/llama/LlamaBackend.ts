@@ -140,7 +140,7 @@ export class LlamaBackend implements LlmBackend {
     // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
     const signal = AbortSignal.any(request.signal ? [request.signal, this.disposal.signal] : [this.disposal.signal]);
     const base = { promptTokens: prompt.tokens.length, promptTokenIds: prompt.tokens };
-    const sequence = await pool.acquire(prompt.tokens, signal);
+    const sequence = await pool.acquire(prompt.tokens, signal, request.priority);
     if (!sequence) return { text: "", reasoning: null, finishReason: "abort", completionTokens: 0, tokenIds: [], tokenProbs: [], tokenLogprobs: [], ...base };
     let generation;
     try {

@@ -1,7 +1,9 @@
 import type { LlamaContext, LlamaContextSequence, Token } from "node-llama-cpp";
+import { placeInLine } from "../Semaphore.js";
 
 interface Waiter {
   tokens: Token[];
+  priority: number;
   resolve: (sequence: LlamaContextSequence | null) => void;
   signal?: AbortSignal;
   onAbort: () => void;
@@ -11,7 +13,7 @@ interface Waiter {
  * The sequences of one context, lent out one call at a time and reused (never leaked: a disposed
  * sequence frees its slot asynchronously). A free sequence whose cached tokens share the longest
  * prefix with the new prompt is preferred, so the next turn of an episode re-evaluates only what is
- * new. Waiting callers are served in arrival order.
+ * new. Waiting callers are served a higher priority first, in arrival order within one.
  */
 export class SequencePool {
   private readonly free: LlamaContextSequence[];
@@ -32,8 +34,8 @@ export class SequencePool {
     return this.lent;
   }
 
-  /** A sequence for `tokens`, or null if `signal` aborts while waiting. */
-  acquire(tokens: Token[], signal?: AbortSignal): Promise<LlamaContextSequence | null> {
+  /** A sequence for `tokens`, or null if `signal` aborts while waiting; `priority` places a waiting call in line. Defaults to priority 0. */
+  acquire(tokens: Token[], signal?: AbortSignal, priority = 0): Promise<LlamaContextSequence | null> {
     if (signal?.aborted) return Promise.resolve(null);
     if (this.free.length > 0) {
       this.lent++;
@@ -42,6 +44,7 @@ export class SequencePool {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         tokens,
+        priority,
         resolve,
         signal,
         onAbort: () => {
@@ -50,7 +53,7 @@ export class SequencePool {
         },
       };
       signal?.addEventListener("abort", waiter.onAbort, { once: true });
-      this.waiters.push(waiter);
+      this.waiters.splice(placeInLine(this.waiters, priority), 0, waiter);
     });
   }
 

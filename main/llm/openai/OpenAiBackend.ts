@@ -8,6 +8,7 @@ import { ChatReply } from "./ChatReply.js";
 import { excerpt } from "./excerpt.js";
 import type { OpenAiBackendOptions } from "./OpenAiBackendOptions.js";
 import { OpenAiConnectionError } from "./OpenAiConnectionError.js";
+import { httpPost, keepAliveAgents, type HttpReply } from "./httpPost.js";
 import { OpenAiHttpError } from "./OpenAiHttpError.js";
 import { OpenAiResponseError } from "./OpenAiResponseError.js";
 import { OpenAiAdapterLoadError } from "./OpenAiAdapterLoadError.js";
@@ -43,6 +44,8 @@ export class OpenAiBackend implements LlmBackend {
   private readonly settings: typeof defaults;
   private readonly semaphore: Semaphore;
   private readonly disposal = new AbortController();
+  /** Keep-alive connections for the chat and embedding calls. */
+  private readonly agents = keepAliveAgents();
   private readonly baseUrl: string;
   private serverKind: Promise<OpenAiServerKind | null> | null = null;
   private readonly dropped = new Set<string>();
@@ -97,13 +100,13 @@ export class OpenAiBackend implements LlmBackend {
         const routing = this.options.routingHeader && request.routingKey !== undefined ? { [this.options.routingHeader]: request.routingKey } : undefined;
         const outcome = await this.post("/chat/completions", body, request.signal, async (response) => {
           latest = new ChatReply(url, samplingUsed);
-          if (stream && (response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+          if (stream && (response.header("content-type") ?? "").includes("text/event-stream")) {
             await readStream(response, latest);
           } else {
             latest.setCompletion(await readJson(response, url));
           }
           return latest.result();
-        }, routing);
+        }, routing, request.priority);
         return outcome === "aborted" ? latest.result("abort") : outcome;
       } catch (error) {
         if (!(error instanceof OpenAiHttpError) || error.status !== 400) throw error;
@@ -242,18 +245,20 @@ export class OpenAiBackend implements LlmBackend {
 
   async dispose(): Promise<void> {
     this.disposal.abort();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   private url(path: string): string {
     return `${this.baseUrl}${path}`;
   }
 
-  /** One request with concurrency limit, time-out and retries; "aborted" when the caller's signal (or dispose) fired. */
-  private async post<T>(path: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: Response) => Promise<T>, extraHeaders?: Record<string, string>): Promise<T | "aborted"> {
+  /** One request with concurrency limit (waiting in line at `priority`), time-out and retries; "aborted" when the caller's signal (or dispose) fired. */
+  private async post<T>(path: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: HttpReply) => Promise<T>, extraHeaders?: Record<string, string>, priority = 0): Promise<T | "aborted"> {
     const url = this.url(path);
     // A signal per call: waiters listen on it, and thousands of them must not pile up on one shared signal.
     const cancel = AbortSignal.any(callerSignal ? [callerSignal, this.disposal.signal] : [this.disposal.signal]);
-    if (!(await this.semaphore.acquire(cancel))) return "aborted";
+    if (!(await this.semaphore.acquire(cancel, priority))) return "aborted";
     try {
       for (let attempt = 0; ; attempt++) {
         const timeout = AbortSignal.timeout(this.settings.timeoutMs);
@@ -276,19 +281,19 @@ export class OpenAiBackend implements LlmBackend {
     }
   }
 
-  private async attempt<T>(url: string, body: unknown, signal: AbortSignal, read: (response: Response) => Promise<T>, extraHeaders?: Record<string, string>): Promise<T> {
+  private async attempt<T>(url: string, body: unknown, signal: AbortSignal, read: (response: HttpReply) => Promise<T>, extraHeaders?: Record<string, string>): Promise<T> {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", ...this.options.headers, ...extraHeaders };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    let response: Response;
+    let response: HttpReply;
     try {
-      response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal });
+      response = await httpPost(url, headers, JSON.stringify(body), signal, this.agents);
     } catch (error) {
       throw new Retryable(error);
     }
     if (!response.ok) {
       const text = await response.text().catch(() => "");
       const error = new OpenAiHttpError(url, response.status, excerpt(text));
-      if (response.status === 429 || response.status >= 500) throw new Retryable(error, response.headers.get("retry-after"));
+      if (response.status === 429 || response.status >= 500) throw new Retryable(error, response.header("retry-after"));
       throw error;
     }
     try {
@@ -329,8 +334,7 @@ function promptTooLong(message: string): PromptTooLongError | null {
   return new PromptTooLongError(prompt ? Number(prompt[1]) : Number(limit[1]) + 1, Number(limit[1]));
 }
 
-async function readStream(response: Response, reply: ChatReply): Promise<void> {
-  if (!response.body) throw new Error("the streamed response has no body");
+async function readStream(response: HttpReply, reply: ChatReply): Promise<void> {
   let index = 0;
   for await (const data of readSseEvents(response.body)) {
     if (data.trim() === "[DONE]") return;
@@ -346,7 +350,7 @@ async function readStream(response: Response, reply: ChatReply): Promise<void> {
   if (!reply.finished) throw new Error("the stream ended before the reply finished");
 }
 
-async function readJson(response: Response, url: string): Promise<unknown> {
+async function readJson(response: HttpReply, url: string): Promise<unknown> {
   const text = await response.text();
   try {
     return JSON.parse(text);

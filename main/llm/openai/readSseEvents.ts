@@ -2,7 +2,7 @@
  * The `data:` payloads of a server-sent-events body, one per event (multi-line data joined by
  * newlines). Comments and other fields are skipped; the caller decides what `[DONE]` means.
  */
-export async function* readSseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* readSseEvents(body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
