@@ -110,6 +110,8 @@ export interface SandboxPoolStats {
   memoryPerProcessMb: number | null;
   /** Median CPU a process tree had used when it was ready (Node, confinement, Pyodide boot), in ms; null where not measurable. */
   startCpuMsP50: number | null;
+  /** CPU of every process start so far summed (each process tree from spawn to ready), in ms; starts not measurable count 0. */
+  startCpuMsTotal: number;
   /** Median wait for a never-used process in open(), in ms. */
   freshProcessP50Ms: number | null;
   /** Median time to put an environment's interpreter back into the state its plays start from, in ms (done right after a close, while the engine stores the episode). */
@@ -219,7 +221,7 @@ export class SandboxPool {
   /** Set when processes failed to start three times in a row. */
   private broken: Error | null = null;
   private launch: SandboxLaunch;
-  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0, sharedOpens: 0, sharedPlaysPeak: 0, opensRerouted: 0, processesRecycled: 0 };
+  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0, sharedOpens: 0, sharedPlaysPeak: 0, opensRerouted: 0, processesRecycled: 0, startCpuMsTotal: 0 };
   /** Processes being put back to their pristine state now (still live, not yet never-used). */
   private recycling = 0;
   /** Games (code) whose announced plays are all done: their processes are recycled once free. */
@@ -980,6 +982,7 @@ export class SandboxPool {
       }
     }
     this.counters.processesStarted++;
+    this.counters.startCpuMsTotal += started.cpuMs ?? 0;
     this.starts.push({ cpuMs: started.cpuMs, rssMb: started.rssBytes === null ? null : started.rssBytes / 1024 / 1024, pssMb: started.pssBytes === null ? null : started.pssBytes / 1024 / 1024, phases: started.phases });
     if (this.starts.length > SAMPLES) this.starts.shift();
     if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;
