@@ -22,8 +22,15 @@ export interface SandboxPoolOptions {
   size?: number;
   /** Plays expected to run at once: with `prewarm`, what the pool sizes itself for. Defaults to `size`. */
   concurrency?: number;
-  /** Never-used processes kept started and ready, so that a new environment does not wait. Defaults to `size`. */
+  /** Never-used processes kept started and ready, so that a new environment does not wait; refilled only while no play holds a process (a start while plays run takes their CPU). Defaults to `size`. */
   prewarm?: number;
+  /**
+   * Processes started when the pool is created, at most `cores` at once (the expected working set:
+   * a run's games each need a process of their own), so that its rollouts do not pay for starts
+   * while plays run; unlike `prewarm`, nothing is started later to keep this many. Lowered to the
+   * capacity. Defaults to `prewarm`.
+   */
+  initialProcesses?: number;
   /** The most sandbox processes alive at once (busy, idle for one environment, or never used); more `open()` calls wait. Defaults to concurrency + prewarm + the games with plays to come (`planPlays`), lowered to what the memory holds with every process at `memoryLimitMb` (see `memoryCapacity`). */
   capacity?: number;
   /** The cores the pool may use: at most one process starts per core at once (a start is CPU-bound: more at once only makes every one of them later). Defaults to os.availableParallelism(). */
@@ -266,8 +273,8 @@ export class SandboxPool {
   private snapshotHeader: Buffer | null = null;
 
   private constructor(
-    private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "size" | "cores">>,
-    sizing: { size: number; capacity: number | null; prewarm: number; concurrency: number; cores: number },
+    private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "initialProcesses" | "size" | "cores">>,
+    sizing: { size: number; capacity: number | null; prewarm: number; concurrency: number; cores: number; initialProcesses: number },
     private readonly files: Record<string, string>,
     private readonly cache: SnapshotCache | null,
     private readonly temporaryDir: string | null,
@@ -315,6 +322,7 @@ export class SandboxPool {
       prewarm: options.prewarm ?? size,
       capacity: options.capacity ?? null,
       cores: options.cores ?? availableParallelism(),
+      initialProcesses: options.initialProcesses ?? options.prewarm ?? size,
     };
     const resolved = {
       stepTimeoutMs: options.stepTimeoutMs ?? 30_000,
@@ -337,6 +345,7 @@ export class SandboxPool {
       }
     }
     if (!Number.isInteger(sizing.prewarm) || sizing.prewarm < 0) throw new RangeError(`SandboxPool option prewarm must be a whole number of at least 0, got ${sizing.prewarm}`);
+    if (!Number.isInteger(sizing.initialProcesses) || sizing.initialProcesses < 0) throw new RangeError(`SandboxPool option initialProcesses must be a whole number of at least 0, got ${sizing.initialProcesses}`);
     const probe = buildSandboxLaunch({ confinement: resolved.confinement });
     if (!probe.confinement.confined && !(options.allowUnconfined ?? unconfinedAllowedByEnvironment())) {
       throw new SandboxUnconfinedError("reason" in probe.confinement ? String(probe.confinement.reason) : probe.confinement.name);
@@ -356,7 +365,15 @@ export class SandboxPool {
     pool.snapshotHeader = header;
     try {
       await pool.startProcess();
-      await Promise.all(Array.from({ length: Math.max(0, Math.min(sizing.prewarm, pool.capacityLimit) - 1) }, () => pool.startProcess()));
+      // The rest of the initial set, one start per core at a time (the first wrote the snapshot they load).
+      let toStart = Math.max(0, Math.min(Math.max(sizing.prewarm, sizing.initialProcesses), pool.capacityLimit) - pool.counters.processesStarted - pool.starting);
+      const next = async (): Promise<void> => {
+        while (toStart > 0 && !pool.disposed) {
+          toStart--;
+          await pool.startProcess();
+        }
+      };
+      await Promise.all(Array.from({ length: pool.maxStarting }, next));
     } catch (error) {
       await pool.dispose();
       throw error;
@@ -750,8 +767,9 @@ export class SandboxPool {
 
   /**
    * Hands never-used processes to waiting opens, and starts processes in the background: one for
-   * each waiting open, the ones the announced plays will need (see `neededForPlans`) and the warm
-   * set, at most `maxStarting` at once, within the capacity. Room is made only for a waiting open,
+   * each waiting open, the ones the announced plays will need (see `neededForPlans`) and, while
+   * no play holds a process, the warm set; at most `maxStarting` at once, one while plays run;
+   * within the capacity. Room is made only for a waiting open,
    * by ending an idle process its game does not need (`evictionCandidate`).
    */
   private topUp(): void {
@@ -769,8 +787,14 @@ export class SandboxPool {
       if (!spare) break;
       this.recycleInto(spare);
     }
-    const wanted = Math.max(waiting, this.neededForPlans()) + (this.dormant ? 0 : this.prewarmTarget);
-    while (this.fresh.length + this.starting + this.recycling < wanted && this.starting < this.maxStarting) {
+    // While plays hold processes a start takes their CPU (it costs as much as dozens of plays): only
+    // what an open or an announced game needs is started, one at a time; the warm set is refilled,
+    // one per core at once, only while no play runs (the design phase, between rollouts).
+    const playing = this.live.size - this.idle.length - this.fresh.length - this.recycling > 0;
+    const needed = Math.max(waiting, this.neededForPlans());
+    const wanted = needed + (this.dormant || playing ? 0 : this.prewarmTarget);
+    const maxStarting = playing ? 1 : this.maxStarting;
+    while (this.fresh.length + this.starting + this.recycling < wanted && this.starting < maxStarting) {
       if (this.live.size + this.starting >= this.capacityLimit) {
         if (this.fresh.length + this.starting >= waiting) return;
         const victim = this.evictionCandidate();
