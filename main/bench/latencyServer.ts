@@ -16,6 +16,8 @@ export interface ServerStats {
   /** Most chat requests in flight at once. */
   peak: number;
   requests: number;
+  /** CPU the server's own thread used since the last reset, in ms (from /proc/thread-self/stat); null off Linux. */
+  cpuMs: number | null;
 }
 
 export interface LatencyServer {
@@ -43,7 +45,19 @@ export const benchGameCode = `class GuessEnv:
 const serverSource = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { createServer } = require("node:http");
+const { readFileSync } = require("node:fs");
 const stats = { serviceMs: 0, inFlight: 0, peak: 0, requests: 0 };
+// This thread's user + system CPU in ms (clock ticks of 10 ms), or null off Linux.
+const threadCpuMs = () => {
+  try {
+    const stat = readFileSync("/proc/thread-self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+};
+let cpuBase = threadCpuMs();
 let games = 0;
 const server = createServer(async (req, res) => {
   const started = performance.now();
@@ -73,8 +87,14 @@ const server = createServer(async (req, res) => {
 });
 server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }));
 parentPort.on("message", (message) => {
-  if (message === "stats") parentPort.postMessage({ stats: { ...stats } });
-  if (message === "reset") Object.assign(stats, { serviceMs: 0, inFlight: 0, peak: 0, requests: 0 });
+  if (message === "stats") {
+    const cpu = threadCpuMs();
+    parentPort.postMessage({ stats: { ...stats, cpuMs: cpu === null || cpuBase === null ? null : cpu - cpuBase } });
+  }
+  if (message === "reset") {
+    Object.assign(stats, { serviceMs: 0, inFlight: 0, peak: 0, requests: 0 });
+    cpuBase = threadCpuMs();
+  }
   if (message === "close") server.close(() => process.exit(0));
 });
 `;

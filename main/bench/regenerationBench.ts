@@ -11,6 +11,7 @@ import { createRun } from "../store/queries/runs.js";
 import type { PlayTrace } from "../rollout/PlayTrace.js";
 import type { BenchSection, BenchValue } from "./BenchSection.js";
 import { startLatencyServer } from "./latencyServer.js";
+import { DescendantCpu } from "./descendantCpu.js";
 import { slotTimeline, type SlotTimeline, type TracedMark } from "./slotTimeline.js";
 import { traceRequests } from "./traceRequests.js";
 
@@ -48,6 +49,30 @@ export interface RolloutFigures {
   wallOverIdeal: number;
   /** The slots' time, rebuilt from the engine's own records (`slotTimeline`), in ms; `slots` per slot. */
   timeline: BenchValue;
+  /** Where the CPU went, whatever the machine's load (see `RolloutCpu`). */
+  cpu: RolloutCpu;
+}
+
+/**
+ * A rollout's CPU, load-independent figures to judge the engine and the sandbox by on a busy
+ * machine (utilization there is noise): per play, the sandbox children's CPU beside the process
+ * starts inside the window, and the engine's; the process starts on their own. Null figures: not
+ * measurable here (the children's CPU is read from Linux's /proc).
+ */
+export interface RolloutCpu {
+  [key: string]: BenchValue;
+  /** Plays of the rollout (each play's marks, validation's replays included). */
+  plays: number;
+  /** CPU of the sandbox processes (confinement wrappers included) per play, process starts inside the window left out, in ms. */
+  childrenMsPerPlay: number | null;
+  /** CPU of the engine process per play (its threads, the simulated server's and the /proc readings' left out), in ms. */
+  engineMsPerPlay: number;
+  /** Process starts that ended inside the window, and their CPU summed (spawn to ready), in ms. */
+  starts: number;
+  startsCpuMs: number;
+  /** The sandbox children's CPU in the window, starts included, and the simulated server's thread, in ms. */
+  childrenMs: number | null;
+  serverMs: number | null;
 }
 
 export interface ScenarioOptions {
@@ -65,6 +90,8 @@ export interface ScenarioFigures {
   regeneration: RolloutFigures;
   replay: RolloutFigures;
 }
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
 
 /** The timeline as bench values, idle figures rounded to the ms. */
 function timelineValue(timeline: SlotTimeline): BenchValue {
@@ -114,7 +141,10 @@ export async function measureScenario(options: ScenarioOptions): Promise<Scenari
     const traced = traceRequests(await createBackend(configFor(2).backend));
     const marks: TracedMark[] = [];
     const trace: PlayTrace = (play, mark, at) => marks.push({ play, mark, at });
+    const creating = performance.now();
     pool = await SandboxPool.create(sandboxPoolSizing(configFor(2), traced.backend));
+    const poolCreate = { seconds: (performance.now() - creating) / 1000, processes: pool.stats().processesStarted, cpuMs: pool.stats().startCpuMsTotal };
+    log(`${options.turns}-turn at ${concurrency}: pool created with ${poolCreate.processes} processes in ${poolCreate.seconds.toFixed(1)} s (${(poolCreate.cpuMs / 1000).toFixed(1)} CPU s)`);
     const rollouts: RolloutFigures[] = [];
     for (const iterations of [1, 2]) {
       server.reset();
@@ -123,11 +153,29 @@ export async function measureScenario(options: ScenarioOptions): Promise<Scenari
       const startedProcesses = pool.stats().processesStarted;
       const recycledProcesses = pool.stats().processesRecycled;
       const sharedBefore = pool.stats().sharedOpens;
+      const startCpuBefore = pool.stats().startCpuMsTotal;
+      const children = DescendantCpu.start();
+      const engineBefore = process.cpuUsage();
       const start = performance.now();
       await new SelfPlayLoop(run.id, configFor(iterations), { db, backend: traced.backend, pool, corpus: null, trace }).run();
       const end = performance.now();
+      const engineUsage = process.cpuUsage(engineBefore);
+      const childrenCpu = children.stop();
       const wallSeconds = (end - start) / 1000;
       const stats = await server.stats();
+      const plays = new Set(marks.map((mark) => mark.play)).size;
+      const starts = pool.stats().processesStarted - startedProcesses;
+      const startsCpuMs = pool.stats().startCpuMsTotal - startCpuBefore;
+      const engineMs = (engineUsage.user + engineUsage.system) / 1000 - (stats.cpuMs ?? 0) - (childrenCpu?.samplingMs ?? 0);
+      const cpu: RolloutCpu = {
+        plays,
+        childrenMsPerPlay: childrenCpu === null ? null : round1(Math.max(0, childrenCpu.childrenMs - startsCpuMs) / Math.max(1, plays)),
+        engineMsPerPlay: round1(engineMs / Math.max(1, plays)),
+        starts,
+        startsCpuMs: Math.round(startsCpuMs),
+        childrenMs: childrenCpu === null ? null : Math.round(childrenCpu.childrenMs),
+        serverMs: stats.cpuMs,
+      };
       const idealSeconds = (stats.requests * latencyMs) / 1000 / concurrency;
       const timeline = slotTimeline(traced.requests, marks, { slots: concurrency, startAt: start, endAt: end });
       const figures: RolloutFigures = {
@@ -140,11 +188,13 @@ export async function measureScenario(options: ScenarioOptions): Promise<Scenari
         idealSeconds,
         wallOverIdeal: wallSeconds / idealSeconds,
         timeline: timelineValue(timeline),
+        cpu,
       };
       rollouts.push(figures);
       const name = `${options.turns}-turn at ${concurrency}, ${iterations === 1 ? "regeneration" : "replay"}`;
       log(`${name} rollout: ${pool.stats().sharedOpens - sharedBefore} plays joined a process holding another play of their game (peak ${pool.stats().sharedPlaysPeak} in one process, switch p50 ${pool.stats().playSwitchP50Ms?.toFixed(2) ?? "-"} ms)`);
       log(`${name} rollout: ${stats.requests} requests, peak ${stats.peak} in flight, utilization ${(figures.utilization * 100).toFixed(0)}%, ${figures.processesStarted} sandbox processes started, ${figures.processesRecycled} recycled, ${wallSeconds.toFixed(1)} s (ideal ${idealSeconds.toFixed(1)} s)`);
+      log(`${name} rollout: CPU per play: children ${cpu.childrenMsPerPlay ?? "-"} ms, engine ${cpu.engineMsPerPlay} ms (${plays} plays); ${starts} process starts inside, ${startsCpuMs.toFixed(0)} CPU ms`);
       log(`${name} rollout: slots idle: ${describeIdle(timeline, concurrency * (end - start))} (handover p50 ${timeline.handoverP50Ms?.toFixed(0) ?? "-"} ms, p90 ${timeline.handoverP90Ms?.toFixed(0) ?? "-"} ms)`);
     }
     await traced.backend.dispose();
@@ -163,6 +213,7 @@ export async function measureScenario(options: ScenarioOptions): Promise<Scenari
       playSwitchP50Ms: poolStats.playSwitchP50Ms,
       playsPerProcess: pool.playsPerProcess,
       recycleCpuMsP50: poolStats.recycleCpuMsP50,
+      poolCreate,
     };
   } finally {
     await pool?.dispose();

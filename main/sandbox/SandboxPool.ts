@@ -22,8 +22,15 @@ export interface SandboxPoolOptions {
   size?: number;
   /** Plays expected to run at once: with `prewarm`, what the pool sizes itself for. Defaults to `size`. */
   concurrency?: number;
-  /** Never-used processes kept started and ready, so that a new environment does not wait. Defaults to `size`. */
+  /** Never-used processes kept started and ready, so that a new environment does not wait; refilled only while no play holds a process (a start while plays run takes their CPU). Defaults to `size`. */
   prewarm?: number;
+  /**
+   * Processes started when the pool is created, at most `cores` at once (the expected working set:
+   * a run's games each need a process of their own), so that its rollouts do not pay for starts
+   * while plays run; unlike `prewarm`, nothing is started later to keep this many. Lowered to the
+   * capacity. Defaults to `prewarm`.
+   */
+  initialProcesses?: number;
   /** The most sandbox processes alive at once (busy, idle for one environment, or never used); more `open()` calls wait. Defaults to concurrency + prewarm + the games with plays to come (`planPlays`), lowered to what the memory holds with every process at `memoryLimitMb` (see `memoryCapacity`). */
   capacity?: number;
   /** The cores the pool may use: at most one process starts per core at once (a start is CPU-bound: more at once only makes every one of them later). Defaults to os.availableParallelism(). */
@@ -110,6 +117,8 @@ export interface SandboxPoolStats {
   memoryPerProcessMb: number | null;
   /** Median CPU a process tree had used when it was ready (Node, confinement, Pyodide boot), in ms; null where not measurable. */
   startCpuMsP50: number | null;
+  /** CPU of every process start so far summed (each process tree from spawn to ready), in ms; starts not measurable count 0. */
+  startCpuMsTotal: number;
   /** Median wait for a never-used process in open(), in ms. */
   freshProcessP50Ms: number | null;
   /** Median time to put an environment's interpreter back into the state its plays start from, in ms (done right after a close, while the engine stores the episode). */
@@ -219,7 +228,7 @@ export class SandboxPool {
   /** Set when processes failed to start three times in a row. */
   private broken: Error | null = null;
   private launch: SandboxLaunch;
-  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0, sharedOpens: 0, sharedPlaysPeak: 0, opensRerouted: 0, processesRecycled: 0 };
+  private readonly counters = { processesStarted: 0, processesReplaced: 0, freshInterpreters: 0, reusedInterpreters: 0, opensFromBase: 0, firstStartMs: 0, processesReleasedIdle: 0, processesEvicted: 0, sharedOpens: 0, sharedPlaysPeak: 0, opensRerouted: 0, processesRecycled: 0, startCpuMsTotal: 0 };
   /** Processes being put back to their pristine state now (still live, not yet never-used). */
   private recycling = 0;
   /** Games (code) whose announced plays are all done: their processes are recycled once free. */
@@ -264,8 +273,8 @@ export class SandboxPool {
   private snapshotHeader: Buffer | null = null;
 
   private constructor(
-    private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "size" | "cores">>,
-    sizing: { size: number; capacity: number | null; prewarm: number; concurrency: number; cores: number },
+    private readonly options: Required<Omit<SandboxPoolOptions, "snapshotCacheDir" | "capacity" | "allowUnconfined" | "concurrency" | "prewarm" | "initialProcesses" | "size" | "cores">>,
+    sizing: { size: number; capacity: number | null; prewarm: number; concurrency: number; cores: number; initialProcesses: number },
     private readonly files: Record<string, string>,
     private readonly cache: SnapshotCache | null,
     private readonly temporaryDir: string | null,
@@ -313,6 +322,7 @@ export class SandboxPool {
       prewarm: options.prewarm ?? size,
       capacity: options.capacity ?? null,
       cores: options.cores ?? availableParallelism(),
+      initialProcesses: options.initialProcesses ?? options.prewarm ?? size,
     };
     const resolved = {
       stepTimeoutMs: options.stepTimeoutMs ?? 30_000,
@@ -335,6 +345,7 @@ export class SandboxPool {
       }
     }
     if (!Number.isInteger(sizing.prewarm) || sizing.prewarm < 0) throw new RangeError(`SandboxPool option prewarm must be a whole number of at least 0, got ${sizing.prewarm}`);
+    if (!Number.isInteger(sizing.initialProcesses) || sizing.initialProcesses < 0) throw new RangeError(`SandboxPool option initialProcesses must be a whole number of at least 0, got ${sizing.initialProcesses}`);
     const probe = buildSandboxLaunch({ confinement: resolved.confinement });
     if (!probe.confinement.confined && !(options.allowUnconfined ?? unconfinedAllowedByEnvironment())) {
       throw new SandboxUnconfinedError("reason" in probe.confinement ? String(probe.confinement.reason) : probe.confinement.name);
@@ -354,7 +365,15 @@ export class SandboxPool {
     pool.snapshotHeader = header;
     try {
       await pool.startProcess();
-      await Promise.all(Array.from({ length: Math.max(0, Math.min(sizing.prewarm, pool.capacityLimit) - 1) }, () => pool.startProcess()));
+      // The rest of the initial set, one start per core at a time (the first wrote the snapshot they load).
+      let toStart = Math.max(0, Math.min(Math.max(sizing.prewarm, sizing.initialProcesses), pool.capacityLimit) - pool.counters.processesStarted - pool.starting);
+      const next = async (): Promise<void> => {
+        while (toStart > 0 && !pool.disposed) {
+          toStart--;
+          await pool.startProcess();
+        }
+      };
+      await Promise.all(Array.from({ length: pool.maxStarting }, next));
     } catch (error) {
       await pool.dispose();
       throw error;
@@ -748,8 +767,9 @@ export class SandboxPool {
 
   /**
    * Hands never-used processes to waiting opens, and starts processes in the background: one for
-   * each waiting open, the ones the announced plays will need (see `neededForPlans`) and the warm
-   * set, at most `maxStarting` at once, within the capacity. Room is made only for a waiting open,
+   * each waiting open, the ones the announced plays will need (see `neededForPlans`) and, while
+   * no play holds a process, the warm set; at most `maxStarting` at once, one while plays run;
+   * within the capacity. Room is made only for a waiting open,
    * by ending an idle process its game does not need (`evictionCandidate`).
    */
   private topUp(): void {
@@ -767,8 +787,14 @@ export class SandboxPool {
       if (!spare) break;
       this.recycleInto(spare);
     }
-    const wanted = Math.max(waiting, this.neededForPlans()) + (this.dormant ? 0 : this.prewarmTarget);
-    while (this.fresh.length + this.starting + this.recycling < wanted && this.starting < this.maxStarting) {
+    // While plays hold processes a start takes their CPU (it costs as much as dozens of plays): only
+    // what an open or an announced game needs is started, one at a time; the warm set is refilled,
+    // one per core at once, only while no play runs (the design phase, between rollouts).
+    const playing = this.live.size - this.idle.length - this.fresh.length - this.recycling > 0;
+    const needed = Math.max(waiting, this.neededForPlans());
+    const wanted = needed + (this.dormant || playing ? 0 : this.prewarmTarget);
+    const maxStarting = playing ? 1 : this.maxStarting;
+    while (this.fresh.length + this.starting + this.recycling < wanted && this.starting < maxStarting) {
       if (this.live.size + this.starting >= this.capacityLimit) {
         if (this.fresh.length + this.starting >= waiting) return;
         const victim = this.evictionCandidate();
@@ -980,6 +1006,7 @@ export class SandboxPool {
       }
     }
     this.counters.processesStarted++;
+    this.counters.startCpuMsTotal += started.cpuMs ?? 0;
     this.starts.push({ cpuMs: started.cpuMs, rssMb: started.rssBytes === null ? null : started.rssBytes / 1024 / 1024, pssMb: started.pssBytes === null ? null : started.pssBytes / 1024 / 1024, phases: started.phases });
     if (this.starts.length > SAMPLES) this.starts.shift();
     if (this.counters.processesStarted === 1) this.counters.firstStartMs = started.startMs;

@@ -7,6 +7,7 @@ import { describeSkippedLines } from "../corpus/SkippedLines.js";
 import { putCorpusSkipped } from "../store/queries/documents.js";
 import { createBackend } from "../llm/createBackend.js";
 import type { LlmBackend } from "../llm/LlmBackend.js";
+import { sandboxWorkingSet } from "../sandbox/sandboxWorkingSet.js";
 import { SandboxPool, type SandboxPoolOptions } from "../sandbox/SandboxPool.js";
 import type { WritableDb } from "../store/DatabaseHandle.js";
 import type { RunDiagnosis, RunProgressSnapshot } from "../../shared/api/runTypes.js";
@@ -38,10 +39,10 @@ import { SelfPlayLoop, type SelfPlayDeps } from "./SelfPlayLoop.js";
 /**
  * The sandbox pool for a run: sized for the plays in flight (`playsInFlight`: the requests the backend
  * serves at once and the plays getting ready behind them; plus one for validation); `sandbox.processes` caps the processes alive at once, else the pool caps itself
- * by free memory. Processes start as plays need them, a few ahead.
+ * by free memory. The working set (`sandboxWorkingSet`) starts with the pool; later processes start as plays need them.
  */
-export function sandboxPoolSizing(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): Pick<SandboxPoolOptions, "concurrency" | "capacity" | "playsPerProcess" | "recycleProcesses"> {
-  return { concurrency: playsInFlight(backend.parallelism) + 1, playsPerProcess: config.sandbox.playsPerProcess, recycleProcesses: config.sandbox.recycleProcesses, ...(config.sandbox.processes === null ? {} : { capacity: config.sandbox.processes }) };
+export function sandboxPoolSizing(config: RunConfig, backend: Pick<LlmBackend, "parallelism">): Pick<SandboxPoolOptions, "concurrency" | "initialProcesses" | "capacity" | "playsPerProcess" | "recycleProcesses"> {
+  return { concurrency: playsInFlight(backend.parallelism) + 1, initialProcesses: sandboxWorkingSet(config, playsInFlight(backend.parallelism)), playsPerProcess: config.sandbox.playsPerProcess, recycleProcesses: config.sandbox.recycleProcesses, ...(config.sandbox.processes === null ? {} : { capacity: config.sandbox.processes }) };
 }
 
 /**

@@ -104,7 +104,7 @@ describe("sandbox.playsPerProcess", () => {
     const { sandboxPoolSizing } = await import("../../main/selfplay/RunController.js");
     expect(parseRunConfig(base, "run.json").sandbox.playsPerProcess).toBe(4);
     const single = parseRunConfig({ ...base, sandbox: { playsPerProcess: 1 } }, "run.json");
-    expect(sandboxPoolSizing(single, { parallelism: 16 })).toEqual({ concurrency: 25, playsPerProcess: 1, recycleProcesses: true });
+    expect(sandboxPoolSizing(single, { parallelism: 16 })).toEqual({ concurrency: 25, initialProcesses: Math.max(single.envsPerIteration, 24), playsPerProcess: 1, recycleProcesses: true });
     expect(() => parseRunConfig({ ...base, sandbox: { playsPerProcess: 0 } }, "run.json")).toThrow(/run\.json: sandbox\.playsPerProcess: expected an integer in \[1, 64\], got 0/);
   });
 });

@@ -2,6 +2,7 @@
 // capacity is what the available memory plus the pool's own holds, divided by the limit.
 import { describe, expect, it } from "vitest";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
+import { sandboxWorkingSet } from "../../main/sandbox/sandboxWorkingSet.js";
 
 const GiB = 1024 ** 3;
 
@@ -28,5 +29,13 @@ describe("SandboxPool.memoryCapacity", () => {
     // 12 GiB over 1024 MiB + 512 MiB per process: 8; + 4 x 128 MiB parked copies besides: 6.
     expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 10 * GiB, heldBytes: 2 * GiB, pristineCopyMb: 512 })).toBe(8);
     expect(SandboxPool.memoryCapacity(40, { limitMb: 1024, availableBytes: 10 * GiB, heldBytes: 2 * GiB, playsPerProcess: 4, parkedCopyMb: 128, pristineCopyMb: 512 })).toBe(6);
+  });
+});
+
+describe("sandboxWorkingSet", () => {
+  it("is a process per game of a rollout, or the plays in flight over playsPerProcess when that is more", () => {
+    expect(sandboxWorkingSet({ envsPerIteration: 12, sandbox: { playsPerProcess: 4 } }, 24)).toBe(12);
+    expect(sandboxWorkingSet({ envsPerIteration: 12, sandbox: { playsPerProcess: 4 } }, 96)).toBe(24);
+    expect(sandboxWorkingSet({ envsPerIteration: 2, sandbox: { playsPerProcess: 1 } }, 6)).toBe(6);
   });
 });

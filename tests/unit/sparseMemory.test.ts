@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { copyPages, PAGE_BYTES, restorePages, savePages, zeroPages } from "../../main/sandbox/child/sparseMemory.mjs";
+import { applyPages, changedPages, copyPages, PAGE_BYTES, restorePages, savePages, savePagesAt, zeroPages } from "../../main/sandbox/child/sparseMemory.mjs";
 
 const MIB = 1024 * 1024;
 
@@ -98,5 +98,50 @@ describe("sparse memory copies", () => {
     restorePages(heap, saved);
     expect(heap[100 * MIB]).toBe(0);
     expect(residentBytes() - before).toBeLessThan(16 * MIB);
+  });
+});
+
+describe("parking a play as the pages it changed from the base", () => {
+  /** `memory` with the pages at `indexes` changed (one byte each, and a page zeroed where asked). */
+  const changed = (memory: Uint8Array, indexes: number[], zeroed: number[] = []) => {
+    const copy = memory.slice();
+    for (const page of indexes) copy[page * PAGE_BYTES + 5] = (copy[page * PAGE_BYTES + 5]! + 1) & 0xff || 7;
+    for (const page of zeroed) copy.fill(0, page * PAGE_BYTES, (page + 1) * PAGE_BYTES);
+    return copy;
+  };
+
+  it("finds exactly the pages that differ, past the base's length against zeros", () => {
+    const base = savePages(memoryOf("x0x0xxx0", 3));
+    const grown = new Uint8Array(12 * PAGE_BYTES);
+    grown.set(changed(memoryOf("x0x0xxx0", 3), [1, 4], [6]));
+    grown[10 * PAGE_BYTES + 3] = 9;
+    // Page 7 straddles the base's end (its last 100 bytes are past it, zero): unchanged.
+    expect(changedPages(grown, base)).toEqual([1, 4, 6, 10].map((page) => page * PAGE_BYTES));
+    grown[8 * PAGE_BYTES - 50] = 1;
+    expect(changedPages(grown, base)).toEqual([1, 4, 6, 7, 10].map((page) => page * PAGE_BYTES));
+  });
+
+  it("switching from one parked play to another leaves exactly the other's memory, as a full restore does", () => {
+    const original = memoryOf("x0x0xxx0x", 11);
+    const base = savePages(original);
+    const playA = new Uint8Array(10 * PAGE_BYTES);
+    playA.set(changed(original, [0, 3, 8], [2]));
+    playA[9 * PAGE_BYTES + 1] = 4; // grown past the base
+    const playB = new Uint8Array(10 * PAGE_BYTES);
+    playB.set(changed(original, [3, 5]));
+    // B is parked: its changed pages saved into a buffer that held other bytes before.
+    const bufferB = new Uint8Array(10 * PAGE_BYTES).fill(0xee);
+    const pagesB = changedPages(playB, base);
+    savePagesAt(playB, pagesB, bufferB);
+    // A is in the interpreter; park it, then put B back.
+    const memory = playA.slice();
+    const pagesA = changedPages(memory, base);
+    applyPages(memory, base, pagesA, pagesB, bufferB);
+    expect(Buffer.from(memory).equals(Buffer.from(playB))).toBe(true);
+    // And back to the base alone.
+    applyPages(memory, base, changedPages(memory, base), [], null);
+    const restored = new Uint8Array(10 * PAGE_BYTES).fill(3);
+    restorePages(restored, base);
+    expect(Buffer.from(memory).equals(Buffer.from(restored))).toBe(true);
   });
 });

@@ -44,7 +44,7 @@ import { pathToFileURL } from "node:url";
 import v8 from "node:v8";
 import { validateModulesEagerly } from "./eagerValidation.mjs";
 import { hardenRealm } from "./hardenRealm.mjs";
-import { copyPages, residentBytes, restorePages, savePages } from "./sparseMemory.mjs";
+import { applyPages, changedPages, copyPages, residentBytes, restorePages, savePages, savePagesAt } from "./sparseMemory.mjs";
 
 /**
  * Where the start-up goes: [phase, CPU ms of this process (all threads), wall ms] per phase, from
@@ -226,10 +226,11 @@ let recyclable = false;
 /** The open play whose state is in the interpreter, or null (the base, or a closed play's leftovers). */
 let current = /** @type {number | null} */ (null);
 /**
- * The other open plays, each with what `park()` copied: the memory (its first `length` bytes of
- * the play's buffer, with the ranges of its non-zero pages) and the state outside it that the base
- * holds too.
- * @type {Map<number, { length: number, runs: number[], sources: Float64Array, umask: number }>}
+ * The other open plays, each with what `park()` copied: the pages where the play's memory differed
+ * from the base it was parked against (`against`, the base object then: never written while a
+ * parked play names it), those pages at their offsets in the play's buffer, and the state outside
+ * the memory that the base holds too.
+ * @type {Map<number, { pages: number[], against: { memory: import("./sparseMemory.mjs").SavedPages, fingerprint: string, umask: number, sources: Float64Array }, sources: Float64Array, umask: number }>}
  */
 const parked = new Map();
 /**
@@ -694,13 +695,18 @@ function warmUp() {
   lastRestoreMs = null;
 }
 
-/** Puts the base memory back; throws when state outside the memory changed. */
-function restoreBase() {
+/**
+ * Puts the base memory back; throws when state outside the memory changed. `changed`: the pages
+ * where the memory differs from the base, when just compared (`park()`): only those are written;
+ * else the whole memory is restored.
+ */
+function restoreBase(/** @type {number[] | null} */ changed = null) {
   if (!base) throw new Error("no pristine state");
   const started = realNow();
   const now = fingerprint();
   if (now !== base.fingerprint) throw new Error(`the interpreter cannot be restored (state outside its memory changed: ${now} vs ${base.fingerprint})`);
-  restorePages(wasm.HEAPU8, base.memory);
+  if (changed) applyPages(wasm.HEAPU8, base.memory, changed, [], null);
+  else restorePages(wasm.HEAPU8, base.memory);
   // State outside the memory that a play can change and the base puts back: the umask, the virtual clock and generator.
   process.umask(base.umask);
   sources.set(base.sources);
@@ -725,7 +731,8 @@ function withinKeptGrowth() {
 
 /** Makes the current memory (right after an open) the base of every later play, reusing the pristine copy's buffer where it fits. */
 function takeBase() {
-  const reuse = base !== null && !(recyclable && base === pristine);
+  // The old base's buffer is written over only when no parked play was parked against it (nor is it the pristine copy).
+  const reuse = base !== null && !(recyclable && base === pristine) && ![...parked.values()].some((slot) => slot.against === base);
   const memory = savePages(wasm.HEAPU8, { into: reuse ? base?.memory.bytes : null });
   base = { memory, fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
 }
@@ -741,15 +748,23 @@ function playOf(/** @type {{ play?: unknown }} */ request) {
   return /** @type {number} */ (request.play);
 }
 
-/** Copies the current play's state into its slot; the interpreter then holds nothing anyone may keep using. */
+/**
+ * Copies the current play's state into its slot: the pages where the memory differs from the base
+ * (a play changes few), at their offsets in the play's buffer. The interpreter then holds nothing
+ * anyone may keep using. Returns those pages (the memory is the base but for them), or null when
+ * no play was current.
+ */
 function park() {
-  if (current === null) return;
-  if (!parkable()) throw new Error(`play ${current} cannot be parked (state outside the memory changed, or the memory grew past the kept growth)`);
-  const saved = savePages(wasm.HEAPU8, { into: playBuffers.get(current) ?? spareBuffers.pop(), size: pristineBytes + maxKeptGrowthBytes });
-  playBuffers.set(current, saved.bytes);
-  parked.set(current, { length: saved.length, runs: saved.runs, sources: sources.slice(), umask: currentUmask() });
+  if (current === null) return null;
+  if (!parkable() || !base) throw new Error(`play ${current} cannot be parked (state outside the memory changed, or the memory grew past the kept growth)`);
+  const pages = changedPages(wasm.HEAPU8, base.memory);
+  const buffer = playBuffers.get(current) ?? spareBuffers.pop() ?? new Uint8Array(pristineBytes + maxKeptGrowthBytes);
+  savePagesAt(wasm.HEAPU8, pages, buffer);
+  playBuffers.set(current, buffer);
+  parked.set(current, { pages, against: base, sources: sources.slice(), umask: currentUmask() });
   current = null;
   dirty = true;
+  return pages;
 }
 
 /** Makes `play` the current play: parks the current one and puts `play`'s copy back (the memory past it zeroed, as after a restore of the base). */
@@ -759,8 +774,18 @@ function switchTo(/** @type {number} */ play) {
   const buffer = playBuffers.get(play);
   if (!slot || !buffer) throw new Error(`play ${play} is not open in this sandbox`);
   const started = realNow();
-  park();
-  restorePages(wasm.HEAPU8, { bytes: buffer, length: slot.length, runs: slot.runs });
+  const against = slot.against;
+  const parkedNow = park();
+  /** @type {number[]} */
+  let changed = [];
+  if (against !== base || !base) {
+    // Parked against an earlier base (taken since): that base back in full first.
+    restorePages(wasm.HEAPU8, against.memory);
+  } else {
+    // The memory is the base but for `changed`: only those pages and the play's own are written.
+    changed = parkedNow ?? changedPages(wasm.HEAPU8, base.memory);
+  }
+  applyPages(wasm.HEAPU8, against.memory, changed, slot.pages, buffer);
   process.umask(slot.umask);
   sources.set(slot.sources);
   parked.delete(play);
@@ -801,12 +826,13 @@ function open(request) {
   // The turn limit decides how the class is built and its max_turns: part of what the base holds.
   const limits = JSON.stringify([request.maxObservationChars, request.maxPrintChars, request.textCaps, maxTurns]);
   if (openedBase && openedBase.limits !== limits) throw new Error("this sandbox was opened with other limits");
+  let changed = null;
   if (current !== null) {
     const started = realNow();
-    park();
+    changed = park();
     lastSwitchMs = realNow() - started;
   }
-  if (dirty) restoreBase();
+  if (dirty) restoreBase(changed);
   const resetMs = opens > 0 ? lastRestoreMs : null;
   boundCode = request.code;
   opens++;

@@ -158,3 +158,65 @@ export function restorePages(target, saved) {
   if (saved.length > target.length) throw new RangeError(`cannot put ${saved.length} saved bytes back into ${target.length}`);
   writeRuns(target, saved.bytes, saved.runs, target.length);
 }
+
+/**
+ * The byte offsets of the pages where `memory` differs from the saved `base` (its bytes past
+ * `base.length` taken as zero, as a restore of it leaves them): only read, never written.
+ * @param {Uint8Array} memory
+ * @param {SavedPages} base
+ * @returns {number[]}
+ */
+export function changedPages(memory, base) {
+  const now = bytesOf(memory);
+  const was = bytesOf(base.bytes);
+  /** @type {number[]} */
+  const pages = [];
+  for (let start = 0; start < memory.length; start += PAGE_BYTES) {
+    const end = Math.min(start + PAGE_BYTES, memory.length);
+    const split = Math.min(Math.max(start, base.length), end);
+    const same = (split === start || now.compare(was, start, split, start, split) === 0) && (split === end || zeroAt(now, split, end));
+    if (!same) pages.push(start);
+  }
+  return pages;
+}
+
+/**
+ * Copies the pages of `memory` at `pages` (byte offsets from `changedPages`) into `into` at the
+ * same offsets; the rest of `into` is left as it is (and never read back: see `applyPages`).
+ * @param {Uint8Array} memory
+ * @param {number[]} pages
+ * @param {Uint8Array} into
+ */
+export function savePagesAt(memory, pages, into) {
+  const from = bytesOf(memory);
+  const to = bytesOf(into);
+  for (const start of pages) from.copy(to, start, start, Math.min(start + PAGE_BYTES, memory.length));
+}
+
+/**
+ * Makes `memory`, which holds `base` except at the pages `dirty` (the `changedPages` of it), hold
+ * `base` except at `pages`, whose bytes are `saved`'s at the same offsets: each page of `dirty` not
+ * in `pages` gets `base`'s bytes back (zeros past `base.length`), each page of `pages` `saved`'s.
+ * Exactly what a full restore of `base` and a copy of those pages leave, writing only those pages.
+ * @param {Uint8Array} memory
+ * @param {SavedPages} base
+ * @param {number[]} dirty
+ * @param {number[]} pages
+ * @param {Uint8Array | null} saved
+ */
+export function applyPages(memory, base, dirty, pages, saved) {
+  const to = bytesOf(memory);
+  const was = bytesOf(base.bytes);
+  const wanted = new Set(pages);
+  for (const start of dirty) {
+    if (wanted.has(start)) continue;
+    const end = Math.min(start + PAGE_BYTES, memory.length);
+    const split = Math.min(Math.max(start, base.length), end);
+    if (split > start) was.copy(to, start, start, split);
+    if (end > split) to.fill(0, split, end);
+  }
+  if (pages.length === 0) return;
+  if (!saved) throw new RangeError("pages to put back need their saved bytes");
+  const from = bytesOf(saved);
+  for (const start of pages) from.copy(to, start, start, Math.min(start + PAGE_BYTES, memory.length));
+}
