@@ -175,7 +175,7 @@ describe.skipIf(!rendererBuilt())("what a researcher sees is what happened", () 
     await page.goto(`${serve.url}#/envs/${gameId}`);
     await page.getByTestId("env-view").waitFor();
     expect(await page.getByTestId("env-view").locator("header").innerText()).toContain("attempt 1");
-    expect(await page.getByTestId("episode-list").locator("tbody tr").first().locator("td").nth(1).innerText()).toBe("0 (canary)");
+    expect(await page.getByTestId("episode-list").locator("tbody tr").first().locator("td").nth(2).innerText()).toBe("0 (canary)");
   });
 
   it("shows the Models page checking this machine, and this machine's facts where Settings was", async () => {
