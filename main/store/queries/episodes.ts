@@ -39,7 +39,7 @@ export interface Episode {
  * so `{ ...recorded, runId, environmentId }` is a valid `NewEpisode`.
  */
 export type NewEpisode = Pick<Episode, "environmentId" | "hinted" | "playIndex" | "return"> &
-  Partial<Omit<Episode, "id" | "environmentId" | "hinted" | "playIndex" | "return" | "turnCount">>;
+  Partial<Omit<Episode, "id" | "environmentId" | "hinted" | "playIndex" | "return" | "turnCount" | "rollout">>;
 
 /** One agent turn: the prompt, the reply and the environment's answer to its action. */
 export interface Turn {
