@@ -1,5 +1,5 @@
 // The game-files export names each game by its rollout and content, so a second export into the
-// same folder keeps the games of the first, and the manifest lists both exports' games.
+// same folder keeps the games of the first, and the manifest, spade-games.json and the README list both exports' games.
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +28,11 @@ describe("game-files export into one folder twice", () => {
     expect(manifest.packages.map((entry) => entry.className)).toEqual(["FirstEnv", "SecondEnv"]);
     expect(manifest.packages.map((entry) => entry.path).sort()).toEqual(files);
     expect(second.packages).toEqual(manifest.packages);
+    // The folder's own index and README list both exports' games too.
+    const index = JSON.parse(readFileSync(join(outDir, "spade-games.json"), "utf8")) as { file: string; className: string }[];
+    expect(index.map((entry) => [entry.className, entry.file])).toEqual(manifest.packages.map((entry) => [entry.className, entry.path]));
+    const readme = readFileSync(join(outDir, "README.md"), "utf8");
+    for (const name of files) expect(readme).toContain(`| \`${name}\` |`);
     // The same game exported again gets the same name (no second copy).
     const again = exportEnvironmentPackages([game("FirstEnv", 1, "run:1/env:3")], { format: "game-files", outDir });
     expect(again.packages.map((entry) => entry.className)).toEqual(["SecondEnv", "FirstEnv"]);

@@ -30,20 +30,36 @@ export function gameFileName(rollout: number, bytes: Buffer, skill: string | nul
  */
 export const gameFilesWriter: EnvPackageWriter = {
   format: "game-files",
-  write(environments) {
+  write(environments, earlier = () => null) {
     const named = environments.map((environment) => {
       const bytes = Buffer.from(GAME_HEADER + referenceGameCode(environment.code));
       return { environment, bytes, path: gameFileName(environment.iteration ?? 0, bytes, environment.skill) };
     });
     const files: PackageFile[] = named.map(({ path, bytes }) => ({ path, bytes }));
-    const index = named.map(({ environment, path }) => ({ file: path, ...describe(environment) }));
+    // The games an earlier export left in the folder stay listed (their files are still there); an entry of the same file is the new one.
+    const written = new Set(named.map(({ path }) => path));
+    const index: IndexEntry[] = [...earlierIndex(earlier("spade-games.json")).filter((entry) => !written.has(entry.file)), ...named.map(({ environment, path }) => ({ file: path, ...describe(environment) }))];
     files.push({ path: "spade-games.json", bytes: Buffer.from(`${JSON.stringify(index, null, 2)}\n`) });
-    const maxTurns = [...new Set(environments.map((environment) => environment.maxTurns))].join(" / ") || "25";
-    const table = ["| file | class | source | skill | win rate | regret |", "|---|---|---|---|---|---|", ...named.map(({ environment, path }) => `| \`${path}\` | ${markdownCodeCell(environment.className)} | ${markdownCodeCell(environment.source)} | ${markdownCell(environment.skill ?? "")} | ${environment.winRate ?? ""} | ${environment.regret ?? ""} |`)];
+    const maxTurns = [...new Set(index.map((entry) => entry.maxTurns))].join(" / ") || "25";
+    const table = ["| file | class | source | skill | win rate | regret |", "|---|---|---|---|---|---|", ...index.map((entry) => `| \`${entry.file}\` | ${markdownCodeCell(entry.className)} | ${markdownCodeCell(entry.source)} | ${markdownCell(entry.skill ?? "")} | ${entry.winRate ?? ""} | ${entry.regret ?? ""} |`)];
     files.push({ path: "README.md", bytes: Buffer.from(renderTemplate(loadTemplate("game-files", "README.md.tmpl"), { dir: "<this folder>", maxTurns, games: table.join("\n") })) });
     return { files, packages: named.map(({ environment, path }) => ({ path, environment })) };
   },
 };
+
+type IndexEntry = { file: string } & Omit<PackagedEnvironment, "code">;
+
+/** The entries of an earlier export's `spade-games.json` that have the shape this writer writes; none when it is missing or unreadable. */
+function earlierIndex(text: string | null): IndexEntry[] {
+  if (text === null) return [];
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter((entry): entry is IndexEntry => entry !== null && typeof entry === "object" && typeof entry.file === "string" && /^game_[a-z0-9_]+\.py$/.test(entry.file) && typeof entry.className === "string" && typeof entry.source === "string" && typeof entry.maxTurns === "number" && [entry.winRate, entry.regret].every((value) => value === null || typeof value === "number"));
+  } catch {
+    return [];
+  }
+}
 
 function describe(environment: PackagedEnvironment) {
   const { code: _code, ...rest } = environment;
