@@ -146,6 +146,10 @@ describe.skipIf(!rendererBuilt())("what a researcher sees is what happened", () 
     expect(Object.keys(ticks).some((chart) => /Designer/.test(chart))).toBe(false);
     expect(await view.getByTestId("charts-hidden").innerText()).toMatch(/^Not charted: designer masked rate, designer rewards scored: a fixed-pool run/);
     await page.screenshot({ path: join(shots, "run-charts-fixed-pool.png"), fullPage: true });
+    // The Compare page leaves them out too, and says why.
+    await page.goto(`${serve.url}#/compare?runs=${chartRunId}`);
+    expect(await page.getByTestId("compare-charts-hidden").innerText()).toBe("Not charted: designer reward, novelty rate: the run has no designer; a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer.");
+    expect(await page.getByTestId("compare-view").getByTestId(/^chart-(Designer reward|Novelty rate)$/).count()).toBe(0);
   });
 
   it("says an ended run has no valid environment without 'yet'", async () => {

@@ -57,6 +57,7 @@ describe("chart preparation", () => {
     expect(prepareComparisonSeries(mixed, "designerReward")).toEqual([{ iteration: 0, run1: 0.4, run2: null }]);
     expect(prepareComparisonSeries(mixed, "validityRate")).toEqual([{ iteration: 0, run1: 1, run2: 1 }]);
     expect(designerChartsNote(mixed)).toBe("Left out of designer reward, novelty rate: #2; a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer.");
+    expect(designerChartsNote({ ...base, runs: [run(2, "fixed", 0, 0)] })).toBe("Not charted: designer reward, novelty rate: the run has no designer; a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer.");
     const pools: RunComparisonView = { ...base, runs: [run(2, "fixed", 0, 0), run(3, "library", 0, 1)] };
     expect(comparedMetricNames(pools)).toEqual(["validityRate"]);
     expect(designerChartsNote(pools)).toBe(

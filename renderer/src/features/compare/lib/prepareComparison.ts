@@ -38,7 +38,7 @@ export function designerChartsNote(view: RunComparisonView): string | null {
   if (without.length === 0 || names.length === 0) return null;
   const kinds = [...new Set(without.map((run) => run.designerKind))];
   const reason = kinds.map((kind, i) => (i === 0 ? noDesignerReason(kind) : noDesignerReason(kind).replace(/^./, (c) => c.toUpperCase()))).join(" ");
-  if (without.length === view.runs.length) return `Not charted: ${metricList(names)}: ${without.length === 1 ? "the run has" : "no compared run has"} a designer; ${reason}`;
+  if (without.length === view.runs.length) return `Not charted: ${metricList(names)}: ${without.length === 1 ? "the run has no designer" : "no compared run has a designer"}; ${reason}`;
   return `Left out of ${metricList(names)}: ${without.map((run) => `#${run.id}`).join(", ")}; ${reason}`;
 }
 
