@@ -14,6 +14,8 @@ export interface ReportEpisode {
   adapterId: string | number | null;
   /** Extension: why the play was cut off, as its last turn stored it (`length`: the reply filled its token budget or the context), else null. */
   stop?: string | null;
+  /** Extension: the rollout (iteration) it was played in: its game's iteration, or a replay rollout after it. */
+  rollout?: number;
 }
 
 export interface ReportEnvironment extends EnvStatistics {

@@ -272,7 +272,7 @@ export class Workbench {
           stats: stats ? views.toEnvironmentStats(stats) : null,
           memory: memory ? views.toMemoryFlags(memory) : null,
           childIds: store.listChildEnvironments(db, envId).map((child) => child.id),
-          episodes: store.listEpisodes(db, envId).map(views.toEpisodeSummary),
+          episodes: store.listEpisodes(db, envId).map((episode) => views.toEpisodeSummary(episode, env.iteration)),
         };
       },
       validateCode: async ({ code }) => (await this.#requireRuntime("validation")).validate(code),
@@ -331,7 +331,8 @@ export class Workbench {
         const episode = store.getEpisode(db, episodeId);
         if (!episode) throw new NotFoundError(`no episode ${episodeId}`);
         const counterpart = store.findEpisode(db, episode.environmentId, !episode.hinted, episode.playIndex, episode.canary);
-        return { ...views.toEpisodeSummary(episode), counterpartId: counterpart?.id ?? null, firstObservation: episode.firstObservation, className: store.getEnvironment(db, episode.environmentId)?.className ?? null };
+        const game = store.getEnvironment(db, episode.environmentId);
+        return { ...views.toEpisodeSummary(episode, game?.iteration ?? null), counterpartId: counterpart?.id ?? null, firstObservation: episode.firstObservation, className: game?.className ?? null };
       },
       getTurns: async ({ episodeId, offset = 0, limit = 200, messages = false }) => {
         const episode = store.getEpisode(db, episodeId);

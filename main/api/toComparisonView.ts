@@ -11,6 +11,7 @@ export function toComparisonView(comparison: RunComparison): RunComparisonView {
       name: run.name || null,
       status: run.status,
       ablations: run.ablations,
+      designerKind: run.designerKind,
       iterations: run.iterations,
       summary: run.summary,
       heldOut: run.heldOut,

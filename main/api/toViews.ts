@@ -96,7 +96,8 @@ export function toMemoryFlags(entry: MemoryEntry): MemoryFlags {
   return { pinned: entry.pinned, banned: entry.banned, inMemory: entry.inMemory };
 }
 
-export function toEpisodeSummary(episode: Episode): EpisodeSummary {
+/** `gameIteration`: the iteration of the episode's game; a play stored before episodes recorded their rollout counts for it. */
+export function toEpisodeSummary(episode: Episode, gameIteration: number | null): EpisodeSummary {
   return {
     id: episode.id,
     runId: episode.runId,
@@ -110,6 +111,8 @@ export function toEpisodeSummary(episode: Episode): EpisodeSummary {
     totalTokens: episode.totalTokens,
     adapter: episode.adapter,
     error: episode.error,
+    rollout: episode.runId === null ? null : (episode.rollout ?? gameIteration),
+    gameIteration: episode.runId === null ? null : gameIteration,
   };
 }
 

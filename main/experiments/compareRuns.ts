@@ -6,6 +6,7 @@ import { listEvalResults } from "../store/queries/evalResults.js";
 import { getMetrics } from "../store/queries/metrics.js";
 import { getRun } from "../store/queries/runs.js";
 import { storedRunAblations } from "../selfplay/describeAblations.js";
+import { storedDesignerKind } from "../../shared/storedDesignerKind.js";
 import { buildComparisonTable, buildHeldOutCurves, type ComparisonTable, type HeldOutCurve } from "../../shared/comparisonTable.js";
 import { storedInterval, storedScore } from "../eval/storeEvalReport.js";
 import { listTrainingRounds } from "../store/queries/trainingRounds.js";
@@ -21,6 +22,8 @@ export interface ComparedRun {
   name: string;
   status: string;
   ablations: string[];
+  /** The config's `designer.kind` ("llm", "fixed", "library"): designer metrics apply only to "llm". */
+  designerKind: string;
   iterations: (Compared & { iteration: number })[];
   /** Means over the run's iterations (metrics that were never measured stay null). */
   summary: Compared & { iterations: number };
@@ -75,7 +78,7 @@ export function compareRuns(db: ReadonlyDb, runIds: readonly number[], options: 
         createdAt: result.createdAt,
       })),
     );
-    return { id: run.id, name: run.name, status: run.status, ablations, iterations, summary, heldOut };
+    return { id: run.id, name: run.name, status: run.status, ablations, designerKind: storedDesignerKind(run.config), iterations, summary, heldOut };
   });
   const inputs = runs.map((run) => ({
     id: run.id,

@@ -52,7 +52,7 @@ function reportRun(db: ReadonlyDb, run: Run): ReportRun {
       regret: env.regret,
       designerReward: env.designerReward,
       documentId: env.documentId,
-      episodes: episodes.map((episode) => ({ id: episode.id, hinted: episode.hinted, return: episode.return, turns: episode.turnCount, error: episode.error, canary: episode.canary, adapterId: adapterId(episode.adapter), stop: stops.get(episode.id) ?? null })),
+      episodes: episodes.map((episode) => ({ id: episode.id, hinted: episode.hinted, return: episode.return, turns: episode.turnCount, error: episode.error, canary: episode.canary, adapterId: adapterId(episode.adapter), stop: stops.get(episode.id) ?? null, rollout: episode.rollout ?? env.iteration ?? 0 })),
       slot: env.slot ?? 0,
       attempt: env.attempt ?? 0,
       skill: env.skill,

@@ -37,6 +37,8 @@ export interface ComparedRunView {
   status: string;
   /** What the run's config switches off or changes, e.g. "no memory", "reward: regret". */
   ablations: string[];
+  /** The config's `designer.kind` ("llm", "fixed", "library"): designer metrics apply only to "llm". */
+  designerKind: string;
   iterations: (MetricValues & { iteration: number })[];
   /** Means over the run's iterations. */
   summary: MetricValues;

@@ -14,6 +14,10 @@ export interface EpisodeSummary {
   totalTokens: number | null;
   adapter: string | null;
   error: string | null;
+  /** The rollout (iteration) the play belongs to: its game's regeneration rollout or a replay rollout after it; null for a play outside a run. */
+  rollout: number | null;
+  /** The rollout its game was designed (or drawn) in, so a play in a later rollout reads as a replay; null outside a run. */
+  gameIteration: number | null;
 }
 
 export interface EpisodeDetail extends EpisodeSummary {

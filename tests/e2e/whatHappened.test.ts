@@ -146,6 +146,10 @@ describe.skipIf(!rendererBuilt())("what a researcher sees is what happened", () 
     expect(Object.keys(ticks).some((chart) => /Designer/.test(chart))).toBe(false);
     expect(await view.getByTestId("charts-hidden").innerText()).toMatch(/^Not charted: designer masked rate, designer rewards scored: a fixed-pool run/);
     await page.screenshot({ path: join(shots, "run-charts-fixed-pool.png"), fullPage: true });
+    // The Compare page leaves them out too, and says why.
+    await page.goto(`${serve.url}#/compare?runs=${chartRunId}`);
+    expect(await page.getByTestId("compare-charts-hidden").innerText()).toBe("Not charted: designer reward, novelty rate: the run has no designer; a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer.");
+    expect(await page.getByTestId("compare-view").getByTestId(/^chart-(Designer reward|Novelty rate)$/).count()).toBe(0);
   });
 
   it("says an ended run has no valid environment without 'yet'", async () => {
@@ -175,7 +179,7 @@ describe.skipIf(!rendererBuilt())("what a researcher sees is what happened", () 
     await page.goto(`${serve.url}#/envs/${gameId}`);
     await page.getByTestId("env-view").waitFor();
     expect(await page.getByTestId("env-view").locator("header").innerText()).toContain("attempt 1");
-    expect(await page.getByTestId("episode-list").locator("tbody tr").first().locator("td").nth(1).innerText()).toBe("0 (canary)");
+    expect(await page.getByTestId("episode-list").locator("tbody tr").first().locator("td").nth(2).innerText()).toBe("0 (canary)");
   });
 
   it("shows the Models page checking this machine, and this machine's facts where Settings was", async () => {

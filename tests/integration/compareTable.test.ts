@@ -33,7 +33,9 @@ describe("compareRuns' table", () => {
     evaluated(spade.id, 3, 0, "s-r0", [true, false, false, false]);
     evaluated(spade.id, 7, 1, "s-r1", [true, true, false, true]);
     evaluated(rlve.id, 7, 0, "b-r0", [true, false, true, false]);
-    const { table, curves } = compareRuns(db, [spade.id, rlve.id], { baselineRunId: rlve.id });
+    const { table, curves, runs } = compareRuns(db, [spade.id, rlve.id], { baselineRunId: rlve.id });
+    // Each run's designer kind, from its stored config: the Compare page keeps designer charts to "llm" runs.
+    expect(runs.map((run) => run.designerKind)).toEqual(["llm", "library"]);
     expect(table.labels).toEqual(["gpqa"]);
     expect(table.rows.map((row) => row.badges.filter((badge) => !badge.startsWith("deviation: LoRA")))).toEqual([["no corpus"], ["baseline: RLVE official16 (sliding window, 128 plays at 0.9)"]]);
     expect(table.rows[0]!.cells[0]).toEqual({ score: 0.75, interval: scoreInterval([1, 1, 0, 1]), n: 4, afterIteration: 7 });

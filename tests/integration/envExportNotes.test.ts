@@ -36,7 +36,7 @@ describe("spade envs export --format", () => {
 
     const again = await runCommand(envsExportCommand, ["--db", path, "--run", String(second.id), "--format", "openenv", "--out", out]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toBe(`wrote 1 openenv packages to ${out} (its manifest keeps 2 earlier packages: 3 in all)\n`);
+    expect(again.stderr).toBe(`wrote 1 openenv package to ${out} (its manifest keeps 2 earlier: 3 packages in all)\n`);
     const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as EnvPackageManifest;
     expect(manifest.packages.map((entry) => entry.className).sort()).toEqual(["GuessNumberEnv", "MagicWordEnv", "RiddleEnv"]);
     for (const entry of firstManifest.files) expect(manifest.files.map((file) => file.path)).toContain(entry.path);

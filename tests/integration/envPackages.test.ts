@@ -32,18 +32,18 @@ function spade(...args: string[]): { code: number; stdout: string; stderr: strin
 interface Script {
   file: string;
   folder: string;
-  game: string;
+  className: string;
   kind: "text" | "tool";
   seed: number;
   replies: string[];
 }
 
 const scripts: Script[] = [
-  { file: "code_breaker.py", folder: "code_breaker", game: "game_00000_000_unknown.py", kind: "text", seed: 7, replies: ["Let me try \\boxed{0123} first.", "Then \\boxed{4567} and maybe \\boxed{89}", "no box at all"] },
-  { file: "congruence_puzzle.py", folder: "congruence_puzzle", game: "game_00000_001_unknown.py", kind: "text", seed: 3, replies: ["\\boxed{{12}}", "x = \\boxed{5}"] },
-  { file: "errand_tools.py", folder: "errand_steps", game: "game_00000_002_unknown.py", kind: "tool", seed: 11, replies: ['<tool_call>{"name": "view_catalog", "arguments": {}}</tool_call>', "<answer>done</answer>", '<tool_call>{"name": "checkout", "arguments": {"method": "card"}}</tool_call>'] },
-  { file: "story_word.py", folder: "story_word", game: "game_00000_003_unknown.py", kind: "text", seed: 5, replies: ["They played all day. \\boxed{the end}"] },
-  { file: "warehouse_tools.py", folder: "warehouse_audit", game: "game_00000_004_unknown.py", kind: "tool", seed: 2, replies: ['<tool_call>{"name": "list_products", "arguments": {"category": "tools"}}</tool_call>', "I think <answer>42</answer>"] },
+  { file: "code_breaker.py", folder: "code_breaker", className: "CodeBreakerEnv", kind: "text", seed: 7, replies: ["Let me try \\boxed{0123} first.", "Then \\boxed{4567} and maybe \\boxed{89}", "no box at all"] },
+  { file: "congruence_puzzle.py", folder: "congruence_puzzle", className: "CongruencePuzzleEnv", kind: "text", seed: 3, replies: ["\\boxed{{12}}", "x = \\boxed{5}"] },
+  { file: "errand_tools.py", folder: "errand_steps", className: "ErrandStepsEnv", kind: "tool", seed: 11, replies: ['<tool_call>{"name": "view_catalog", "arguments": {}}</tool_call>', "<answer>done</answer>", '<tool_call>{"name": "checkout", "arguments": {"method": "card"}}</tool_call>'] },
+  { file: "story_word.py", folder: "story_word", className: "StoryWordEnv", kind: "text", seed: 5, replies: ["They played all day. \\boxed{the end}"] },
+  { file: "warehouse_tools.py", folder: "warehouse_audit", className: "WarehouseAuditEnv", kind: "tool", seed: 2, replies: ['<tool_call>{"name": "list_products", "arguments": {"category": "tools"}}</tool_call>', "I think <answer>42</answer>"] },
 ];
 
 /** The actions the workbench's agent loop sends `step()` for these replies (its own parsers). */
@@ -88,6 +88,8 @@ function without<T extends Record<string, unknown>>(info: T, key: string): Recor
 
 let dir = "";
 const out = (format: string) => join(dir, format);
+/** The game file the game-files export wrote for a class, as its spade-games.json lists it. */
+const gameFile = (className: string) => (JSON.parse(readFileSync(join(out("game-files"), "spade-games.json"), "utf8")) as { file: string; className: string }[]).find((game) => game.className === className)!.file;
 const plays = new Map<string, PlayReport>();
 
 beforeAll(() => {
@@ -131,8 +133,8 @@ describe("spade envs export --format (built CLI)", () => {
     expect(readFileSync(join(verifiers, "pyproject.toml"), "utf8")).toContain('name = "spade-code-breaker"');
     expect(readFileSync(join(verifiers, "spade_code_breaker/environment.py"), "utf8")).toContain("return SpadeGymEnv(\n        env_cls=SpadeGymGame,");
     expect(readFileSync(join(out("gem"), "code_breaker/spade_code_breaker/__init__.py"), "utf8")).toContain('gem.register(ENV_ID, entry_point="spade_code_breaker.environment:SpadeGemEnv")');
-    const gameFile = readFileSync(join(out("game-files"), "game_00000_000_unknown.py"), "utf8");
-    expect(gameFile).toBe(`"""SPADE self-play generated game"""\n\n${readFileSync(join(root, "resources/environments/code_breaker.py"), "utf8")}`);
+    const codeBreaker = readFileSync(join(out("game-files"), gameFile("CodeBreakerEnv")), "utf8");
+    expect(codeBreaker).toBe(`"""SPADE self-play generated game"""\n\n${readFileSync(join(root, "resources/environments/code_breaker.py"), "utf8")}`);
     for (const format of ["openenv", "verifiers", "gem"]) {
       for (const script of scripts) expect(readFileSync(join(out(format), script.folder, "README.md"), "utf8"), `${format}/${script.folder}`).toContain("**Untrusted code.**");
     }
@@ -186,7 +188,7 @@ describe("spade envs export --format (built CLI)", () => {
     for (const script of scripts.filter((s) => !["code_breaker.py", "congruence_puzzle.py"].includes(s.file))) {
       const actions = script.kind === "text" ? workbenchActions(script) : script.replies;
       const report = script.kind === "text" ? plays.get(script.file)! : play(script.file, script.seed, actions);
-      const driven = drive("game-files", out("game-files"), script.game, script.seed, actions) as { reset: [string, Record<string, unknown>]; steps: Array<[string, number, boolean, boolean, Record<string, unknown>]> };
+      const driven = drive("game-files", out("game-files"), gameFile(script.className), script.seed, actions) as { reset: [string, Record<string, unknown>]; steps: Array<[string, number, boolean, boolean, Record<string, unknown>]> };
       expect(driven.reset).toEqual([report.reset.observation, report.reset.info]);
       expect(driven.steps).toEqual(report.steps.map((step) => [step.observation, step.reward, step.terminated, step.truncated, step.info]));
     }
@@ -266,7 +268,7 @@ describe("spade envs export --format (built CLI)", () => {
   });
 
   it("game files: a tool-use game imports the reference's tool_use_base_env, and a wrong answer gets the reference's feedback word for word", () => {
-    const game = readFileSync(join(out("game-files"), "game_00000_004_unknown.py"), "utf8");
+    const game = readFileSync(join(out("game-files"), gameFile("WarehouseAuditEnv")), "utf8");
     expect(game).toContain("from tool_use_base_env import ToolUseBaseEnv");
     expect(game).not.toMatch(/^\s*(from|import) spade_env/m);
     // spade/core/envs/tool_use_base_env.py `_incorrect_answer_feedback` at 9b2b813, for step 2 of 3 pending:

@@ -89,7 +89,7 @@ const episode = (fields: Partial<NewEpisode> = {}): NewEpisode => ({
 describe("insertEpisodeWithTurns / getTurns", () => {
   it("round-trips an episode and its turns, token arrays as Int32 / Float32", () => {
     const id = insertEpisodeWithTurns(db, episode(), turns((_, full) => full));
-    expect(getEpisode(db, id)).toEqual({ id, ...episode(), tools: null, turnCount: 3 });
+    expect(getEpisode(db, id)).toEqual({ id, ...episode(), tools: null, rollout: null, turnCount: 3 });
     const stored = getTurns(db, id);
     expect(stored.map((turn) => turn.idx)).toEqual([0, 1, 2]);
     expect(stored[2]).toEqual({

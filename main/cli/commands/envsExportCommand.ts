@@ -41,9 +41,10 @@ export const envsExportCommand: Command = {
         const selection = values.set !== undefined ? `set:${values.set}` : `${runId === undefined ? "workspace" : `run:${runId}`} (${filter})`;
         try {
           const manifest = exportEnvironmentPackages(environments, { format: values.format, outDir: values.out, dbLabel: values.db, selection });
-          const kind = values.format === "game-files" ? "games" : "packages";
+          const kind = values.format === "game-files" ? "game" : "package";
+          const count = (n: number) => `${n} ${kind}${n === 1 ? "" : "s"}`;
           const earlier = manifest.packages.length - environments.length;
-          process.stderr.write(`wrote ${environments.length} ${values.format} ${kind} to ${values.out}${earlier > 0 ? ` (its manifest keeps ${earlier} earlier ${kind}: ${manifest.packages.length} in all)` : ""}\n`);
+          process.stderr.write(`wrote ${environments.length} ${values.format} ${kind}${environments.length === 1 ? "" : "s"} to ${values.out}${earlier > 0 ? ` (its manifest keeps ${earlier} earlier: ${count(manifest.packages.length)} in all)` : ""}\n`);
           if (identical > 0) process.stderr.write(identicalNote(identical));
         } catch (error) {
           if (error instanceof NoEnvironmentsToExportError) throw new UsageError(`spade envs export: ${error.message}`);
@@ -53,7 +54,7 @@ export const envsExportCommand: Command = {
       }
       const { lines, identical } = values.set !== undefined ? { lines: selectPackagedEnvironments(db, { set: values.set }).map(({ runId: _run, iteration: _iteration, maxTurns: _turns, ...line }) => line), identical: 0 } : selectDistinctRunEnvironments(db, { runId, filter });
       writeFileSync(values.out, lines.map((line) => JSON.stringify(line) + "\n").join(""));
-      process.stderr.write(`wrote ${lines.length} environments to ${values.out}\n`);
+      process.stderr.write(`wrote ${lines.length} environment${lines.length === 1 ? "" : "s"} to ${values.out}\n`);
       if (identical > 0) process.stderr.write(identicalNote(identical));
     } finally {
       db.close();

@@ -39,6 +39,10 @@ export const reportCommand: Command = {
         // Named as the progress line and the workbench name them: iteration and slot as stored, attempts from 1.
         process.stdout.write(`  #${env.id} iteration ${env.iteration} slot ${env.slot} attempt ${env.attempt + 1} ${env.className ?? "-"}: ${stats}\n`);
         for (const warning of env.validationWarnings ?? []) process.stdout.write(`      warning| ${warning}\n`);
+        const rollouts = [...new Set(env.episodes.map((episode) => episode.rollout ?? env.iteration))].sort((a, b) => a - b);
+        // A game replayed in later rollouts: its plays by rollout, so the counts above read as several rollouts' plays.
+        if (rollouts.length > 1) process.stdout.write(`      plays by rollout: ${rollouts.map((rollout) => `${rollout}${rollout > env.iteration ? " (replay)" : ""}: ${env.episodes.filter((episode) => (episode.rollout ?? env.iteration) === rollout).length}`).join(", ")}
+`);
         const cut = env.episodes.filter((episode) => episode.stop);
         for (const stop of new Set(cut.map((episode) => episode.stop))) {
           process.stdout.write(`      cut off: ${cut.filter((episode) => episode.stop === stop).length} of ${env.episodes.length} plays truncated (stop: ${stop})\n`);

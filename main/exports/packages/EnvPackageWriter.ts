@@ -15,5 +15,6 @@ export interface WrittenPackage {
 /** One export format: turns the selected environments into the files its ecosystem expects. */
 export interface EnvPackageWriter {
   format: EnvPackageFormat;
-  write(environments: readonly PackagedEnvironment[]): { files: PackageFile[]; packages: WrittenPackage[] };
+  /** `earlier`: a file an earlier export left in the folder (its text), or null; a writer whose index file lists the games keeps the earlier ones. */
+  write(environments: readonly PackagedEnvironment[], earlier?: (path: string) => string | null): { files: PackageFile[]; packages: WrittenPackage[] };
 }

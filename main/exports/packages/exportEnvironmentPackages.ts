@@ -26,7 +26,11 @@ export class NoEnvironmentsToExportError extends Error {
  */
 export function exportEnvironmentPackages(environments: readonly PackagedEnvironment[], options: EnvPackageExportOptions): EnvPackageManifest {
   if (environments.length === 0) throw new NoEnvironmentsToExportError(`no environments match ${options.selection ?? "the workspace"}: nothing to export`);
-  const { files, packages } = envPackageWriters[options.format].write(environments);
+  const earlier = (path: string) => {
+    const full = join(options.outDir, path);
+    return existsSync(full) ? readFileSync(full, "utf8") : null;
+  };
+  const { files, packages } = envPackageWriters[options.format].write(environments, earlier);
   for (const file of files) {
     const path = join(options.outDir, file.path);
     mkdirSync(dirname(path), { recursive: true });

@@ -28,6 +28,8 @@ export interface Episode {
   resetInfo: JsonObject | null;
   /** The tools a tool-use play offered the model natively; null for text plays (and plays stored before they were recorded). */
   tools: ToolSpec[] | null;
+  /** The rollout (iteration) the play was played in, as stored; null for a play outside a run and plays stored before episodes recorded it (those count for their game's iteration). */
+  rollout: number | null;
   startedAt: number | null;
   finishedAt: number | null;
 }
@@ -37,7 +39,7 @@ export interface Episode {
  * so `{ ...recorded, runId, environmentId }` is a valid `NewEpisode`.
  */
 export type NewEpisode = Pick<Episode, "environmentId" | "hinted" | "playIndex" | "return"> &
-  Partial<Omit<Episode, "id" | "environmentId" | "hinted" | "playIndex" | "return" | "turnCount">>;
+  Partial<Omit<Episode, "id" | "environmentId" | "hinted" | "playIndex" | "return" | "turnCount" | "rollout">>;
 
 /** One agent turn: the prompt, the reply and the environment's answer to its action. */
 export interface Turn {
@@ -104,6 +106,7 @@ interface EpisodeRow {
   first_observation: string | null;
   reset_info: string | null;
   tools?: string | null;
+  rollout?: number | null;
   started_at: number | null;
   finished_at: number | null;
 }
@@ -149,6 +152,7 @@ function toEpisode(row: EpisodeRow): Episode {
     firstObservation: row.first_observation,
     resetInfo: fromJson<JsonObject>(row.reset_info, "episodes.reset_info"),
     tools: fromJson<ToolSpec[]>(row.tools, "episodes.tools"),
+    rollout: row.rollout ?? null,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
   };

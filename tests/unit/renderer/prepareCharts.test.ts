@@ -3,7 +3,7 @@ import type { RunMetrics } from "../../../shared/api/runTypes.js";
 import { prepareHistogram } from "../../../renderer/src/lib/charts/prepareHistogram.js";
 import { metricNames, prepareMetricSeries } from "../../../renderer/src/lib/charts/prepareMetricSeries.js";
 import type { RunComparisonView } from "../../../shared/api/compareTypes.js";
-import { comparedMetricNames, formatConfigValue, prepareComparisonSeries } from "../../../renderer/src/features/compare/lib/prepareComparison.js";
+import { comparedMetricNames, designerChartsNote, formatConfigValue, prepareComparisonSeries } from "../../../renderer/src/features/compare/lib/prepareComparison.js";
 
 const a: RunMetrics = { runId: 1, iterations: [{ iteration: 0, values: { meanRegret: 0.1, zeta: 1 }, series: {} }, { iteration: 1, values: { meanRegret: 0.2 }, series: {} }] };
 const b: RunMetrics = { runId: 2, iterations: [{ iteration: 1, values: { meanRegret: 0.3, validityRate: 1 }, series: {} }] };
@@ -34,8 +34,8 @@ describe("chart preparation", () => {
     const view: RunComparisonView = {
       metrics: ["validityRate", "meanRegret", "noveltyRate"],
       runs: [
-        { id: 4, name: "a", status: "completed", ablations: [], iterations: [{ iteration: 0, validityRate: 0.5, meanRegret: null, noveltyRate: null }, { iteration: 1, validityRate: 0.7, meanRegret: 0.1, noveltyRate: null }], summary: {}, heldOut: [] },
-        { id: 9, name: null, status: "paused", ablations: ["no memory"], iterations: [{ iteration: 1, validityRate: 0.4, meanRegret: 0.2, noveltyRate: null }], summary: {}, heldOut: [] },
+        { id: 4, name: "a", status: "completed", ablations: [], designerKind: "llm", iterations: [{ iteration: 0, validityRate: 0.5, meanRegret: null, noveltyRate: null }, { iteration: 1, validityRate: 0.7, meanRegret: 0.1, noveltyRate: null }], summary: {}, heldOut: [] },
+        { id: 9, name: null, status: "paused", ablations: ["no memory"], designerKind: "llm", iterations: [{ iteration: 1, validityRate: 0.4, meanRegret: 0.2, noveltyRate: null }], summary: {}, heldOut: [] },
       ],
       configDiff: [],
       table: { suites: [], labels: [], baselineRunId: null, rows: [] },
@@ -46,6 +46,23 @@ describe("chart preparation", () => {
       { iteration: 1, run4: 0.7, run9: 0.4 },
     ]);
     expect(comparedMetricNames(view)).toEqual(["validityRate", "meanRegret"]);
+    expect(designerChartsNote(view)).toBeNull();
+  });
+
+  it("leaves designer lines out for runs without a designer, and the designer charts when no run has one, saying why", () => {
+    const run = (id: number, designerKind: string, designerReward: number, noveltyRate: number) => ({ id, name: null, status: "completed", ablations: [], designerKind, iterations: [{ iteration: 0, validityRate: 1, designerReward, noveltyRate }], summary: {}, heldOut: [] });
+    const base = { metrics: ["validityRate", "designerReward", "noveltyRate"], configDiff: [], table: { suites: [], labels: [], baselineRunId: null, rows: [] }, curves: [] };
+    const mixed: RunComparisonView = { ...base, runs: [run(1, "llm", 0.4, 0.5), run(2, "fixed", 0, 0)] };
+    expect(comparedMetricNames(mixed)).toEqual(["validityRate", "designerReward", "noveltyRate"]);
+    expect(prepareComparisonSeries(mixed, "designerReward")).toEqual([{ iteration: 0, run1: 0.4, run2: null }]);
+    expect(prepareComparisonSeries(mixed, "validityRate")).toEqual([{ iteration: 0, run1: 1, run2: 1 }]);
+    expect(designerChartsNote(mixed)).toBe("Left out of designer reward, novelty rate: #2; a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer.");
+    expect(designerChartsNote({ ...base, runs: [run(2, "fixed", 0, 0)] })).toBe("Not charted: designer reward, novelty rate: the run has no designer; a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer.");
+    const pools: RunComparisonView = { ...base, runs: [run(2, "fixed", 0, 0), run(3, "library", 0, 1)] };
+    expect(comparedMetricNames(pools)).toEqual(["validityRate"]);
+    expect(designerChartsNote(pools)).toBe(
+      "Not charted: designer reward, novelty rate: no compared run has a designer; a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer. A library run draws its games from an environment library, so no model designs and nothing scores a designer.",
+    );
   });
 
   it("says when a run's config lacks a key instead of showing null", () => {

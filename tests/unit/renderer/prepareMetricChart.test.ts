@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { metricLabel } from "../../../renderer/src/lib/charts/metricLabels.js";
 import { isRateMetric, prepareMetricChart } from "../../../renderer/src/lib/charts/prepareMetricChart.js";
-import { designerKindOf, prepareRunCharts } from "../../../renderer/src/features/runs/lib/prepareRunCharts.js";
+import { prepareRunCharts } from "../../../renderer/src/features/runs/lib/prepareRunCharts.js";
+import { storedDesignerKind } from "../../../shared/storedDesignerKind.js";
 
 const series = [{ key: "run1", label: "run 1" }];
 
@@ -37,10 +38,10 @@ describe("prepareMetricChart", () => {
 describe("prepareRunCharts", () => {
   it("leaves the designer's measures out of a run without a designer, and says which and why", () => {
     const names = ["validityRate", "meanRegret", "designerReward", "designerMaskedRate", "designerRewardsScored", "episodes", "regeneration"];
-    const fixed = prepareRunCharts(names, designerKindOf({ designer: { kind: "fixed", set: "examples" } }));
+    const fixed = prepareRunCharts(names, storedDesignerKind({ designer: { kind: "fixed", set: "examples" } }));
     expect(fixed.shown).toEqual(["validityRate", "meanRegret", "episodes", "regeneration"]);
     expect(fixed.hiddenNote).toBe("Not charted: designer reward, designer masked rate, designer rewards scored: a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer.");
-    expect(prepareRunCharts(names, designerKindOf({}))).toEqual({ shown: names, hiddenNote: null });
+    expect(prepareRunCharts(names, storedDesignerKind({}))).toEqual({ shown: names, hiddenNote: null });
     expect(prepareRunCharts(["validityRate"], "fixed").hiddenNote).toBeNull();
   });
 });

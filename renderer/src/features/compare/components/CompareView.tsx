@@ -8,7 +8,7 @@ import { useApi } from "../../../lib/api/ApiContext.js";
 import { seriesColor } from "../../../lib/charts/metricLabels.js";
 import { runSeriesKey } from "../../../lib/charts/prepareMetricSeries.js";
 import { routes } from "../../../lib/router/parseRoute.js";
-import { comparedMetricNames, prepareComparisonSeries } from "../lib/prepareComparison.js";
+import { comparedMetricNames, designerChartsNote, prepareComparisonSeries } from "../lib/prepareComparison.js";
 import { ComparedRunsTable } from "./ComparedRunsTable.js";
 import { HeldOutTable } from "./HeldOutTable.js";
 import { drawnHeldOutCurves, prepareHeldOutCurve } from "../lib/prepareHeldOut.js";
@@ -30,6 +30,7 @@ export function CompareView({ runIds }: { runIds: number[] }) {
   }
 
   const view = comparison.data;
+  const designerNote = view ? designerChartsNote(view) : null;
   const series = view?.runs.map((run, i) => ({ key: runSeriesKey(run.id), label: `#${run.id}${run.name ? ` ${run.name}` : ""}`, color: seriesColor(i) })) ?? [];
   return (
     <section className="view" data-testid="compare-view">
@@ -61,6 +62,11 @@ export function CompareView({ runIds }: { runIds: number[] }) {
           <h3>What differs</h3>
           <ConfigDiffTable view={view} />
           <h3>Metrics per iteration</h3>
+          {designerNote && (
+            <p className="muted small" data-testid="compare-charts-hidden">
+              {designerNote}
+            </p>
+          )}
           <div className="chart-grid">
             {comparedMetricNames(view).map((name) => (
               <MetricChart key={name} chart={prepareMetricChart(name, prepareComparisonSeries(view, name), series)} series={series} />

@@ -1,6 +1,7 @@
 import type { EpisodeSummary } from "../../../../../shared/api/episodeTypes.js";
 import { formatNumber } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
+import { prepareEpisodeRows } from "../lib/prepareEpisodeRows.js";
 
 export function EpisodeList({ episodes }: { episodes: EpisodeSummary[] }) {
   if (episodes.length === 0) return <p className="muted">No episodes.</p>;
@@ -9,6 +10,7 @@ export function EpisodeList({ episodes }: { episodes: EpisodeSummary[] }) {
       <thead>
         <tr>
           <th>Episode</th>
+          <th title="The rollout (iteration) the play belongs to: the game's regeneration rollout, or a replay rollout after it">Rollout</th>
           <th>Play</th>
           <th>Hint</th>
           <th>Turns</th>
@@ -17,11 +19,12 @@ export function EpisodeList({ episodes }: { episodes: EpisodeSummary[] }) {
         </tr>
       </thead>
       <tbody>
-        {episodes.map((episode) => (
+        {prepareEpisodeRows(episodes).map(({ episode, rollout }) => (
           <tr key={episode.id}>
             <td>
               <a href={routes.episode(episode.id)}>#{episode.id}</a>
             </td>
+            <td>{rollout}</td>
             <td>{episode.canary ? `${episode.playIndex} (canary)` : episode.playIndex}</td>
             <td>{episode.hinted ? "hinted" : "–"}</td>
             <td>{episode.turns}</td>

@@ -9,7 +9,7 @@ import { formatTime } from "../../../lib/format/formatNumber.js";
 import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
 import { prepareRunProgress } from "../lib/prepareRunProgress.js";
-import { designerKindOf } from "../lib/prepareRunCharts.js";
+import { storedDesignerKind } from "../../../../../shared/storedDesignerKind.js";
 import { AblationBadges } from "./AblationBadges.js";
 import { DiagnosisBanner } from "./DiagnosisBanner.js";
 import { HeldOutScores } from "./HeldOutScores.js";
@@ -68,7 +68,7 @@ export function RunDetailView({ runId }: { runId: number }) {
         </div>
       )}
       {metrics.error && <ErrorBox error={metrics.error} onRetry={metrics.reload} />}
-      {metrics.data && <RunCharts metrics={metrics.data} designerKind={designerKindOf(r.config)} />}
+      {metrics.data && <RunCharts metrics={metrics.data} designerKind={storedDesignerKind(r.config)} />}
       <TrainingRounds runId={runId} version={tableVersion} />
       <HeldOutScores runId={runId} />
       <h3>Environments</h3>

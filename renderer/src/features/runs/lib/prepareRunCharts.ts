@@ -13,18 +13,21 @@ export interface RunChartsPlan {
   hiddenNote: string | null;
 }
 
-/** The designer kind of a stored run config ("llm" when the config does not say). */
-export function designerKindOf(config: Record<string, unknown> | undefined): string {
-  const designer = config?.designer;
-  const kind = designer !== null && typeof designer === "object" ? (designer as { kind?: unknown }).kind : undefined;
-  return typeof kind === "string" ? kind : "llm";
+/** Why a run of this designer kind ("fixed", "library") has no designer measures: the end of a sentence. */
+export function noDesignerReason(designerKind: string): string {
+  const pool = designerKind === "fixed" ? "a fixed-pool run draws its games from an environment set" : "a library run draws its games from an environment library";
+  return `${pool}, so no model designs and nothing scores a designer.`;
+}
+
+/** Metric names as a lower-case list for a sentence. */
+export function metricList(names: readonly string[]): string {
+  return names.map((name) => metricLabel(name).toLowerCase()).join(", ");
 }
 
 export function prepareRunCharts(names: readonly string[], designerKind: string): RunChartsPlan {
   if (designerKind === "llm") return { shown: [...names], hiddenNote: null };
   const hidden = names.filter((name) => designerMetrics.includes(name));
   const shown = names.filter((name) => !designerMetrics.includes(name));
-  const pool = designerKind === "fixed" ? "a fixed-pool run draws its games from an environment set" : "a library run draws its games from an environment library";
-  const hiddenNote = hidden.length === 0 ? null : `Not charted: ${hidden.map((name) => metricLabel(name).toLowerCase()).join(", ")}: ${pool}, so no model designs and nothing scores a designer.`;
+  const hiddenNote = hidden.length === 0 ? null : `Not charted: ${metricList(hidden)}: ${noDesignerReason(designerKind)}`;
   return { shown, hiddenNote };
 }

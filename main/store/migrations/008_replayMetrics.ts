@@ -1,0 +1,68 @@
+import { parseRunConfig, type RunConfig } from "../../../shared/runConfig.js";
+import { iterationMetrics } from "../../selfplay/iterationMetrics.js";
+import type { Diversity, DiversityKernel } from "../../selfplay/vendiScore.js";
+import type { WritableDb } from "../DatabaseHandle.js";
+import { getMetrics, putMetrics, type MetricRecord } from "../queries/metrics.js";
+import type { Migration } from "./Migration.js";
+
+/**
+ * Runs stored before replay rollouts were measured on their own plays kept metrics rows that say
+ * `episodes 0`, `tokens 0` and null win rate, regret and hinted win rate for a rollout whose plays
+ * are stored (and a null designer reward in the rollout that scores a batch). Each such row is
+ * measured again by the code that measures a rollout now (`iterationMetrics`), from the stored
+ * plays; the row's wall time and diversity are kept as stored (the diversity may be an embedding
+ * kernel's, which cannot be measured here). A row is repaired only while it still says 0 episodes
+ * for a rollout with stored plays, so running it again changes nothing; a run whose stored config
+ * this version cannot read is left as it is. It runs in the migration's transaction.
+ *
+ * The one migration that reads through the engine's code (main/selfplay): the same measure as a
+ * run's, rather than a copy of it that could drift.
+ */
+export const replayMetricsMigration: Migration = {
+  version: 8,
+  name: "replay metrics",
+  up(db) {
+    repairReplayMetrics(db);
+  },
+};
+
+/** Repairs every stale rollout row (see the migration); returns how many rows it measured again. */
+export function repairReplayMetrics(db: WritableDb): number {
+  const stale = db
+    .prepare(
+      `SELECT m.run_id AS runId, m.iteration AS iteration, r.config AS config
+         FROM metrics m JOIN runs r ON r.id = m.run_id
+        WHERE m.name = 'episodes' AND m.value = 0
+          AND EXISTS (SELECT 1 FROM episodes p JOIN environments e ON e.id = p.environment_id
+                       WHERE p.run_id = m.run_id AND e.valid = 1 AND COALESCE(p.rollout, e.iteration) = m.iteration)
+        ORDER BY m.run_id, m.iteration`,
+    )
+    .all() as { runId: number; iteration: number; config: string | null }[];
+  let repaired = 0;
+  for (const row of stale) {
+    const config = readConfig(row.config);
+    if (config === null) continue;
+    const stored = getMetrics(db, row.runId).find((entry) => entry.iteration === row.iteration)?.metrics ?? {};
+    const wallTimeMs = typeof stored.wallTimeMs === "number" ? stored.wallTimeMs : 0;
+    putMetrics(db, row.runId, row.iteration, iterationMetrics(db, row.runId, row.iteration, config, wallTimeMs, { diversity: storedDiversity(stored) }));
+    repaired += 1;
+  }
+  return repaired;
+}
+
+function readConfig(text: string | null): RunConfig | null {
+  try {
+    return parseRunConfig(JSON.parse(text ?? "null"), "stored run config");
+  } catch {
+    return null;
+  }
+}
+
+/** The diversity as the row stored it; null when it stored none. */
+function storedDiversity(stored: MetricRecord): Diversity | null {
+  const about = stored.diversity;
+  if (typeof stored.vendiScore !== "number" || typeof stored.vendiPerN !== "number" || about === null || typeof about !== "object" || Array.isArray(about)) return null;
+  const { kernel, games } = about as { kernel?: unknown; games?: unknown };
+  if (typeof kernel !== "string" || typeof games !== "number") return null;
+  return { vendiScore: stored.vendiScore, vendiPerN: stored.vendiPerN, n: games, kernel: kernel as DiversityKernel };
+}
