@@ -27,7 +27,8 @@ import { buildRunReport } from "../../main/selfplay/buildRunReport.js";
 import { coreMetrics, preferredMetrics } from "../../renderer/src/lib/charts/metricLabels.js";
 import { prepareMetricChart } from "../../renderer/src/lib/charts/prepareMetricChart.js";
 import { metricNames, prepareMetricSeries, runSeriesKey } from "../../renderer/src/lib/charts/prepareMetricSeries.js";
-import { designerKindOf, prepareRunCharts } from "../../renderer/src/features/runs/lib/prepareRunCharts.js";
+import { prepareRunCharts, storedHintPlays } from "../../renderer/src/features/runs/lib/prepareRunCharts.js";
+import { storedDesignerKind } from "../../shared/storedDesignerKind.js";
 import { createTestPool } from "../support/sandboxTestPool.js";
 import { oneSidedTwoProportionZ, type Proportion } from "../support/twoProportionTest.js";
 
@@ -153,8 +154,11 @@ describe.skipIf(!hasTorch || !existsSync(cli) || !existsSync(stories))("the READ
       expect(last.wins / last.plays).toBeGreaterThan(first.wins / first.plays);
       expect(z.p).toBeLessThan(0.01);
 
-      const plan = prepareRunCharts(metricNames([metrics], preferredMetrics, coreMetrics), designerKindOf(detail.config));
+      const plan = prepareRunCharts(metricNames([metrics], preferredMetrics, coreMetrics), storedDesignerKind(detail.config), storedHintPlays(detail.config));
       expect(plan.shown).toContain("meanWinRate");
+      // No hinted plays in the quick start: no flat-zero regret tile, and the page says why.
+      expect(plan.shown).not.toContain("meanRegret");
+      expect(plan.hiddenNote).toContain("hintPlays 0");
       const series = [{ key: runSeriesKey(runId), label: `run ${runId}` }];
       const chart = prepareMetricChart("meanWinRate", prepareMetricSeries([metrics], "meanWinRate"), series);
       expect(chart.title).toBe("Mean win rate");

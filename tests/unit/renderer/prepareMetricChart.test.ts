@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { metricLabel } from "../../../renderer/src/lib/charts/metricLabels.js";
 import { isRateMetric, prepareMetricChart } from "../../../renderer/src/lib/charts/prepareMetricChart.js";
-import { prepareRunCharts } from "../../../renderer/src/features/runs/lib/prepareRunCharts.js";
+import { prepareRunCharts, storedHintPlays } from "../../../renderer/src/features/runs/lib/prepareRunCharts.js";
 import { storedDesignerKind } from "../../../shared/storedDesignerKind.js";
 
 const series = [{ key: "run1", label: "run 1" }];
@@ -43,5 +43,17 @@ describe("prepareRunCharts", () => {
     expect(fixed.hiddenNote).toBe("Not charted: designer reward, designer masked rate, designer rewards scored: a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer.");
     expect(prepareRunCharts(names, storedDesignerKind({}))).toEqual({ shown: names, hiddenNote: null });
     expect(prepareRunCharts(["validityRate"], "fixed").hiddenNote).toBeNull();
+  });
+
+  it("leaves the hinted measures out of a run with no hinted plays (hintPlays 0), and keeps them when it has some or does not say", () => {
+    const names = ["validityRate", "meanRegret", "meanWinRate", "meanHintWinRate", "designerReward"];
+    const config = { designer: { kind: "fixed", set: "story-words" }, hintPlays: 0 };
+    const plan = prepareRunCharts(names, storedDesignerKind(config), storedHintPlays(config));
+    expect(plan.shown).toEqual(["validityRate", "meanWinRate"]);
+    expect(plan.hiddenNote).toBe(
+      "Not charted: designer reward: a fixed-pool run draws its games from an environment set, so no model designs and nothing scores a designer. Not charted: mean regret, mean hinted win rate: the run plays no hinted games (hintPlays 0), so regret is 0 by definition and no hinted win rate is measured.",
+    );
+    expect(prepareRunCharts(names, "llm", storedHintPlays({ hintPlays: 8 }))).toEqual({ shown: names, hiddenNote: null });
+    expect(prepareRunCharts(names, "llm", storedHintPlays({}))).toEqual({ shown: names, hiddenNote: null });
   });
 });

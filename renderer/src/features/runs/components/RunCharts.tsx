@@ -7,9 +7,9 @@ import { prepareHistogram } from "../../../lib/charts/prepareHistogram.js";
 import { metricNames, prepareMetricSeries, runSeriesKey } from "../../../lib/charts/prepareMetricSeries.js";
 import { prepareRunCharts } from "../lib/prepareRunCharts.js";
 
-/** One chart per scalar metric that applies to the run (`designerKind`: its config's), plus the latest iteration's win-rate histogram. */
-export function RunCharts({ metrics, designerKind }: { metrics: RunMetrics; designerKind: string }) {
-  const plan = prepareRunCharts(metricNames([metrics], preferredMetrics, coreMetrics), designerKind);
+/** One chart per scalar metric that applies to the run (`designerKind`, `hintPlays`: its config's), plus the latest iteration's win-rate histogram. */
+export function RunCharts({ metrics, designerKind, hintPlays }: { metrics: RunMetrics; designerKind: string; hintPlays: number | null }) {
+  const plan = prepareRunCharts(metricNames([metrics], preferredMetrics, coreMetrics), designerKind, hintPlays);
   const latest = metrics.iterations[metrics.iterations.length - 1];
   const histogram = prepareHistogram(latest?.series.winRateHistogram);
   if (plan.shown.length === 0 && histogram.length === 0) return <p className="empty">No metrics yet: they appear after the first completed iteration.</p>;

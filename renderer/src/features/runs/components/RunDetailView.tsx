@@ -10,6 +10,7 @@ import { routes } from "../../../lib/router/parseRoute.js";
 import { useLiveProgress } from "../hooks/useLiveProgress.js";
 import { prepareRunProgress } from "../lib/prepareRunProgress.js";
 import { storedDesignerKind } from "../../../../../shared/storedDesignerKind.js";
+import { storedHintPlays } from "../lib/prepareRunCharts.js";
 import { AblationBadges } from "./AblationBadges.js";
 import { DiagnosisBanner } from "./DiagnosisBanner.js";
 import { HeldOutScores } from "./HeldOutScores.js";
@@ -68,7 +69,7 @@ export function RunDetailView({ runId }: { runId: number }) {
         </div>
       )}
       {metrics.error && <ErrorBox error={metrics.error} onRetry={metrics.reload} />}
-      {metrics.data && <RunCharts metrics={metrics.data} designerKind={storedDesignerKind(r.config)} />}
+      {metrics.data && <RunCharts metrics={metrics.data} designerKind={storedDesignerKind(r.config)} hintPlays={storedHintPlays(r.config)} />}
       <TrainingRounds runId={runId} version={tableVersion} />
       <HeldOutScores runId={runId} />
       <h3>Environments</h3>
