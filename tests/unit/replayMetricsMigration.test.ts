@@ -10,7 +10,7 @@ import { parseRunConfig } from "../../shared/runConfig.js";
 import type { WritableDb } from "../../main/store/DatabaseHandle.js";
 import { migrateDatabase, readSchemaVersion, schemaVersion } from "../../main/store/migrateDatabase.js";
 import { allMigrations } from "../../main/store/migrations/allMigrations.js";
-import { repairReplayMetrics } from "../../main/store/migrations/008_replayMetrics.js";
+import { repairDesignerRewards, repairReplayMetrics } from "../../main/store/migrations/008_replayMetrics.js";
 import { openDatabase, spadeApplicationId } from "../../main/store/openDatabase.js";
 import { insertEnvironment } from "../../main/store/queries/environments.js";
 import { upsertEnvStats } from "../../main/store/queries/envStats.js";
@@ -78,7 +78,7 @@ describe("the replay-metrics migration", () => {
       const raw = new BetterSqlite3(path, { readonly: true });
       const rows = raw.prepare(`SELECT run_id, iteration, name, value, json FROM metrics ORDER BY run_id, iteration, name`).all();
       raw.close();
-      return rows as { run_id: number; iteration: number }[];
+      return rows as { run_id: number; iteration: number; name: string }[];
     })();
 
     const db = openDatabase(path);
@@ -92,15 +92,19 @@ describe("the replay-metrics migration", () => {
       noveltyRate: null, vendiScore: null, vendiPerN: null, diversity: null, episodes: 2, stepTimeouts: 0, tokens: 14, tokensPerEnv: 14, wallTimeMs: 2000, timePerEnvMs: 2000,
       regeneration: 0, designerRewardsScored: 2, designerMaskedRate: 0, learningPotentialGap: null, designerRewardScale: 1,
     });
-    // Rows that were right, the empty replay, and the run with an unreadable config: as stored.
-    const after = db.prepare(`SELECT run_id, iteration, name, value, json FROM metrics ORDER BY run_id, iteration, name`).all() as { run_id: number; iteration: number }[];
-    const untouched = (rows: { run_id: number; iteration: number }[]) => rows.filter((row) => !(row.run_id === runId && row.iteration === 1));
+    // The empty replay (rollout 3) scores the batch of rollout 2 (game c, reward 0.4): its stored null
+    // designer reward is set, nothing else of it changes.
+    expect(getMetrics(db, runId)[3]!.metrics).toEqual({ ...oldReplayRow(300), designerReward: 0.4 });
+    // Rows that were right, and the run with an unreadable config: as stored.
+    const after = db.prepare(`SELECT run_id, iteration, name, value, json FROM metrics ORDER BY run_id, iteration, name`).all() as { run_id: number; iteration: number; name: string }[];
+    const untouched = (rows: { run_id: number; iteration: number; name: string }[]) => rows.filter((row) => !(row.run_id === runId && (row.iteration === 1 || (row.iteration === 3 && row.name === "designerReward"))));
     expect(untouched(after)).toEqual(untouched(before));
     expect(getMetrics(db, runId)[3]!.metrics.episodes).toBe(0);
     expect(getMetrics(db, otherRunId)[0]!.metrics.episodes).toBe(0);
 
     // Idempotent: nothing left to repair, and a second open changes nothing.
     expect(repairReplayMetrics(db)).toBe(0);
+    expect(repairDesignerRewards(db)).toBe(0);
     db.close();
     const again = openDatabase(path);
     expect(again.prepare(`SELECT run_id, iteration, name, value, json FROM metrics ORDER BY run_id, iteration, name`).all()).toEqual(after);

@@ -23,6 +23,7 @@ export const replayMetricsMigration: Migration = {
   name: "replay metrics",
   up(db) {
     repairReplayMetrics(db);
+    repairDesignerRewards(db);
   },
 };
 
@@ -45,6 +46,29 @@ export function repairReplayMetrics(db: WritableDb): number {
     const stored = getMetrics(db, row.runId).find((entry) => entry.iteration === row.iteration)?.metrics ?? {};
     const wallTimeMs = typeof stored.wallTimeMs === "number" ? stored.wallTimeMs : 0;
     putMetrics(db, row.runId, row.iteration, iterationMetrics(db, row.runId, row.iteration, config, wallTimeMs, { diversity: storedDiversity(stored) }));
+    repaired += 1;
+  }
+  return repaired;
+}
+
+/** Sets the designer reward of every row that stored it null while its rollout scores a batch with stored rewards; returns how many rows it set. */
+export function repairDesignerRewards(db: WritableDb): number {
+  const unscored = db
+    .prepare(
+      `SELECT m.run_id AS runId, m.iteration AS iteration, r.config AS config
+         FROM metrics m JOIN runs r ON r.id = m.run_id
+        WHERE m.name = 'designerReward' AND m.value IS NULL AND m.json IS NULL
+        ORDER BY m.run_id, m.iteration`,
+    )
+    .all() as { runId: number; iteration: number; config: string | null }[];
+  let repaired = 0;
+  for (const row of unscored) {
+    const config = readConfig(row.config);
+    if (config === null) continue;
+    // The diversity is not needed here (and is not measured: it can cost a kernel over every game).
+    const { designerReward } = iterationMetrics(db, row.runId, row.iteration, config, 0, { diversity: null });
+    if (typeof designerReward !== "number") continue;
+    putMetrics(db, row.runId, row.iteration, { designerReward });
     repaired += 1;
   }
   return repaired;
