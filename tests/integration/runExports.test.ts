@@ -202,7 +202,9 @@ describe("verl's agent loop (issue #33)", () => {
       "loop = cls(trainer_config=trainer, server_manager=lambda messages: next(replies, None), tokenizer=None, processor=None)",
       `kwargs = {'name': 'spade', 'code': open(${JSON.stringify(file)}).read(), 'seed': ${seed}, 'max_turns': ${maxTurns}}`,
       "output = asyncio.run(loop.run({}, raw_prompt=[{'role': 'user', 'content': 'x'}], extra_info={'interaction_kwargs': kwargs}))",
-      "children = [p for p in os.listdir('/proc') if p.isdigit() and open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[1] == str(os.getpid())]",
+      // A process of the machine may end between the listing and the read (a busy machine): it is not running, so not a child left running.
+      "def parent_of(p):\n    try:\n        return open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[1]\n    except OSError:\n        return None",
+      "children = [p for p in os.listdir('/proc') if p.isdigit() and parent_of(p) == str(os.getpid())]",
       "from spade_verl_reward import compute_score",
       "score = compute_score('spade', 'whole response \\\\boxed{x}', '', extra_info={'code': kwargs['code'], 'seed': kwargs['seed'], **output.extra_fields})",
       "print(json.dumps({'loop': name, 'reward_score': output.reward_score, 'spade_return': output.extra_fields.get('spade_return'), 'compute_score': score, 'children': len(children), 'observations': [m['content'] for m in output.messages if m['role'] in ('user', 'tool')][1:]}))",
