@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EnvPackageManifest, PackagedEnvironment } from "../../shared/envExport.js";
 import { exportEnvironmentPackages } from "../../main/exports/packages/exportEnvironmentPackages.js";
+import { gameFileName } from "../../main/exports/packages/gameFilesWriter.js";
 
 const game = (className: string, answer: number, source: string): PackagedEnvironment => ({
   className,
@@ -20,7 +21,7 @@ describe("game-files export into one folder twice", () => {
     const second = exportEnvironmentPackages([game("SecondEnv", 2, "run:1/env:4")], { format: "game-files", outDir, selection: "run:2" });
     const files = readdirSync(outDir).filter((name) => name.startsWith("game_")).sort();
     expect(files).toHaveLength(2);
-    for (const name of files) expect(name).toMatch(/^game_00000_[0-9a-f]{12}_logical_deduction\.py$/);
+    for (const name of files) expect(name).toMatch(/^game_00000_\d{15}_logical_deduction\.py$/);
     const held = files.map((name) => readFileSync(join(outDir, name), "utf8"));
     expect(held.some((text) => text.includes("class FirstEnv:"))).toBe(true);
     expect(held.some((text) => text.includes("class SecondEnv:"))).toBe(true);
@@ -38,5 +39,28 @@ describe("game-files export into one folder twice", () => {
     expect(again.packages.map((entry) => entry.className)).toEqual(["SecondEnv", "FirstEnv"]);
     expect(again.packages[1]!.path).toBe(first.packages[0]!.path);
     expect(readdirSync(outDir).filter((name) => name.startsWith("game_"))).toHaveLength(2);
+  });
+});
+
+/**
+ * How the reference's evaluation reads a game's skill back from its file name (spade-rl/spade
+ * 9b2b813, spade/core/eval/fixed_model_eval.py `_extract_skill_from_game_file`): the stem's parts
+ * after "game_", from the first that does not start with a digit, joined with spaces and
+ * title-cased; "Unknown" when none is left.
+ */
+function referenceSkillOf(fileName: string): string {
+  const parts = fileName.replace(/\.py$/, "").slice("game_".length).split("_");
+  const start = parts.findIndex((part) => !/^[0-9]/.test(part));
+  if (start < 0) return "Unknown";
+  return parts.slice(start).join(" ").replace(/\w\S*/g, (word) => word[0]!.toUpperCase() + word.slice(1).toLowerCase());
+}
+
+describe("game-files names", () => {
+  it("read back as their skill by the reference's evaluation, whatever the content's digest", () => {
+    for (let answer = 0; answer < 32; answer++) {
+      const name = gameFileName(7, Buffer.from(`class Game${answer}: pass\n`), "Logical Deduction");
+      expect(name).toMatch(/^game_00007_\d{15}_logical_deduction\.py$/);
+      expect(referenceSkillOf(name)).toBe("Logical Deduction");
+    }
   });
 });

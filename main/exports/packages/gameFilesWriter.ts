@@ -11,14 +11,18 @@ const GAME_HEADER = '"""SPADE self-play generated game"""\n\n';
 
 /**
  * The file name: the reference's `game_<rollout:05d>_<index:03d>_<skill slug>.py` with the index
- * (its place in the reference's batch) replaced by the first 12 hex digits of the file's SHA-256, so
- * a name is the same in every export and a second export into the same folder keeps the games of
- * the first; the slug cut at 100 characters (the skill is environment text; a file name has at
- * most 255 bytes). The reference's loader reads every `game_*.py` of the folder.
+ * (its place in the reference's batch) replaced by the first 48 bits of the file's SHA-256 written
+ * as 15 decimal digits, so a name is the same in every export and a second export into the same
+ * folder keeps the games of the first; the slug cut at 100 characters (the skill is environment
+ * text; a file name has at most 255 bytes). The reference's loader reads every `game_*.py` of the
+ * folder, and its evaluation reads the skill back from the name as the parts after the leading
+ * ones that start with a digit (spade-rl/spade `spade/core/eval/fixed_model_eval.py`,
+ * `_extract_skill_from_game_file`): hex digits would make a digest that starts with a-f part of the
+ * skill, so the digest is all digits.
  */
 export function gameFileName(rollout: number, bytes: Buffer, skill: string | null): string {
   const slug = (skill ?? "unknown").toLowerCase().replace(/ /g, "_").replace(/[^a-z0-9_]/g, "").slice(0, 100);
-  const digest = createHash("sha256").update(bytes).digest("hex").slice(0, 12);
+  const digest = BigInt(`0x${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}`).toString().padStart(15, "0");
   return `game_${String(rollout).padStart(5, "0")}_${digest}_${slug || "unknown"}.py`;
 }
 

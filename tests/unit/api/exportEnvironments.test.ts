@@ -39,7 +39,7 @@ describe("exportEnvironments (the Export… action)", () => {
     expect(result.outDir).toBe(join(dir, "mine", "games"));
     const games = readdirSync(join(dir, "mine/games")).filter((name) => name.endsWith(".py"));
     expect(games).toHaveLength(1);
-    expect(games[0]).toMatch(/^game_00000_[0-9a-f]{12}_logical_deduction\.py$/);
+    expect(games[0]).toMatch(/^game_00000_\d{15}_logical_deduction\.py$/);
   });
 
   it("refuses an unknown set, an empty selection, an unknown format and a set with a run", async () => {
