@@ -29,49 +29,44 @@ export const replayMetricsMigration: Migration = {
 
 /** Repairs every stale rollout row (see the migration); returns how many rows it measured again. */
 export function repairReplayMetrics(db: WritableDb): number {
-  const stale = db
-    .prepare(
-      `SELECT m.run_id AS runId, m.iteration AS iteration, r.config AS config
-         FROM metrics m JOIN runs r ON r.id = m.run_id
-        WHERE m.name = 'episodes' AND m.value = 0
-          AND EXISTS (SELECT 1 FROM episodes p JOIN environments e ON e.id = p.environment_id
-                       WHERE p.run_id = m.run_id AND e.valid = 1 AND COALESCE(p.rollout, e.iteration) = m.iteration)
-        ORDER BY m.run_id, m.iteration`,
-    )
-    .all() as { runId: number; iteration: number; config: string | null }[];
-  let repaired = 0;
-  for (const row of stale) {
-    const config = readConfig(row.config);
-    if (config === null) continue;
-    const stored = getMetrics(db, row.runId).find((entry) => entry.iteration === row.iteration)?.metrics ?? {};
+  const stale = rowsToRepair(
+    db,
+    `m.name = 'episodes' AND m.value = 0
+     AND EXISTS (SELECT 1 FROM episodes p JOIN environments e ON e.id = p.environment_id
+                  WHERE p.run_id = m.run_id AND e.valid = 1 AND COALESCE(p.rollout, e.iteration) = m.iteration)`,
+  );
+  for (const { runId, iteration, config } of stale) {
+    const stored = getMetrics(db, runId).find((entry) => entry.iteration === iteration)?.metrics ?? {};
     const wallTimeMs = typeof stored.wallTimeMs === "number" ? stored.wallTimeMs : 0;
-    putMetrics(db, row.runId, row.iteration, iterationMetrics(db, row.runId, row.iteration, config, wallTimeMs, { diversity: storedDiversity(stored) }));
+    putMetrics(db, runId, iteration, iterationMetrics(db, runId, iteration, config, wallTimeMs, { diversity: storedDiversity(stored) }));
+  }
+  return stale.length;
+}
+
+/** Sets the designer reward of every row that stored it null while its rollout scores a batch with stored rewards; returns how many rows it set. */
+export function repairDesignerRewards(db: WritableDb): number {
+  let repaired = 0;
+  for (const { runId, iteration, config } of rowsToRepair(db, `m.name = 'designerReward' AND m.value IS NULL AND m.json IS NULL`)) {
+    // The diversity is not needed here (and is not measured: it can cost a kernel over every game).
+    const { designerReward } = iterationMetrics(db, runId, iteration, config, 0, { diversity: null });
+    if (typeof designerReward !== "number") continue;
+    putMetrics(db, runId, iteration, { designerReward });
     repaired += 1;
   }
   return repaired;
 }
 
-/** Sets the designer reward of every row that stored it null while its rollout scores a batch with stored rewards; returns how many rows it set. */
-export function repairDesignerRewards(db: WritableDb): number {
-  const unscored = db
-    .prepare(
-      `SELECT m.run_id AS runId, m.iteration AS iteration, r.config AS config
-         FROM metrics m JOIN runs r ON r.id = m.run_id
-        WHERE m.name = 'designerReward' AND m.value IS NULL AND m.json IS NULL
-        ORDER BY m.run_id, m.iteration`,
-    )
+/** The metrics rows that `condition` (SQL over `m`, the metrics row) picks, in run and iteration order, of the runs whose stored config this version reads, each with that config (read once per run). */
+function rowsToRepair(db: WritableDb, condition: string): { runId: number; iteration: number; config: RunConfig }[] {
+  const rows = db
+    .prepare(`SELECT m.run_id AS runId, m.iteration AS iteration, r.config AS config FROM metrics m JOIN runs r ON r.id = m.run_id WHERE ${condition} ORDER BY m.run_id, m.iteration`)
     .all() as { runId: number; iteration: number; config: string | null }[];
-  let repaired = 0;
-  for (const row of unscored) {
-    const config = readConfig(row.config);
-    if (config === null) continue;
-    // The diversity is not needed here (and is not measured: it can cost a kernel over every game).
-    const { designerReward } = iterationMetrics(db, row.runId, row.iteration, config, 0, { diversity: null });
-    if (typeof designerReward !== "number") continue;
-    putMetrics(db, row.runId, row.iteration, { designerReward });
-    repaired += 1;
-  }
-  return repaired;
+  const configs = new Map<number, RunConfig | null>();
+  return rows.flatMap(({ runId, iteration, config: text }) => {
+    if (!configs.has(runId)) configs.set(runId, readConfig(text));
+    const config = configs.get(runId) ?? null;
+    return config === null ? [] : [{ runId, iteration, config }];
+  });
 }
 
 function readConfig(text: string | null): RunConfig | null {
