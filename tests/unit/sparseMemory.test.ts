@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyPages, changedPages, copyPages, PAGE_BYTES, restorePages, savePages, savePagesAt, zeroPages } from "../../main/sandbox/child/sparseMemory.mjs";
+import { applyPages, changedPages, copyPages, DIFF_BYTES, PAGE_BYTES, restorePages, savePages, savePagesAt, zeroPages } from "../../main/sandbox/child/sparseMemory.mjs";
 
 const MIB = 1024 * 1024;
 
@@ -110,15 +110,21 @@ describe("parking a play as the pages it changed from the base", () => {
     return copy;
   };
 
-  it("finds exactly the pages that differ, past the base's length against zeros", () => {
+  it("finds exactly the small pages that differ, past the base's length against zeros", () => {
+    const perPage = PAGE_BYTES / DIFF_BYTES;
+    const smallPagesOf = (page: number) => Array.from({ length: perPage }, (_, index) => page * PAGE_BYTES + index * DIFF_BYTES);
     const base = savePages(memoryOf("x0x0xxx0", 3));
     const grown = new Uint8Array(12 * PAGE_BYTES);
     grown.set(changed(memoryOf("x0x0xxx0", 3), [1, 4], [6]));
     grown[10 * PAGE_BYTES + 3] = 9;
-    // Page 7 straddles the base's end (its last 100 bytes are past it, zero): unchanged.
-    expect(changedPages(grown, base)).toEqual([1, 4, 6, 10].map((page) => page * PAGE_BYTES));
+    // One byte changed: its small page only; a page of bytes zeroed: each of its small pages.
+    expect(changedPages(grown, base)).toEqual([PAGE_BYTES, 4 * PAGE_BYTES, ...smallPagesOf(6), 10 * PAGE_BYTES]);
+    // Page 7 straddles the base's end (its last 100 bytes are past it, zero): unchanged until one of them is not.
     grown[8 * PAGE_BYTES - 50] = 1;
-    expect(changedPages(grown, base)).toEqual([1, 4, 6, 7, 10].map((page) => page * PAGE_BYTES));
+    expect(changedPages(grown, base)).toEqual([PAGE_BYTES, 4 * PAGE_BYTES, ...smallPagesOf(6), 8 * PAGE_BYTES - DIFF_BYTES, 10 * PAGE_BYTES]);
+    grown[5 * PAGE_BYTES + 3 * DIFF_BYTES + 7] ^= 0xff;
+    expect(changedPages(grown, base)).toContain(5 * PAGE_BYTES + 3 * DIFF_BYTES);
+    expect(changedPages(grown, base)).not.toContain(5 * PAGE_BYTES);
   });
 
   it("switching from one parked play to another leaves exactly the other's memory, as a full restore does", () => {

@@ -32,9 +32,11 @@
 // then kept apart from the post-open base, and a `recycle` request (no play open) puts the child
 // back to the state it had when it became ready, for another game: only when nothing outside the
 // memory differs from the pristine state (`fingerprint()`) and the memory never grew past its
-// pristine size; it then puts back the pristine memory, the umask and the virtual sources, drops
-// the parked plays' buffers and forgets every per-game variable, so that it answers every request
-// as a never-used child does. Anything else refuses the recycle, and the engine ends the process.
+// pristine size; it then puts back the pristine memory, the umask and the virtual sources and
+// forgets every per-game variable, so that it answers every request as a never-used child does.
+// Anything else refuses the recycle, and the engine ends the process. The buffers that held the
+// last game's base and parked plays are kept for the next game's (`spareBuffers`): only ever read
+// where that game wrote them, so nothing of the last game is read back.
 
 import { register } from "node:module";
 import crypto from "node:crypto";
@@ -185,7 +187,11 @@ await grantModuleImport();
 const { loadPyodide } = await import(pathToFileURL(`${pyodideDir}/pyodide.mjs`).href);
 markPhase("loaderImport");
 
-/** @type {(json: string) => string} */
+/**
+ * Runs one harness request; every way the harness runs goes through here (`runHarness`), which
+ * marks the memory dirty first.
+ * @type {(json: string) => string}
+ */
 let handle = () => {
   throw new Error("the sandbox was not initialised");
 };
@@ -207,7 +213,12 @@ let openedBase = null;
 let boundCode = /** @type {string | null} */ (null);
 /** Opens of the bound code so far. */
 let opens = 0;
-/** True when the memory may differ from the base (something ran since the last restore). */
+/**
+ * True when the memory may differ from the base's: the harness ran, or a parked play's pages were
+ * put back, since the memory last was the base. False only when it is the base byte for byte (a
+ * play opened from the base and not yet run is such a play): then parking it copies nothing and
+ * putting the base back writes nothing, without comparing the memory at all.
+ */
 let dirty = false;
 /** True after a `close` whose interpreter can be restored: the base goes back right after the reply. */
 let restoreAfterReply = false;
@@ -245,6 +256,13 @@ const parked = new Map();
 const playBuffers = new Map();
 /** @type {Uint8Array[]} */
 const spareBuffers = [];
+/**
+ * The buffer of the last game's post-open base, kept over a recycle for the next game's
+ * (`takeBase`): allocating it again would report tens of MiB of new external memory to V8 at every
+ * game, each time a reason for a garbage collection of the whole JavaScript heap.
+ * @type {Uint8Array | null}
+ */
+let spareBaseBytes = null;
 /** How long the last switch between plays took (park one, put another back), in ms; null when none since the last reply. */
 let lastSwitchMs = /** @type {number | null} */ (null);
 
@@ -638,6 +656,12 @@ function connectHarness(/** @type {any} */ py) {
   wasm = py._module;
 }
 
+/** Runs one harness request (environment code runs: the memory may differ from the base from now on). */
+function runHarness(/** @type {string} */ json) {
+  dirty = true;
+  return handle(json);
+}
+
 /** @param {Record<string, unknown>} extra */
 function loadOptions(extra) {
   return {
@@ -681,7 +705,7 @@ class WarmUpEnv:
 `;
 
 function warmUp() {
-  const ask = (/** @type {Record<string, unknown>} */ request) => handle(JSON.stringify(request));
+  const ask = (/** @type {Record<string, unknown>} */ request) => runHarness(JSON.stringify(request));
   ask({ op: "open", code: WARM_UP_GAME, maxObservationChars: 65536, maxPrintChars: 65536 });
   for (const seed of [0, 42, 123]) {
     ask({ op: "reset", seed });
@@ -697,16 +721,16 @@ function warmUp() {
 
 /**
  * Puts the base memory back; throws when state outside the memory changed. `changed`: the pages
- * where the memory differs from the base, when just compared (`park()`): only those are written;
- * else the whole memory is restored.
+ * where the memory differs from the base, when just compared (`park()`); else they are found by
+ * comparing the memory with the base (none when it is clean). Only those pages are written.
  */
 function restoreBase(/** @type {number[] | null} */ changed = null) {
   if (!base) throw new Error("no pristine state");
   const started = realNow();
   const now = fingerprint();
   if (now !== base.fingerprint) throw new Error(`the interpreter cannot be restored (state outside its memory changed: ${now} vs ${base.fingerprint})`);
-  if (changed) applyPages(wasm.HEAPU8, base.memory, changed, [], null);
-  else restorePages(wasm.HEAPU8, base.memory);
+  const pages = changed ?? (dirty ? changedPages(wasm.HEAPU8, base.memory) : []);
+  applyPages(wasm.HEAPU8, base.memory, pages, [], null);
   // State outside the memory that a play can change and the base puts back: the umask, the virtual clock and generator.
   process.umask(base.umask);
   sources.set(base.sources);
@@ -733,8 +757,11 @@ function withinKeptGrowth() {
 function takeBase() {
   // The old base's buffer is written over only when no parked play was parked against it (nor is it the pristine copy).
   const reuse = base !== null && !(recyclable && base === pristine) && ![...parked.values()].some((slot) => slot.against === base);
-  const memory = savePages(wasm.HEAPU8, { into: reuse ? base?.memory.bytes : null });
+  // As large as the memory may be kept, so that the next game's base fits it too (only the part written is resident).
+  const memory = savePages(wasm.HEAPU8, { into: reuse ? base?.memory.bytes : spareBaseBytes, size: pristineBytes + maxKeptGrowthBytes });
+  if (memory.bytes === spareBaseBytes) spareBaseBytes = null;
   base = { memory, fingerprint: fingerprint(), umask: currentUmask(), sources: sources.slice() };
+  dirty = false;
 }
 
 /** True when the play in the interpreter could be parked: nothing outside the memory changed and the memory is within the kept growth. */
@@ -750,20 +777,20 @@ function playOf(/** @type {{ play?: unknown }} */ request) {
 
 /**
  * Copies the current play's state into its slot: the pages where the memory differs from the base
- * (a play changes few), at their offsets in the play's buffer. The interpreter then holds nothing
- * anyone may keep using. Returns those pages (the memory is the base but for them), or null when
- * no play was current.
+ * (a play changes few; none, without a comparison, while the memory is clean), at their offsets in
+ * the play's buffer. The interpreter then holds nothing anyone may keep using. Returns those pages
+ * (the memory is the base but for them), or null when no play was current.
  */
 function park() {
   if (current === null) return null;
   if (!parkable() || !base) throw new Error(`play ${current} cannot be parked (state outside the memory changed, or the memory grew past the kept growth)`);
-  const pages = changedPages(wasm.HEAPU8, base.memory);
+  const pages = dirty ? changedPages(wasm.HEAPU8, base.memory) : [];
   const buffer = playBuffers.get(current) ?? spareBuffers.pop() ?? new Uint8Array(pristineBytes + maxKeptGrowthBytes);
   savePagesAt(wasm.HEAPU8, pages, buffer);
   playBuffers.set(current, buffer);
   parked.set(current, { pages, against: base, sources: sources.slice(), umask: currentUmask() });
   current = null;
-  dirty = true;
+  dirty = pages.length > 0;
   return pages;
 }
 
@@ -783,14 +810,14 @@ function switchTo(/** @type {number} */ play) {
     restorePages(wasm.HEAPU8, against.memory);
   } else {
     // The memory is the base but for `changed`: only those pages and the play's own are written.
-    changed = parkedNow ?? changedPages(wasm.HEAPU8, base.memory);
+    changed = parkedNow ?? (dirty ? changedPages(wasm.HEAPU8, base.memory) : []);
   }
   applyPages(wasm.HEAPU8, against.memory, changed, slot.pages, buffer);
   process.umask(slot.umask);
   sources.set(slot.sources);
   parked.delete(play);
   current = play;
-  dirty = true;
+  dirty = slot.pages.length > 0 || against !== base;
   lastSwitchMs = realNow() - started;
 }
 
@@ -832,18 +859,19 @@ function open(request) {
     changed = park();
     lastSwitchMs = realNow() - started;
   }
-  if (dirty) restoreBase(changed);
+  // Also when the memory is clean: the umask and the virtual sources go back with it.
+  restoreBase(changed);
   const resetMs = opens > 0 ? lastRestoreMs : null;
   boundCode = request.code;
   opens++;
-  dirty = true;
   current = play;
   if (openedBase) {
+    // The base is the memory right after this open: the play starts clean.
     loaderOutput = openedBase.output;
     return { json: openedBase.json, resetMs, fromBase: true };
   }
   reseedSources(0);
-  const json = handle(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars, textCaps: request.textCaps, maxTurns }));
+  const json = runHarness(JSON.stringify({ op: "open", code: request.code, maxObservationChars: request.maxObservationChars, maxPrintChars: request.maxPrintChars, textCaps: request.textCaps, maxTurns }));
   // From the first reuse on, plays start right after this open (a child that plays once never pays for the copy).
   if (opens >= 2 && withinKeptGrowth() && fingerprint() === base?.fingerprint && JSON.parse(json)?.ok === true) {
     takeBase();
@@ -863,9 +891,8 @@ function repair(request) {
   if (typeof request.code !== "string") throw new Error("repair needs the code");
   if (boundCode !== null && boundCode !== request.code) throw new Error("this sandbox already ran another environment's code");
   if (current !== null || parked.size > 0) throw new Error("repair needs a sandbox with no play open");
-  if (dirty) restoreBase();
-  dirty = true;
-  const json = handle(JSON.stringify({ op: "repair", code: request.code }));
+  restoreBase();
+  const json = runHarness(JSON.stringify({ op: "repair", code: request.code }));
   if (boundCode === null) {
     const answer = JSON.parse(json);
     boundCode = answer?.ok === true && typeof answer.result?.code === "string" ? answer.result.code : request.code;
@@ -875,7 +902,7 @@ function repair(request) {
 
 function close(/** @type {number} */ play) {
   switchTo(play);
-  const json = handle(JSON.stringify({ op: "close" }));
+  const json = runHarness(JSON.stringify({ op: "close" }));
   endBuffer(play);
   current = null;
   // Kept only when the next play can be restored exactly and the memory did not grow too far; then
@@ -888,8 +915,9 @@ function close(/** @type {number} */ play) {
 /**
  * Puts the child back to its pristine state for another game: the pristine memory (the memory must
  * not have grown past it), the umask and the virtual sources, with nothing outside the memory
- * changed since (`fingerprint()`); the parked plays' buffers and every per-game variable are
- * dropped. Returns why it cannot, or null when it did: a refused child is ended by the engine.
+ * changed since (`fingerprint()`); every per-game variable is dropped, the buffers kept for the
+ * next game's base and plays. Returns why it cannot, or null when it did: a refused child is ended
+ * by the engine.
  */
 function recycle() {
   if (!recyclable || !pristine) return "this sandbox was started without recycling";
@@ -903,6 +931,7 @@ function recycle() {
   restorePages(heap, pristine.memory);
   process.umask(pristine.umask);
   sources.set(pristine.sources);
+  if (base !== pristine && base) spareBaseBytes = base.memory.bytes;
   base = pristine;
   openedBase = null;
   boundCode = null;
@@ -912,8 +941,7 @@ function recycle() {
   lastRestoreMs = null;
   lastSwitchMs = null;
   loaderOutput = "";
-  playBuffers.clear();
-  spareBuffers.length = 0;
+  for (const play of [...playBuffers.keys()]) endBuffer(play);
   return null;
 }
 
@@ -942,7 +970,7 @@ function answer(request) {
         const call = JSON.parse(request.json);
         if (call?.op === "reset" && Number.isSafeInteger(call.seed)) reseedSources(call.seed);
         const output = JSON.stringify(loaderOutput);
-        const json = handle(request.json);
+        const json = runHarness(request.json);
         return `{"id":${id},"ok":true,"output":${output},${sharing()},"reply":${json}}`;
       }
       case "close": {
