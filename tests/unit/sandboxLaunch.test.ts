@@ -30,6 +30,12 @@ describe("the sandbox child's command line", () => {
       delete process.env.SPADE_TEST_SECRET;
     }
   });
+  it("collects the child's garbage on its own thread: V8 starts no garbage-collection helper work in it", () => {
+    const { args } = buildSandboxLaunch({ confinement: "none" });
+    expect(args).toContain("--single-threaded-gc");
+    // Before the script: a V8 flag, not an argument of the sandbox host.
+    expect(args.indexOf("--single-threaded-gc")).toBeLessThan(args.indexOf(sandboxHostScript()));
+  });
   it("uses the permission flag of the running Node", () => {
     expect(permissionFlag("20.20.2")).toBe("--experimental-permission");
     expect(permissionFlag("22.12.0")).toBe("--experimental-permission");
