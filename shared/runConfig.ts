@@ -211,7 +211,7 @@ export interface RunConfig {
   backend: BackendConfig;
   /** null: no grounding document (ablation "no corpus"). */
   corpus: CorpusConfig | null;
-  /** The first unhinted play of each game in each rollout runs alone; a time-out skips the rest. Defaults to true. */
+  /** The first unhinted play of each game in each rollout leads the others (`CanaryLead`): they start once its reset answered and take each step after it took it; a time-out skips the rest. Defaults to true. */
   canary: boolean;
   designer: DesignerConfig;
   reward: RewardConfig;
@@ -405,7 +405,7 @@ export const runConfigSchema = strict({
   skillsPerRegen: int(1).nullish().describe("Skills rotated in per regeneration; null = all. Defaults to the recipe's."),
   backend: backendSchema.describe("The model: a local GGUF through node-llama-cpp (kind llama), or an OpenAI-compatible server (kind openai)."),
   corpus: strict({ path: nonEmpty(), maxWords: int(1).optional() }).nullable().describe("The grounding document; null: none (ablation \"no corpus\")."),
-  canary: bool().optional().describe("The first unhinted play of each game runs alone; a time-out skips the rest. Defaults to true."),
+  canary: bool().optional().describe("The first unhinted play of each game leads: the game's other plays start once its reset answered and take each step after it took it; a time-out skips the rest. Defaults to true."),
   designer: designerSchema.nullish(),
   reward: rewardSchema.nullish(),
   memory: memorySchema.nullish(),

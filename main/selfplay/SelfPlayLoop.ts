@@ -33,6 +33,7 @@ import { designerMessages, repairMessages } from "./designerPrompt.js";
 import { drawFixedPool } from "./drawFixedPool.js";
 import { extractPythonCode } from "./extractCode.js";
 import { fitDesignerPrompt } from "./fitDesignerPrompt.js";
+import { CanaryLead, type FollowingSession } from "./CanaryLead.js";
 import { iterationMetrics } from "./iterationMetrics.js";
 import { judgeNovelty, type NoveltyReference } from "./judgeNovelty.js";
 import type { LoopEvent } from "./LoopEvent.js";
@@ -87,6 +88,10 @@ interface SlotState {
   plays: number;
   /** The game's plays were announced to the sandbox pool (at its canary). */
   announced: boolean;
+  /** The canary leading the game's other plays this rollout (`canary`), else null. */
+  lead: CanaryLead | null;
+  /** The canary play, once started: its unit ends at the canary's reset, `canaryEnd` waits for the rest. */
+  canaryPlay: Promise<void> | null;
 }
 
 /** The memory of a batch, read once when the batch starts: every designer call of the batch sees the same. */
@@ -199,7 +204,7 @@ export class SelfPlayLoop {
     const states: SlotState[] = [];
     const design = new WorkGraph<UnitKind>();
     for (let slot = 0; slot < this.config.envsPerIteration; slot++) {
-      const state: SlotState = { slot, env: null, last: null, hint: null, hung: false, plays: this.config.plays ?? 0, announced: false };
+      const state: SlotState = { slot, env: null, last: null, hint: null, hung: false, plays: this.config.plays ?? 0, announced: false, lead: this.config.canary ? new CanaryLead() : null, canaryPlay: null };
       states.push(state);
       for (let attempt = 0; attempt < attempts; attempt++) {
         const after = attempt === 0 ? [] : [`design:${slot}:${attempt - 1}`];
@@ -234,7 +239,8 @@ export class SelfPlayLoop {
       const { slot } = state;
       play.add(this.unit(`hint:${slot}`, "hint", designed(slot), () => (generating ? this.prepareHint(iteration, state, memory!) : Promise.resolve())));
       const canary = `canary:${slot}`;
-      play.add(this.unit(canary, "play", generating || this.config.plays !== null ? designed(slot) : ["count"], () => this.playCanary(iteration, regeneration, state), `game:${slot}`));
+      play.add(this.unit(canary, "play", generating || this.config.plays !== null ? designed(slot) : ["count"], () => this.startCanary(iteration, regeneration, state), `game:${slot}`));
+      play.add(this.unit(`canaryEnd:${slot}`, "play", [canary], () => state.canaryPlay ?? Promise.resolve(), `game:${slot}`));
       addPlays(state, 0, fewest);
       if (generating) {
         for (let index = 0; index < this.config.hintPlays; index++) {
@@ -607,19 +613,33 @@ export class SelfPlayLoop {
   }
 
   /**
-   * The canary: the rollout's first unhinted play, alone; a time-out skips the rest of the game's
-   * plays this rollout. The game's plays in this rollout and in the batch's replay rollouts still to
-   * come are announced to the sandbox pool first, so its processes are kept (across rollouts) and
-   * the ones its plays will need start ahead.
+   * The canary: the rollout's first unhinted play, which leads the game's other plays (`CanaryLead`);
+   * a time-out skips the rest of the game's plays this rollout. The game's plays in this rollout and
+   * in the batch's replay rollouts still to come are announced to the sandbox pool first, so its
+   * processes are kept (across rollouts) and the ones its plays will need start ahead. The unit
+   * ends once the canary's reset has answered (the others start then) or the canary has ended;
+   * `canaryEnd` waits for the rest of it.
    */
-  private async playCanary(iteration: number, regeneration: number, state: SlotState): Promise<void> {
+  private async startCanary(iteration: number, regeneration: number, state: SlotState): Promise<void> {
     if (!state.env?.code) return;
     this.planPlays(state.env.code, state.plays * (1 + this.replaysLeft(iteration)) + (regeneration === iteration ? this.config.hintPlays : 0));
     state.announced = true;
-    if (!this.config.canary) return;
+    const lead = state.lead;
+    if (!lead) return;
+    const code = state.env.code;
     const spec = this.spec(regeneration, state.slot, false, unhintedPlayIndex(iteration, 0, this.config, state.plays), true);
-    await this.playOne(iteration, state, spec, null);
-    if (state.hung) this.planPlays(state.env.code, this.replaysLeft(iteration) * state.plays);
+    const played = (async () => {
+      try {
+        await this.playOne(iteration, state, spec, null);
+        if (state.hung) this.planPlays(code, this.replaysLeft(iteration) * state.plays);
+      } finally {
+        lead.end(state.hung);
+      }
+    })();
+    state.canaryPlay = played;
+    // Awaited by `canaryEnd`; a failure is thrown there, never left unhandled meanwhile.
+    played.catch(() => undefined);
+    await Promise.race([lead.resetPassed, played]);
   }
 
   private async play(iteration: number, regeneration: number, state: SlotState, hinted: boolean, index: number): Promise<void> {
@@ -649,9 +669,17 @@ export class SelfPlayLoop {
     const tries = this.config.designer.kind === "library" ? 1 : 2;
     for (let attempt = 0; attempt < tries; attempt++) {
       let result: { timedOut: boolean; retry: boolean } | null = null;
+      let following: FollowingSession | null = null;
+      const lead = state.lead;
       try {
         await runPlays({
-          open: () => this.openSession(env.code!, true),
+          open: async () => {
+            const session = await this.openSession(env.code!, true);
+            if (!lead) return session;
+            if (spec.canary) return lead.lead(session);
+            following = lead.follow(session);
+            return following.session;
+          },
           backend: this.deps.backend,
           specs: [spec],
           hint,
@@ -665,6 +693,7 @@ export class SelfPlayLoop {
           priority: (turn) => (this.lastWave ? -turn : turn),
           onEpisode: (episode) => {
             if (this.deps.signal?.aborted && episode.error) return; // cut short by pause/stop: played again on resume
+            if ((following as FollowingSession | null)?.cut) return; // the canary hung: dropped, as the game's plays not yet started
             const { turns, ...fields } = episode;
             const failed = episode.error !== null && !episode.timedOut && !turns.some((turn) => turn.info.stepError === true);
             if (failed && attempt < tries - 1) {

@@ -26,6 +26,7 @@ import { getMetrics } from "../../main/store/queries/metrics.js";
 import { createRun, getRun } from "../../main/store/queries/runs.js";
 import { getDesignerAdvantage, listRunNotes, listScheduledPlays } from "../../main/store/queries/schedule.js";
 import { ScriptedBackend, requestRole } from "../../main/bench/ScriptedBackend.js";
+import type { PlayMark, PlayTrace } from "../../main/rollout/PlayTrace.js";
 import { envCode, scriptedHint, selfPlayReply } from "../support/selfPlayScript.js";
 
 let dir: string;
@@ -49,6 +50,7 @@ type Db = ReturnType<typeof openDatabase>;
 
 interface LoopOptions {
   setup?: (db: Db) => void;
+  trace?: PlayTrace;
   backend?: ScriptedBackend;
   onEvent?: (event: LoopEvent, db: Db) => void;
 }
@@ -66,7 +68,7 @@ async function runLoop(name: string, overrides: Record<string, unknown>, docs: s
   const backend = options.backend ?? new ScriptedBackend(selfPlayReply, 2);
   const corpus = config.corpus ? await openCorpus(config.corpus.path) : null;
   options.setup?.(db);
-  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus, onEvent: (event) => options.onEvent?.(event, db) }).run();
+  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus, onEvent: (event) => options.onEvent?.(event, db), ...(options.trace ? { trace: options.trace } : {}) }).run();
   return { db, runId: run.id, config, backend, outcome };
 }
 
@@ -185,6 +187,36 @@ describe("the self-play loop on the reference schedule", () => {
     expect(shown.validation?.solutionPlay).toMatchObject({ solves: true });
     expect(getHint(revealing.db, shown.id)).toMatchObject({ source: "writer", text: scriptedHint });
     expect(listRunNotes(revealing.db, revealing.runId).map((note) => note.text).join("\n")).toMatch(/is not used: it reveals the solution/);
+  });
+
+  it("the canary leads the game's other plays: they start once its reset answered, and take each step only after it took it", async () => {
+    const marks: Array<{ play: string; mark: PlayMark }> = [];
+    // The canary's answers come late: the other plays are asked meanwhile, and their steps must wait for the canary's.
+    const backend = new ScriptedBackend(async (request, call) => {
+      if (request.routingKey?.endsWith("-canary")) await new Promise((resolve) => setTimeout(resolve, 1500));
+      return selfPlayReply(request, call);
+    }, 4);
+    const { db, runId, outcome } = await runLoop("lead", { plays: 4, hintPlays: 0 }, ["DOC:magic about doors"], { backend, trace: (play, mark) => marks.push({ play, mark }) });
+    expect(outcome).toBe("completed");
+    const order = (play: string, mark: PlayMark, nth = 1) => marks.map((entry, index) => (entry.play === play && entry.mark === mark ? index : -1)).filter((index) => index >= 0)[nth - 1] ?? -1;
+    const plays = [...new Set(marks.map((entry) => entry.play))];
+    const canary = plays.find((play) => play.endsWith("-canary"))!;
+    const others = plays.filter((play) => play !== canary);
+    expect(canary).toBeDefined();
+    expect(others).toHaveLength(3);
+    const canarySteps = marks.filter((entry) => entry.play === canary && entry.mark === "stepped").length;
+    expect(canarySteps).toBeGreaterThan(0);
+    for (const play of others) {
+      // Started before the canary ended: asked while the canary's first answer was still coming.
+      expect(order(play, "asking")).toBeGreaterThan(order(canary, "observed"));
+      expect(order(play, "asking")).toBeLessThan(order(canary, "answered"));
+      // Each of its steps after the canary's step of the same turn (or after the canary's end).
+      const steps = marks.filter((entry) => entry.play === play && entry.mark === "stepped").length;
+      expect(steps).toBeGreaterThan(0);
+      for (let turn = 1; turn <= steps; turn++) expect(order(play, "stepped", turn)).toBeGreaterThan(turn <= canarySteps ? order(canary, "stepped", turn) : order(canary, "stepped", canarySteps));
+    }
+    const env = listEnvironments(db, { runId, orderBy: "id" }).find((candidate) => candidate.valid)!;
+    expect(listEpisodes(db, env.id).filter((episode) => !episode.hinted)).toHaveLength(4);
   });
 
   it("a hanging step() is caught by the canary; the blend has no timeout term unless the deviation asks", async () => {
