@@ -150,6 +150,10 @@ export class SandboxProcess {
   private buffered: Buffer[] = [];
   private bufferedBytes = 0;
   private frameLimit: number;
+  /** The play whose state the child holds (the play of the last request sent, unless it closed it), or null. */
+  private heldPlay: number | null = null;
+  /** A `sendNext` is scheduled (`sendSoon`). */
+  private sendScheduled = false;
   private readonly watchdog: NodeJS.Timeout;
   private tree: number[] = [];
   private idleSinceCpu: number | null = null;
@@ -390,11 +394,19 @@ export class SandboxProcess {
     for (const queued of this.queue.splice(0)) queued.reject(this.endedError(queued.operation, queued.play, true));
   }
 
-  /** Sends the next waiting request when none is in flight; its time-out starts now. */
+  /**
+   * Sends the next waiting request when none is in flight; its time-out starts now. A request of
+   * the play the child holds in its interpreter (the play of the request sent last, unless that
+   * closed it) goes before the others: the child answers it without parking one play and putting
+   * another back (each a comparison of the whole interpreter memory). Each play has at most one
+   * request waiting, so the others wait for one request at most.
+   */
   private sendNext(): void {
     if (this.pending || !this.alive) return;
-    const next = this.queue.shift();
+    const held = this.heldPlay === null ? -1 : this.queue.findIndex((queued) => queued.play === this.heldPlay);
+    const next = held >= 0 ? this.queue.splice(held, 1)[0] : this.queue.shift();
     if (!next) return;
+    this.heldPlay = next.message.op === "close" ? null : next.play;
     const id = this.nextId++;
     const timeoutMs = next.deadlineAt === null ? next.timeoutMs : Math.max(1, Math.min(next.timeoutMs, next.deadlineAt - Date.now()));
     const timer = setTimeout(() => this.fail(new SandboxTimeoutError(next.operation, timeoutMs)), timeoutMs);
@@ -497,13 +509,28 @@ export class SandboxProcess {
         for (const listener of this.replyListeners) listener(reply);
       }
       pending.resolve(reply);
-      this.sendNext();
+      this.sendSoon();
     } else {
       // The child's own machinery failed (not the environment's code): its state is unknown.
       const detail = (reply.error ?? "unknown error").split("\n")[0] ?? "";
       this.kill({ play: pending.play, reason: `its ${pending.operation} failed in the sandbox's own machinery (${detail})` });
       pending.reject(new SandboxCrashedError(pending.operation, detail));
     }
+  }
+
+  /**
+   * Sends the next request once what the reply set off has run: the engine asks a play's next
+   * request (the reset after its open, the close after its last step) in the promise jobs its reply
+   * resolves, so it is waiting by then and goes first (`sendNext`). A request made meanwhile is sent
+   * at once, as always when none is in flight.
+   */
+  private sendSoon(): void {
+    if (this.sendScheduled) return;
+    this.sendScheduled = true;
+    setImmediate(() => {
+      this.sendScheduled = false;
+      this.sendNext();
+    });
   }
 
   private violation(detail: string): void {

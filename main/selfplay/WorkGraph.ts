@@ -5,7 +5,12 @@ export interface WorkUnit<Kind extends string = string> {
   kind: Kind;
   /** Units that must have finished first. */
   after: readonly string[];
-  /** Units of one group share what their kind's limit lets in: of the ready units, one from the group with the fewest in flight starts first (e.g. the plays of one game). Defaults to a group of its own. */
+  /**
+   * Units of one group share what their kind's limit lets in: of the ready units, one from the
+   * group with the fewest in flight starts first (e.g. the plays of one game), and a group takes no
+   * more than its share of the limit (the limit over the groups of that kind with units ready or in
+   * flight, rounded up). Defaults to a group of its own.
+   */
   group?: string;
   run(): Promise<void>;
 }
@@ -27,9 +32,12 @@ export class WorkGraphError extends Error {
 /**
  * The work of an iteration as data: units and the units they wait for. `run` starts every unit as
  * soon as its dependencies are done, within the per-kind limits, first ready first started, except
- * that a unit of a group with fewer units in flight goes before one of a busier group; so the loop
- * says what depends on what and this decides when. The first
- * failure stops issuing and is thrown once the units in flight have settled.
+ * that a unit of a group with fewer units in flight goes before one of a busier group, and a group
+ * already holding its share of its kind's limit waits while other groups are ready or in flight
+ * (the plays of one game, which its sandbox processes can hold only so many of, never take the
+ * whole limit from the games that become ready a moment later); so the loop says what depends on
+ * what and this decides when. The first failure stops issuing and is thrown once the units in
+ * flight have settled.
  */
 export class WorkGraph<Kind extends string = string> {
   private readonly units = new Map<string, WorkUnit<Kind>>();
@@ -84,6 +92,21 @@ export class WorkGraph<Kind extends string = string> {
     const running = new Map<Kind, number>();
     const groupRunning = new Map<string, number>();
     const inGroup = (unit: WorkUnit<Kind>) => (unit.group === undefined ? 0 : (groupRunning.get(unit.group) ?? 0));
+    const groupKind = new Map<string, Kind>();
+    /** Each limited kind's share per group now: its limit over its groups with units ready or in flight. */
+    const shares = () => {
+      const groups = new Map<Kind, Set<string>>();
+      const note = (kind: Kind, group: string) => {
+        const set = groups.get(kind);
+        if (set) set.add(group);
+        else groups.set(kind, new Set([group]));
+      };
+      for (const unit of ready) if (unit.group !== undefined) note(unit.kind, unit.group);
+      for (const [group, count] of groupRunning) if (count > 0) note(groupKind.get(group)!, group);
+      const share = new Map<Kind, number>();
+      for (const [kind, set] of groups) share.set(kind, Math.ceil((options.limits?.[kind] ?? Infinity) / set.size));
+      return share;
+    };
     let inFlight = 0;
     let finished = 0;
     let failure: { error: unknown } | null = null;
@@ -96,11 +119,13 @@ export class WorkGraph<Kind extends string = string> {
       const pump = () => {
         if (!failure && !options.signal?.aborted) {
           for (;;) {
-            // The first ready unit whose kind has room, of the group with the fewest units in flight.
+            // The first ready unit whose kind has room, of the group with the fewest units in flight, within its group's share.
             let best = -1;
+            const share = shares();
             for (let i = 0; i < ready.length; i++) {
               const unit = ready[i]!;
               if ((running.get(unit.kind) ?? 0) >= (options.limits?.[unit.kind] ?? Infinity)) continue;
+              if (unit.group !== undefined && inGroup(unit) >= (share.get(unit.kind) ?? Infinity)) continue;
               if (best < 0 || inGroup(unit) < inGroup(ready[best]!)) best = i;
               if (inGroup(unit) === 0) break;
             }
@@ -112,7 +137,10 @@ export class WorkGraph<Kind extends string = string> {
       };
       const start = (unit: WorkUnit<Kind>) => {
         running.set(unit.kind, (running.get(unit.kind) ?? 0) + 1);
-        if (unit.group !== undefined) groupRunning.set(unit.group, inGroup(unit) + 1);
+        if (unit.group !== undefined) {
+          groupRunning.set(unit.group, inGroup(unit) + 1);
+          groupKind.set(unit.group, unit.kind);
+        }
         inFlight++;
         options.onChange?.({ unit, phase: "started", inFlight });
         Promise.resolve()
