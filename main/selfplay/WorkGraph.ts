@@ -8,8 +8,9 @@ export interface WorkUnit<Kind extends string = string> {
   /**
    * Units of one group share what their kind's limit lets in: of the ready units, one from the
    * group with the fewest in flight starts first (e.g. the plays of one game), and a group takes no
-   * more than its share of the limit (the limit over the groups of that kind with units ready or in
-   * flight, rounded up). Defaults to a group of its own.
+   * more than its share of the limit: the limit over the groups of that kind with units ready, or
+   * with units in flight and more to come (units waiting for theirs), rounded up. Defaults to a
+   * group of its own.
    */
   group?: string;
   run(): Promise<void>;
@@ -33,9 +34,10 @@ export class WorkGraphError extends Error {
  * The work of an iteration as data: units and the units they wait for. `run` starts every unit as
  * soon as its dependencies are done, within the per-kind limits, first ready first started, except
  * that a unit of a group with fewer units in flight goes before one of a busier group, and a group
- * already holding its share of its kind's limit waits while other groups are ready or in flight
- * (the plays of one game, which its sandbox processes can hold only so many of, never take the
- * whole limit from the games that become ready a moment later); so the loop says what depends on
+ * already holding its share of its kind's limit waits while other groups are ready, or in flight
+ * with more to come (the plays of one game, which its sandbox processes can hold only so many of,
+ * never take the whole limit from the games whose canaries are about to let theirs go; a group
+ * with only its last units in flight takes no share); so the loop says what depends on
  * what and this decides when. The first failure stops issuing and is thrown once the units in
  * flight have settled.
  */
@@ -74,6 +76,10 @@ export class WorkGraph<Kind extends string = string> {
     const dependents = new Map<string, string[]>();
     const done = new Set<string>();
     const ready: WorkUnit<Kind>[] = [];
+    /** Each group's kind (the kind of its units). */
+    const groupKind = new Map<string, Kind>();
+    /** Units of each group waiting for their dependencies. */
+    const groupWaiting = new Map<string, number>();
     const register = (unit: WorkUnit<Kind>) => {
       const left = new Set(unit.after.filter((dependency) => !done.has(dependency)));
       waiting.set(unit.id, left);
@@ -82,7 +88,9 @@ export class WorkGraph<Kind extends string = string> {
         if (list) list.push(unit.id);
         else dependents.set(dependency, [unit.id]);
       }
+      if (unit.group !== undefined) groupKind.set(unit.group, unit.kind);
       if (left.size === 0) ready.push(unit);
+      else if (unit.group !== undefined) groupWaiting.set(unit.group, (groupWaiting.get(unit.group) ?? 0) + 1);
     };
     for (const unit of units) register(unit);
     this.adding = (unit) => {
@@ -92,8 +100,7 @@ export class WorkGraph<Kind extends string = string> {
     const running = new Map<Kind, number>();
     const groupRunning = new Map<string, number>();
     const inGroup = (unit: WorkUnit<Kind>) => (unit.group === undefined ? 0 : (groupRunning.get(unit.group) ?? 0));
-    const groupKind = new Map<string, Kind>();
-    /** Each limited kind's share per group now: its limit over its groups with units ready or in flight. */
+    /** Each limited kind's share per group now: its limit over its groups with units ready, or in flight with units waiting. */
     const shares = () => {
       const groups = new Map<Kind, Set<string>>();
       const note = (kind: Kind, group: string) => {
@@ -102,7 +109,7 @@ export class WorkGraph<Kind extends string = string> {
         else groups.set(kind, new Set([group]));
       };
       for (const unit of ready) if (unit.group !== undefined) note(unit.kind, unit.group);
-      for (const [group, count] of groupRunning) if (count > 0) note(groupKind.get(group)!, group);
+      for (const [group, count] of groupRunning) if (count > 0 && (groupWaiting.get(group) ?? 0) > 0) note(groupKind.get(group)!, group);
       const share = new Map<Kind, number>();
       for (const [kind, set] of groups) share.set(kind, Math.ceil((options.limits?.[kind] ?? Infinity) / set.size));
       return share;
@@ -137,10 +144,7 @@ export class WorkGraph<Kind extends string = string> {
       };
       const start = (unit: WorkUnit<Kind>) => {
         running.set(unit.kind, (running.get(unit.kind) ?? 0) + 1);
-        if (unit.group !== undefined) {
-          groupRunning.set(unit.group, inGroup(unit) + 1);
-          groupKind.set(unit.group, unit.kind);
-        }
+        if (unit.group !== undefined) groupRunning.set(unit.group, inGroup(unit) + 1);
         inFlight++;
         options.onChange?.({ unit, phase: "started", inFlight });
         Promise.resolve()
@@ -152,7 +156,10 @@ export class WorkGraph<Kind extends string = string> {
               for (const id of dependents.get(unit.id) ?? []) {
                 const left = waiting.get(id)!;
                 left.delete(unit.id);
-                if (left.size === 0) ready.push(this.units.get(id)!);
+                if (left.size > 0) continue;
+                const now = this.units.get(id)!;
+                ready.push(now);
+                if (now.group !== undefined) groupWaiting.set(now.group, groupWaiting.get(now.group)! - 1);
               }
             },
             (error: unknown) => {

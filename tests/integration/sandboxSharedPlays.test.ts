@@ -101,6 +101,24 @@ describe("plays of one game sharing a sandbox process", () => {
     expect(stats.processesStarted).toBe(before.processesStarted);
   }, 180_000);
 
+  it("sends a play's next request before a sibling's that waited: its close right after its last step, with no switch between", async () => {
+    const first = await pool.open(STATEFUL);
+    const second = await pool.open(STATEFUL);
+    expect(pidOf(second)).toBe(pidOf(first));
+    await first.reset(21);
+    await second.reset(22);
+    const order: string[] = [];
+    // The sibling's step is asked while the first play's step runs; the first play's close is asked only when its step answers.
+    const firstDone = first.step("a").then(async () => {
+      await first.close();
+      order.push("first closed");
+    });
+    const secondDone = second.step("b").then(() => order.push("second stepped"));
+    await Promise.all([firstDone, secondDone]);
+    expect(order).toEqual(["first closed", "second stepped"]);
+    await second.close();
+  }, 60_000);
+
   it("keeps a play opened in a never-used process (validation's replay) to itself: no sibling joins it", async () => {
     const code = STATEFUL.replace("class StatefulEnv", "class ReplayEnv");
     const shared = pool.stats().sharedOpens;

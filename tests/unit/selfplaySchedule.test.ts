@@ -239,4 +239,37 @@ describe("WorkGraph", () => {
     expect(started.slice(4, 6)).toEqual(["a2", "a3"]);
     expect(started).toHaveLength(12);
   });
+
+  it("holds a group to its share of the limit while another group in flight has more to come, and not once it has none", async () => {
+    // Game a's plays are all ready at once; game b's canary (b0) runs first and lets b's other two
+    // plays go when it ends. Room for 6: a takes no more than its share (3 of 6, b counting as a game
+    // with more to come) until b0 is done; once b's plays are all in flight, a may use the rest (4).
+    const inFlight = { a: 0, b: 0 };
+    const aWhileBWaits: number[] = [];
+    const aWhileBRunsItsLast: number[] = [];
+    let bWaiting = true;
+    const graph = new WorkGraph<"play">();
+    const unit = (game: "a" | "b", id: string, ms: number, after: string[] = []) =>
+      graph.add({ id, kind: "play", after, group: game, run: async () => {
+        inFlight[game]++;
+        if (game === "a" && bWaiting) aWhileBWaits.push(inFlight.a);
+        if (game === "a" && !bWaiting && inFlight.b > 0) aWhileBRunsItsLast.push(inFlight.a);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        inFlight[game]--;
+      } });
+    for (let index = 0; index < 12; index++) unit("a", `a${index}`, 40);
+    graph.add({ id: "b0", kind: "play", after: [], group: "b", run: async () => {
+      inFlight.b++;
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      inFlight.b--;
+      bWaiting = false;
+    } });
+    unit("b", "b1", 200, ["b0"]);
+    unit("b", "b2", 200, ["b0"]);
+    await graph.run({ limits: { play: 6 } });
+    expect(aWhileBWaits.length).toBeGreaterThan(0);
+    expect(Math.max(...aWhileBWaits)).toBe(3);
+    // b's last two plays run for 200 ms: a's plays fill the other four places meanwhile.
+    expect(Math.max(...aWhileBRunsItsLast)).toBe(4);
+  });
 });
