@@ -175,7 +175,7 @@ export interface SandboxConfig {
   validationTimeoutMs: number;
   /** Sandbox processes kept for the run; null sizes the pool from the backend's concurrency and free memory. Defaults to null. */
   processes: number | null;
-  /** The most plays of one game a sandbox process holds open at once (the child switches between them by an exact memory restore); 1 gives every play a process of its own. Defaults to 4. */
+  /** The most plays of one game a sandbox process holds open at once (the child switches between them by an exact memory restore); 1 gives every play a process of its own. Defaults to 8. */
   playsPerProcess: number;
   /** A sandbox process whose game no longer needs it is put back to its pristine state (memory restored byte for byte, everything outside it fingerprinted) and serves another game, instead of a new process being started; see the README's threat model. Defaults to true. */
   recycleProcesses: boolean;
@@ -366,7 +366,7 @@ const sandboxSchema = strict({
   stepTimeoutMs: int(1).optional(),
   validationTimeoutMs: int(1).optional(),
   processes: int(1, 1024).nullish().describe("Sandbox processes kept for the run; null sizes the pool from the backend. Defaults to null."),
-  playsPerProcess: int(1, 64).optional().describe("The most plays of one game a sandbox process holds open at once; 1 gives every play a process of its own. Defaults to 4."),
+  playsPerProcess: int(1, 64).optional().describe("The most plays of one game a sandbox process holds open at once; 1 gives every play a process of its own. Defaults to 8."),
   recycleProcesses: bool().optional().describe("Put a sandbox process whose game no longer needs it back to its pristine state (memory restored, state outside it fingerprinted) to serve another game, instead of starting a new process. Defaults to true."),
   allowUnconfined: bool().optional().describe("Run generated code even where no OS confinement is available. Defaults to false."),
 });
@@ -566,7 +566,7 @@ function fillSandbox(o: z.output<typeof sandboxSchema>): SandboxConfig {
     stepTimeoutMs: o.stepTimeoutMs ?? 30_000,
     validationTimeoutMs: o.validationTimeoutMs ?? 60_000,
     processes: o.processes ?? null,
-    playsPerProcess: o.playsPerProcess ?? 4,
+    playsPerProcess: o.playsPerProcess ?? 8,
     recycleProcesses: o.recycleProcesses ?? true,
     allowUnconfined: o.allowUnconfined ?? false,
   };

@@ -41,7 +41,7 @@ export interface SandboxPoolOptions {
    * parked) before a process is started or waited for; the child switches between them by the
    * exact memory restore it uses between plays. Each parked play costs a copy of the interpreter's
    * memory (at most the pristine memory + 64 MiB), which the memory-bound capacity counts per
-   * process. 1 turns sharing off (one play per process). Defaults to 4.
+   * process. 1 turns sharing off (one play per process). Defaults to 8 (the run config's default: see `sandbox.playsPerProcess`).
    */
   playsPerProcess?: number;
   /**
@@ -335,7 +335,7 @@ export class SandboxPool {
       startTimeoutMs: options.startTimeoutMs ?? 120_000,
       confinement: options.confinement ?? "auto",
       idleReleaseMs: options.idleReleaseMs ?? null,
-      playsPerProcess: options.playsPerProcess ?? 4,
+      playsPerProcess: options.playsPerProcess ?? 8,
       recycleProcesses: options.recycleProcesses ?? true,
     };
     if (typeof resolved.recycleProcesses !== "boolean") throw new TypeError(`SandboxPool option recycleProcesses must be true or false, got ${String(resolved.recycleProcesses)}`);

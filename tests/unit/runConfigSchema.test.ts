@@ -102,7 +102,7 @@ describe("run config parsing", () => {
 describe("sandbox.playsPerProcess", () => {
   it("defaults to 4 plays of one game per sandbox process, reaches the pool's sizing, and refuses a count below 1 naming the key", async () => {
     const { sandboxPoolSizing } = await import("../../main/selfplay/RunController.js");
-    expect(parseRunConfig(base, "run.json").sandbox.playsPerProcess).toBe(4);
+    expect(parseRunConfig(base, "run.json").sandbox.playsPerProcess).toBe(8);
     const single = parseRunConfig({ ...base, sandbox: { playsPerProcess: 1 } }, "run.json");
     expect(sandboxPoolSizing(single, { parallelism: 16 })).toEqual({ concurrency: 25, initialProcesses: Math.max(single.envsPerIteration, 24), playsPerProcess: 1, recycleProcesses: true });
     expect(() => parseRunConfig({ ...base, sandbox: { playsPerProcess: 0 } }, "run.json")).toThrow(/run\.json: sandbox\.playsPerProcess: expected an integer in \[1, 64\], got 0/);
