@@ -192,9 +192,9 @@ describe("the self-play loop on the reference schedule", () => {
   it("the canary leads the game's other plays: they start once its reset answered, and take each step only after it took it", async () => {
     const marks: Array<{ play: string; mark: PlayMark }> = [];
     // The canary's answers come late: the other plays are asked meanwhile, and their steps must wait for the canary's.
-    const backend = new ScriptedBackend(async (request, call) => {
+    const backend = new ScriptedBackend(async (request) => {
       if (request.routingKey?.endsWith("-canary")) await new Promise((resolve) => setTimeout(resolve, 1500));
-      return selfPlayReply(request, call);
+      return selfPlayReply(request);
     }, 4);
     const { db, runId, outcome } = await runLoop("lead", { plays: 4, hintPlays: 0 }, ["DOC:magic about doors"], { backend, trace: (play, mark) => marks.push({ play, mark }) });
     expect(outcome).toBe("completed");

@@ -122,7 +122,8 @@ describe("parking a play as the pages it changed from the base", () => {
     // Page 7 straddles the base's end (its last 100 bytes are past it, zero): unchanged until one of them is not.
     grown[8 * PAGE_BYTES - 50] = 1;
     expect(changedPages(grown, base)).toEqual([PAGE_BYTES, 4 * PAGE_BYTES, ...smallPagesOf(6), 8 * PAGE_BYTES - DIFF_BYTES, 10 * PAGE_BYTES]);
-    grown[5 * PAGE_BYTES + 3 * DIFF_BYTES + 7] ^= 0xff;
+    const flipped = 5 * PAGE_BYTES + 3 * DIFF_BYTES + 7;
+    grown[flipped] = grown[flipped]! ^ 0xff;
     expect(changedPages(grown, base)).toContain(5 * PAGE_BYTES + 3 * DIFF_BYTES);
     expect(changedPages(grown, base)).not.toContain(5 * PAGE_BYTES);
   });
