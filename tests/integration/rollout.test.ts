@@ -29,7 +29,9 @@ class SometimesHangsEnv:
 
 let pool: SandboxPool;
 beforeAll(async () => {
-  pool = await SandboxPool.create({ size: 2, stepTimeoutMs: 1500 });
+  // A process per play: these tests are about the rollout engine's handling of a play that fails or
+  // hangs; what a hang does to plays sharing its process is tested in sandboxSharedPlays.
+  pool = await SandboxPool.create({ size: 2, stepTimeoutMs: 1500, playsPerProcess: 1 });
 });
 afterAll(async () => {
   await pool?.dispose();
