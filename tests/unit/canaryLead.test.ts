@@ -35,6 +35,20 @@ function scriptedSession() {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** A lead whose canary's reset has answered, a follower of it, and the follower's first step asked (held back). */
+async function followerWaitingOnFirstStep() {
+  const lead = new CanaryLead();
+  const canary = scriptedSession();
+  const other = scriptedSession();
+  const led = lead.lead(canary.session);
+  const reset = led.reset(1);
+  canary.answer("reset 1");
+  await reset;
+  const following = lead.follow(other.session);
+  const waiting = following.session.step("a");
+  return { lead, canary, other, led, following, waiting };
+}
+
 describe("CanaryLead: the canary leads the game's other plays", () => {
   it("passes the reset once the canary's reset answered, and lets a follower's k-th step go only after the canary's k-th", async () => {
     const lead = new CanaryLead();
@@ -81,16 +95,8 @@ describe("CanaryLead: the canary leads the game's other plays", () => {
   });
 
   it("drops the followers waiting when the canary hits the deadline: their step is never sent, and they are marked cut", async () => {
-    const lead = new CanaryLead();
-    const canary = scriptedSession();
-    const other = scriptedSession();
+    const { lead, canary, other, led, following, waiting } = await followerWaitingOnFirstStep();
     const late = scriptedSession();
-    const led = lead.lead(canary.session);
-    const reset = led.reset(1);
-    canary.answer("reset 1");
-    await reset;
-    const following = lead.follow(other.session);
-    const waiting = following.session.step("a");
     const canaryStep = led.step("x");
     canary.answer("step x", new SandboxTimeoutError("step()", 1000));
     await expect(canaryStep).rejects.toThrow(SandboxTimeoutError);
@@ -106,15 +112,7 @@ describe("CanaryLead: the canary leads the game's other plays", () => {
   });
 
   it("lets the followers go on when the canary's step fails other than by the deadline (its own outcome, not a hang)", async () => {
-    const lead = new CanaryLead();
-    const canary = scriptedSession();
-    const other = scriptedSession();
-    const led = lead.lead(canary.session);
-    const reset = led.reset(1);
-    canary.answer("reset 1");
-    await reset;
-    const following = lead.follow(other.session);
-    const waiting = following.session.step("a");
+    const { lead, canary, other, led, following, waiting } = await followerWaitingOnFirstStep();
     const canaryStep = led.step("x");
     canary.answer("step x", new Error("ValueError: bad move"));
     await expect(canaryStep).rejects.toThrow("bad move");
