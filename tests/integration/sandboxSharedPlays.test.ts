@@ -101,6 +101,25 @@ describe("plays of one game sharing a sandbox process", () => {
     expect(stats.processesStarted).toBe(before.processesStarted);
   }, 180_000);
 
+  it("gives plays opened from the base and parked before they ran (no comparison of the memory) the transcripts they give alone", async () => {
+    const seeds = [31, 32, 33];
+    const actions = ["a", "b"];
+    const alone: unknown[][] = [];
+    for (const seed of seeds) alone.push(await playAlone(pool, STATEFUL, seed, actions));
+    // Every play is opened before any runs: each open parks the one before it while it is still the base.
+    const sessions: EnvSession[] = [];
+    for (let index = 0; index < seeds.length; index++) sessions.push(await pool.open(STATEFUL));
+    expect(new Set(sessions.map(pidOf)).size).toBe(1);
+    const transcripts: unknown[][] = sessions.map(() => []);
+    for (const index of [2, 0, 1]) transcripts[index]!.push(await sessions[index]!.reset(seeds[index]!));
+    for (const action of actions) for (const index of [1, 2, 0]) transcripts[index]!.push(await sessions[index]!.step(action));
+    for (const [index, session] of sessions.entries()) {
+      transcripts[index]!.push(printed(session));
+      await session.close();
+    }
+    expect(transcripts).toEqual(alone);
+  }, 120_000);
+
   it("sends a play's next request before a sibling's that waited: its close right after its last step, with no switch between", async () => {
     const first = await pool.open(STATEFUL);
     const second = await pool.open(STATEFUL);
