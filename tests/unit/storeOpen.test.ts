@@ -188,4 +188,26 @@ describe("transaction", () => {
     expect(listRuns(db).map((run) => run.name)).toEqual(["b", "a"]);
     db.close();
   });
+
+  it("holds the write lock from its start: another connection's commit cannot make it fail between its read and its write", () => {
+    const path = tempPath();
+    const engine = openDatabase(path);
+    // Another process on the same workspace (spade serve pausing the run), with a short wait for the lock.
+    const server = openDatabase(path, { busyTimeoutMs: 50 });
+    let serverWrote: boolean | null = null;
+    transaction(engine, () => {
+      listRuns(engine);
+      try {
+        createRun(server, { name: "from the server" });
+        serverWrote = true;
+      } catch {
+        serverWrote = false; // waited for the lock the transaction holds
+      }
+      createRun(engine, { name: "from the engine" });
+    });
+    expect(serverWrote).toBe(false);
+    expect(listRuns(engine).map((run) => run.name)).toEqual(["from the engine"]);
+    server.close();
+    engine.close();
+  });
 });

@@ -82,7 +82,7 @@ export function addEnvSetMembers(db: WritableDb, setName: string, members: reado
       ).changes;
     }
     return added;
-  })();
+  }).immediate();
 }
 
 export function getEnvSet(db: ReadonlyDb, name: string): EnvSet | null {

@@ -174,7 +174,7 @@ const insertTurnSql = `INSERT INTO turns (episode_id, idx, messages, messages_pr
  */
 export function insertEpisodeWithTurns(db: WritableDb, episode: NewEpisode, turns: readonly NewTurn[]): number {
   let insert = insertTransactions.get(db);
-  if (!insert) insertTransactions.set(db, (insert = db.transaction((e: NewEpisode, t: readonly NewTurn[]) => insertOne(db, e, t))));
+  if (!insert) insertTransactions.set(db, (insert = db.transaction((e: NewEpisode, t: readonly NewTurn[]) => insertOne(db, e, t)).immediate));
   return insert(episode, turns);
 }
 
@@ -183,7 +183,7 @@ const insertTransactions = new WeakMap<WritableDb, (episode: NewEpisode, turns: 
 
 /** Stores many episodes in one transaction (bulk import, benchmarks); returns their ids in order. */
 export function insertEpisodesWithTurns(db: WritableDb, episodes: readonly { episode: NewEpisode; turns: readonly NewTurn[] }[]): number[] {
-  return db.transaction(() => episodes.map(({ episode, turns }) => insertOne(db, episode, turns)))();
+  return db.transaction(() => episodes.map(({ episode, turns }) => insertOne(db, episode, turns))).immediate();
 }
 
 function insertOne(db: WritableDb, episode: NewEpisode, turns: readonly NewTurn[]): number {

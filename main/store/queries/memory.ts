@@ -126,7 +126,7 @@ export function evictOldestUnpinned(db: WritableDb, runId: number, capacity: num
     const now = Date.now();
     for (const id of ids) evict.run(now, id);
     return ids;
-  })();
+  }).immediate();
 }
 
 /** The run's memory entries, oldest first. */
@@ -183,5 +183,5 @@ export function setBanned(db: WritableDb, environmentId: number, banned: boolean
       );
     }
     return statement(db, `UPDATE memory SET banned = 0 WHERE environment_id = ?`).run(environmentId).changes === 1;
-  })();
+  }).immediate();
 }

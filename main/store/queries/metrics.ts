@@ -38,7 +38,7 @@ export function putMetrics(db: WritableDb, runId: number, iteration: number, rec
         put.run(runId, iteration, name, null, JSON.stringify(value));
       }
     }
-  })();
+  }).immediate();
 }
 
 /** The run's metrics per iteration, in iteration order. */
