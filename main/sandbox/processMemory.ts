@@ -71,15 +71,52 @@ export function readCpuTicks(pid: number): number | null {
   }
 }
 
-/** Resident memory and CPU ticks of a whole process tree; nulls where not available. */
+let pageBytesRead: number | null = null;
+
+/**
+ * The kernel's page size in bytes (the unit of /proc/<pid>/stat's resident set): AT_PAGESZ of
+ * /proc/self/auxv (pairs of native words), read once; 4096 where that is not readable.
+ */
+export function pageBytes(): number {
+  if (pageBytesRead !== null) return pageBytesRead;
+  pageBytesRead = 4096;
+  try {
+    const auxv = readFileSync("/proc/self/auxv");
+    const word = ["x64", "arm64", "ppc64", "s390x", "riscv64", "loong64", "mips64el"].includes(process.arch) ? 8 : 4;
+    const at = (offset: number) => Number(word === 8 ? auxv.readBigUInt64LE(offset) : auxv.readUInt32LE(offset));
+    for (let offset = 0; offset + 2 * word <= auxv.length; offset += 2 * word) {
+      const AT_PAGESZ = 6;
+      if (at(offset) === AT_PAGESZ) {
+        pageBytesRead = at(offset + word);
+        break;
+      }
+    }
+  } catch {
+    // Not Linux: the resident set is not read from /proc there.
+  }
+  return pageBytesRead;
+}
+
+/**
+ * Resident memory and CPU ticks of a whole process tree; nulls where not available. One read of
+ * /proc/<pid>/stat per process gives both (its rss field counts the same pages as status's VmRSS):
+ * the watchdog reads it every `memoryPollMs` of every busy sandbox.
+ */
 export function readTreeUsage(pids: number[]): { rssBytes: number | null; cpuTicks: number | null } {
   let rss: number | null = null;
   let cpu: number | null = null;
+  if (process.platform !== "linux") return { rssBytes: rss, cpuTicks: cpu };
   for (const pid of pids) {
-    const r = readRssBytes(pid);
-    const c = readCpuTicks(pid);
-    if (r !== null) rss = (rss ?? 0) + r;
-    if (c !== null) cpu = (cpu ?? 0) + c;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone
+    }
+    // Fields after the command name (which may contain spaces) in parentheses: utime, stime, then rss (pages).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    cpu = (cpu ?? 0) + Number(fields[11]) + Number(fields[12]);
+    rss = (rss ?? 0) + Number(fields[21]) * pageBytes();
   }
   return { rssBytes: rss, cpuTicks: cpu };
 }
