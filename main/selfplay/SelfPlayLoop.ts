@@ -29,6 +29,9 @@ import { hungBefore, putRunNote, setEpisodeRollout } from "../store/queries/sche
 import { transaction } from "../store/transaction.js";
 import { deriveSeed, seededRandom } from "../util/seededRandom.js";
 import { validateEnvironment } from "../validator/validateEnvironment.js";
+import { Semaphore } from "../util/Semaphore.js";
+import { validationsAtOnce } from "./validationsAtOnce.js";
+import { availableParallelism } from "node:os";
 import { designerMessages, repairMessages } from "./designerPrompt.js";
 import { drawFixedPool } from "./drawFixedPool.js";
 import { extractPythonCode } from "./extractCode.js";
@@ -58,6 +61,14 @@ export interface SelfPlayDeps {
   training?: TrainingStep;
   /** Plays in flight at once. Defaults to `playsInFlight` of the backend's parallelism (its requests, and half as many again getting ready). */
   playConcurrency?: number;
+  /**
+   * Games validated at once; the others wait for a turn, and their deadline starts with it. A
+   * validation keeps about a core busy (the engine and a sandbox child taking turns), so games
+   * designed at the same moment, validated all at once, all end last; a few at a time, the first
+   * are valid and their plays fill the server while the rest validate. Defaults to
+   * `validationsAtOnce` of the machine's cores and the backend's parallelism.
+   */
+  validationConcurrency?: number;
   /** Told each moment of every play (benchmarks build the server's timeline from them). Defaults to none. */
   trace?: PlayTrace;
   /** The installed environment library of a `designer.kind: "library"` run (the RLVE baseline). */
@@ -121,13 +132,17 @@ export class SelfPlayLoop {
    * (a first turn before a second: the longest chain first), where before, a later turn went first.
    */
   private lastWave = false;
+  /** Validations in flight (`validationConcurrency`). */
+  private readonly validations: Semaphore;
   private libraryEnvironments: LibraryEnvironments | null = null;
 
   constructor(
     private readonly runId: number,
     private readonly config: RunConfig,
     private readonly deps: SelfPlayDeps,
-  ) {}
+  ) {
+    this.validations = new Semaphore(Math.max(1, deps.validationConcurrency ?? validationsAtOnce(availableParallelism(), deps.backend.parallelism)));
+  }
 
   /** Runs the remaining iterations. Resolves "completed", or "interrupted" when the signal fired. */
   async run(): Promise<"completed" | "interrupted"> {
@@ -384,8 +399,7 @@ export class SelfPlayLoop {
       tokens = reply.promptTokens + reply.completionTokens;
       sampled = sampledTokensOf(reply);
       code = extractPythonCode(reply.text);
-      this.phase(iteration, state.slot, "validating");
-      const validate = (source: string) => validateEnvironment(this.deps.pool, source, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict, maxTurns: this.config.maxTurns });
+      const validate = (source: string) => this.validate(iteration, state.slot, source);
       validation = code === null ? noCodeReport() : await validate(code);
       // The reference's f-string brace repair changes only code with a syntax error: run it (in the
       // sandbox) only then, and keep the repaired code if it differs.
@@ -435,6 +449,17 @@ export class SelfPlayLoop {
     this.emit({ type: "environmentAdded", runId: this.runId, iteration, slot: state.slot, environmentId: id, valid: validation.valid, className: validation.className });
   }
 
+  /** Validates a slot's game when its turn comes (`validationConcurrency`): SPADE's rule, then this project's checks (`validateEnvironment`). */
+  private async validate(iteration: number, slot: number, code: string): Promise<ValidationReport> {
+    if (!(await this.validations.acquire(this.deps.signal))) return failedReport("validation", "the run was paused or stopped before the game was validated");
+    try {
+      this.phase(iteration, slot, "validating");
+      return await validateEnvironment(this.deps.pool, code, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict, maxTurns: this.config.maxTurns });
+    } finally {
+      this.validations.release();
+    }
+  }
+
   /** A baseline slot already drawn (a resumed run): the stored draw, not a new one. */
   private takeStoredDraw(iteration: number, state: SlotState): boolean {
     const stored = findAttempt(this.deps.db, this.runId, iteration, state.slot, 0);
@@ -468,7 +493,7 @@ export class SelfPlayLoop {
     const members = listEnvSetMembers(this.deps.db, this.config.designer.set!);
     if (members.length === 0) throw new Error(`environment set "${this.config.designer.set}" is empty or does not exist`);
     const member = members[drawFixedPool(this.config.seed, members.length, this.config.envsPerIteration, iteration)[state.slot]!]!;
-    const validation = await validateEnvironment(this.deps.pool, member.code, { timeoutMs: this.config.sandbox.validationTimeoutMs, strict: this.config.validator.strict, maxTurns: this.config.maxTurns });
+    const validation = await this.validate(iteration, state.slot, member.code);
     if (this.deps.signal?.aborted) return;
     this.storeDraw(iteration, state, { skill: member.skill, code: member.code, validation, hint: member.hint });
   }

@@ -11,7 +11,7 @@ import { parseRunConfig } from "../../shared/runConfig.js";
 import { recipeGameSkills as gameSkills } from "../../shared/skills.js";
 import { openCorpus } from "../../main/corpus/openCorpus.js";
 import type { ChatRequest } from "../../main/llm/LlmBackend.js";
-import { Semaphore } from "../../main/llm/Semaphore.js";
+import { Semaphore } from "../../main/util/Semaphore.js";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";
 import { buildRunReport } from "../../main/selfplay/buildRunReport.js";
 import type { LoopEvent } from "../../main/selfplay/LoopEvent.js";

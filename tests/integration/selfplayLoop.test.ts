@@ -53,6 +53,7 @@ interface LoopOptions {
   trace?: PlayTrace;
   backend?: ScriptedBackend;
   onEvent?: (event: LoopEvent, db: Db) => void;
+  validationConcurrency?: number;
 }
 
 async function runLoop(name: string, overrides: Record<string, unknown>, docs: string[] | null, options: LoopOptions = {}) {
@@ -68,7 +69,7 @@ async function runLoop(name: string, overrides: Record<string, unknown>, docs: s
   const backend = options.backend ?? new ScriptedBackend(selfPlayReply, 2);
   const corpus = config.corpus ? await openCorpus(config.corpus.path) : null;
   options.setup?.(db);
-  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus, onEvent: (event) => options.onEvent?.(event, db), ...(options.trace ? { trace: options.trace } : {}) }).run();
+  const outcome = await new SelfPlayLoop(run.id, config, { db, backend, pool, corpus, onEvent: (event) => options.onEvent?.(event, db), ...(options.trace ? { trace: options.trace } : {}), ...(options.validationConcurrency === undefined ? {} : { validationConcurrency: options.validationConcurrency }) }).run();
   return { db, runId: run.id, config, backend, outcome };
 }
 
@@ -187,6 +188,26 @@ describe("the self-play loop on the reference schedule", () => {
     expect(shown.validation?.solutionPlay).toMatchObject({ solves: true });
     expect(getHint(revealing.db, shown.id)).toMatchObject({ source: "writer", text: scriptedHint });
     expect(listRunNotes(revealing.db, revealing.runId).map((note) => note.text).join("\n")).toMatch(/is not used: it reveals the solution/);
+  });
+
+  it("games designed at the same moment are validated validationConcurrency at a time: the first is valid and plays while the others wait", async () => {
+    const seen: string[] = [];
+    const record = (event: LoopEvent) => {
+      if (event.type === "slotPhase" && (event.phase === "validating" || event.phase === "playing")) seen.push(`${event.phase} ${event.slot}`);
+      if (event.type === "environmentAdded") seen.push(`added ${event.slot}`);
+    };
+    // Three designer calls answered together (the backend takes them all at once).
+    const backend = new ScriptedBackend(selfPlayReply, 4);
+    const { outcome } = await runLoop("validation-turns", { envsPerIteration: 3, plays: 2, hintPlays: 0 }, ["DOC:magic about doors"], { backend, onEvent: record, validationConcurrency: 1 });
+    expect(outcome).toBe("completed");
+    const validating = seen.filter((entry) => entry.startsWith("validating"));
+    expect(validating).toHaveLength(3);
+    const slotOf = (entry: string) => entry.split(" ")[1];
+    // One at a time: the third validation starts only after the first game was stored (the second
+    // starts as the first ends, just before its store); all at once, all three would start first.
+    expect(seen.indexOf(`added ${slotOf(validating[0]!)}`)).toBeLessThan(seen.indexOf(validating[2]!));
+    // And the first game's plays start before the last game's validation.
+    expect(seen.indexOf(`playing ${slotOf(validating[0]!)}`)).toBeLessThan(seen.indexOf(validating[2]!));
   });
 
   it("the canary leads the game's other plays: they start once its reset answered, and take each step only after it took it", async () => {

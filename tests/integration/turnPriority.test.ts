@@ -15,7 +15,7 @@ import type { PlayTrace } from "../../main/rollout/PlayTrace.js";
 import { SelfPlayLoop } from "../../main/selfplay/SelfPlayLoop.js";
 import { openDatabase } from "../../main/store/openDatabase.js";
 import { createRun } from "../../main/store/queries/runs.js";
-import { Semaphore } from "../../main/llm/Semaphore.js";
+import { Semaphore } from "../../main/util/Semaphore.js";
 import { OpenAiBackend } from "../../main/llm/openai/OpenAiBackend.js";
 import { runPlays, type PlaySpec } from "../../main/rollout/runPlays.js";
 import { SandboxPool } from "../../main/sandbox/SandboxPool.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readSseEvents } from "../../main/llm/openai/readSseEvents.js";
 import { retryDelay } from "../../main/llm/openai/retryDelay.js";
-import { placeInLine, Semaphore } from "../../main/llm/Semaphore.js";
+import { placeInLine, Semaphore } from "../../main/util/Semaphore.js";
 
 function bodyOf(...parts: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

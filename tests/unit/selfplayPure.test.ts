@@ -6,6 +6,7 @@ import { extractPythonCode } from "../../main/selfplay/extractCode.js";
 import { judgeNovelty } from "../../main/selfplay/judgeNovelty.js";
 import { selectMemoryReferences, type MemoryCandidate } from "../../main/selfplay/selectMemoryReferences.js";
 import { hintLeaksSolution, tidyHint } from "../../main/selfplay/writeHint.js";
+import { PLAYS_PER_CORE, validationsAtOnce } from "../../main/selfplay/validationsAtOnce.js";
 
 const baseConfig = { db: "w.sqlite", seed: 1, iterations: 1, envsPerIteration: 1, plays: 4, hintPlays: 4, maxTurns: 5, backend: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "scripted" }, corpus: null };
 
@@ -104,5 +105,16 @@ describe("parseRunConfig round trip", () => {
   it("reads a parsed config back as itself (runs store their config)", () => {
     const config = parseRunConfig({ ...baseConfig, corpus: { path: "c.jsonl" }, designer: { attempts: 2 } }, "run.json");
     expect(parseRunConfig(JSON.parse(JSON.stringify(config)), "stored")).toEqual(config);
+  });
+});
+
+describe("validationsAtOnce", () => {
+  it("validates as many games at once as there are cores while the cores can feed the server's slots, else all at once", () => {
+    expect(validationsAtOnce(2, 16)).toBe(2);
+    expect(validationsAtOnce(2, PLAYS_PER_CORE * 2)).toBe(2);
+    expect(validationsAtOnce(2, PLAYS_PER_CORE * 2 + 1)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(validationsAtOnce(2, 64)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(validationsAtOnce(16, 64)).toBe(16);
+    expect(validationsAtOnce(0, 1)).toBe(1);
   });
 });

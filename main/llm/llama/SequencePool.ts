@@ -1,5 +1,5 @@
 import type { LlamaContext, LlamaContextSequence, Token } from "node-llama-cpp";
-import { placeInLine } from "../Semaphore.js";
+import { placeInLine } from "../../util/Semaphore.js";
 
 interface Waiter {
   tokens: Token[];

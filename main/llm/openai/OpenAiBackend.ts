@@ -2,7 +2,7 @@ import type { OpenAiServerKind } from "../../../shared/backendConfig.js";
 import type { ChatResult } from "../../../shared/llm.js";
 import type { ChatRequest, LlmBackend } from "../LlmBackend.js";
 import { PromptTooLongError } from "../PromptTooLongError.js";
-import { Semaphore } from "../Semaphore.js";
+import { Semaphore } from "../../util/Semaphore.js";
 import { adjustmentFor, buildChatBody } from "./buildChatBody.js";
 import { ChatReply } from "./ChatReply.js";
 import { excerpt } from "./excerpt.js";
