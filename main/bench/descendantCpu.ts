@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { CPU_TICK_MS, processTree } from "../sandbox/processMemory.js";
+import { CPU_TICK_MS, processTree, readStatFields } from "../sandbox/processMemory.js";
 
 /** A descendant's CPU ticks when first and last seen in a window. */
 interface Seen {
@@ -9,13 +8,8 @@ interface Seen {
 
 /** User + system ticks and start time (ticks after boot) of a process, from /proc/<pid>/stat; null when gone or off Linux. */
 function readStat(pid: number): { ticks: number; startTime: string } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { ticks: Number(fields[11]) + Number(fields[12]), startTime: fields[19] ?? "" };
-  } catch {
-    return null;
-  }
+  const fields = readStatFields(pid);
+  return fields === null ? null : { ticks: Number(fields[11]) + Number(fields[12]), startTime: fields[19] ?? "" };
 }
 
 /**

@@ -58,17 +58,25 @@ export function readTreePss(pids: number[]): number | null {
 /** Milliseconds per clock tick of /proc's CPU times (Linux's USER_HZ is 100 on every architecture Node runs on). */
 export const CPU_TICK_MS = 10;
 
-/** User + system CPU time of a process in clock ticks (usually 1/100 s), from /proc/<pid>/stat; null where not available. */
-export function readCpuTicks(pid: number): number | null {
+/**
+ * The fields of /proc/<pid>/stat after the command name (which may contain spaces, in
+ * parentheses): index 0 is field 3 (state), so field n of proc(5) is index n - 3 (utime 11, stime
+ * 12, starttime 19, rss 21). Null off Linux or when the process is gone.
+ */
+export function readStatFields(pid: number): string[] | null {
   if (process.platform !== "linux") return null;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name (which may contain spaces) in parentheses.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
     return null;
   }
+}
+
+/** User + system CPU time of a process in clock ticks (usually 1/100 s), from /proc/<pid>/stat; null where not available. */
+export function readCpuTicks(pid: number): number | null {
+  const fields = readStatFields(pid);
+  return fields === null ? null : Number(fields[11]) + Number(fields[12]);
 }
 
 let pageBytesRead: number | null = null;
@@ -105,16 +113,9 @@ export function pageBytes(): number {
 export function readTreeUsage(pids: number[]): { rssBytes: number | null; cpuTicks: number | null } {
   let rss: number | null = null;
   let cpu: number | null = null;
-  if (process.platform !== "linux") return { rssBytes: rss, cpuTicks: cpu };
   for (const pid of pids) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue; // gone
-    }
-    // Fields after the command name (which may contain spaces) in parentheses: utime, stime, then rss (pages).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = readStatFields(pid);
+    if (fields === null) continue; // gone, or not Linux
     cpu = (cpu ?? 0) + Number(fields[11]) + Number(fields[12]);
     rss = (rss ?? 0) + Number(fields[21]) * pageBytes();
   }

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { ValidationReport } from "../../shared/environment.js";
 import type { ChatMessage } from "../../shared/llm.js";
 import type { RunConfig } from "../../shared/runConfig.js";
@@ -31,7 +32,6 @@ import { deriveSeed, seededRandom } from "../util/seededRandom.js";
 import { validateEnvironment } from "../validator/validateEnvironment.js";
 import { Semaphore } from "../util/Semaphore.js";
 import { validationsAtOnce } from "./validationsAtOnce.js";
-import { availableParallelism } from "node:os";
 import { designerMessages, repairMessages } from "./designerPrompt.js";
 import { drawFixedPool } from "./drawFixedPool.js";
 import { extractPythonCode } from "./extractCode.js";
