@@ -61,7 +61,7 @@ export const CPU_TICK_MS = 10;
 /**
  * The fields of /proc/<pid>/stat after the command name (which may contain spaces, in
  * parentheses): index 0 is field 3 (state), so field n of proc(5) is index n - 3 (utime 11, stime
- * 12, starttime 19, rss 21). Null off Linux or when the process is gone.
+ * 12, starttime 19). Null off Linux or when the process is gone.
  */
 export function readStatFields(pid: number): string[] | null {
   if (process.platform !== "linux") return null;
@@ -79,45 +79,15 @@ export function readCpuTicks(pid: number): number | null {
   return fields === null ? null : Number(fields[11]) + Number(fields[12]);
 }
 
-let pageBytesRead: number | null = null;
-
-/**
- * The kernel's page size in bytes (the unit of /proc/<pid>/stat's resident set): AT_PAGESZ of
- * /proc/self/auxv (pairs of native words), read once; 4096 where that is not readable.
- */
-export function pageBytes(): number {
-  if (pageBytesRead !== null) return pageBytesRead;
-  pageBytesRead = 4096;
-  try {
-    const auxv = readFileSync("/proc/self/auxv");
-    const word = ["x64", "arm64", "ppc64", "s390x", "riscv64", "loong64", "mips64el"].includes(process.arch) ? 8 : 4;
-    const at = (offset: number) => Number(word === 8 ? auxv.readBigUInt64LE(offset) : auxv.readUInt32LE(offset));
-    for (let offset = 0; offset + 2 * word <= auxv.length; offset += 2 * word) {
-      const AT_PAGESZ = 6;
-      if (at(offset) === AT_PAGESZ) {
-        pageBytesRead = at(offset + word);
-        break;
-      }
-    }
-  } catch {
-    // Not Linux: the resident set is not read from /proc there.
-  }
-  return pageBytesRead;
-}
-
-/**
- * Resident memory and CPU ticks of a whole process tree; nulls where not available. One read of
- * /proc/<pid>/stat per process gives both (its rss field counts the same pages as status's VmRSS):
- * the watchdog reads it every `memoryPollMs` of every busy sandbox.
- */
+/** Resident memory and CPU ticks of a whole process tree; nulls where not available. */
 export function readTreeUsage(pids: number[]): { rssBytes: number | null; cpuTicks: number | null } {
   let rss: number | null = null;
   let cpu: number | null = null;
   for (const pid of pids) {
-    const fields = readStatFields(pid);
-    if (fields === null) continue; // gone, or not Linux
-    cpu = (cpu ?? 0) + Number(fields[11]) + Number(fields[12]);
-    rss = (rss ?? 0) + Number(fields[21]) * pageBytes();
+    const r = readRssBytes(pid);
+    const c = readCpuTicks(pid);
+    if (r !== null) rss = (rss ?? 0) + r;
+    if (c !== null) cpu = (cpu ?? 0) + c;
   }
   return { rssBytes: rss, cpuTicks: cpu };
 }
