@@ -15,7 +15,15 @@ import { DescendantCpu } from "./descendantCpu.js";
 import { slotTimeline, type SlotTimeline, type TracedMark } from "./slotTimeline.js";
 import { traceRequests } from "./traceRequests.js";
 
+/** The simulated server's answer time. */
 const latencyMs = 300;
+/**
+ * The answer time of the one-turn control (`oneTurnSlowServer`): the same plays, the same CPU each,
+ * against twice the server time, so that the CPU a play costs weighs half as much. Where the one-turn
+ * game falls short at 300 ms and meets its goal here, what it lacks is CPU, not scheduling: the
+ * design lead-in and the rollout's tail are one answer long at either speed.
+ */
+const slowLatencyMs = 600;
 const games = 12;
 /** Plays per game at 16 requests in flight; at 64 four times as many (the same games, the server's work scaled with its slots). */
 const playsAt16 = 8;
@@ -83,6 +91,8 @@ export interface ScenarioOptions {
   /** Unhinted (and hinted) plays per game in the regeneration rollout. */
   plays: number;
   log: (line: string) => void;
+  /** The simulated server's answer time in ms. Defaults to 300. */
+  latencyMs?: number;
 }
 
 export interface ScenarioFigures {
@@ -124,8 +134,9 @@ function describeIdle(timeline: SlotTimeline, totalMs: number): string {
  */
 export async function measureScenario(options: ScenarioOptions): Promise<ScenarioFigures> {
   const { concurrency, plays, log } = options;
+  const answerMs = options.latencyMs ?? latencyMs;
   const dir = mkdtempSync(join(tmpdir(), "spade-bench-regeneration-"));
-  const server = await startLatencyServer({ latencyMs, distinctGames: true, ...(options.turns === "one" ? { gameCode: oneTurnGameCode } : {}) });
+  const server = await startLatencyServer({ latencyMs: answerMs, distinctGames: true, ...(options.turns === "one" ? { gameCode: oneTurnGameCode } : {}) });
   let pool: SandboxPool | null = null;
   try {
     const configFor = (iterations: number): RunConfig =>
@@ -144,7 +155,7 @@ export async function measureScenario(options: ScenarioOptions): Promise<Scenari
     const creating = performance.now();
     pool = await SandboxPool.create(sandboxPoolSizing(configFor(2), traced.backend));
     const poolCreate = { seconds: (performance.now() - creating) / 1000, processes: pool.stats().processesStarted, cpuMs: pool.stats().startCpuMsTotal };
-    log(`${options.turns}-turn at ${concurrency}: pool created with ${poolCreate.processes} processes in ${poolCreate.seconds.toFixed(1)} s (${(poolCreate.cpuMs / 1000).toFixed(1)} CPU s)`);
+    log(`${options.turns}-turn at ${concurrency}${answerMs === latencyMs ? "" : ` (answers after ${answerMs} ms)`}: pool created with ${poolCreate.processes} processes in ${poolCreate.seconds.toFixed(1)} s (${(poolCreate.cpuMs / 1000).toFixed(1)} CPU s)`);
     const rollouts: RolloutFigures[] = [];
     for (const iterations of [1, 2]) {
       server.reset();
@@ -176,7 +187,7 @@ export async function measureScenario(options: ScenarioOptions): Promise<Scenari
         childrenMs: childrenCpu === null ? null : Math.round(childrenCpu.childrenMs),
         serverMs: stats.cpuMs,
       };
-      const idealSeconds = (stats.requests * latencyMs) / 1000 / concurrency;
+      const idealSeconds = (stats.requests * answerMs) / 1000 / concurrency;
       const timeline = slotTimeline(traced.requests, marks, { slots: concurrency, startAt: start, endAt: end });
       const figures: RolloutFigures = {
         utilization: stats.serviceMs / 1000 / (concurrency * wallSeconds),
@@ -228,7 +239,9 @@ export async function measureScenario(options: ScenarioOptions): Promise<Scenari
  * its own sandbox processes), a regeneration rollout (8 unhinted + 8 hinted plays per game) then a
  * replay rollout (8 plays), at 16 requests in flight; the same at 64 in flight with 32 plays per game.
  * Two games: one truncated after 3 answers (`threeTurn`; its figures at 16 also at the top level as
- * before) and one that ends after one answer (`oneTurn`).
+ * before) and one that ends after one answer (`oneTurn`); and the one-turn game against a server
+ * that answers after 600 ms (`oneTurnSlowServer`, at 16 and 64), the control that tells a lack of CPU
+ * from a lack of scheduling.
  */
 export const regenerationBench: BenchSection = {
   name: "regeneration",
@@ -239,6 +252,9 @@ export const regenerationBench: BenchSection = {
       for (const concurrency of [16, 64]) levels[String(concurrency)] = await measureScenario({ turns, concurrency, plays: (playsAt16 * concurrency) / 16, log });
       result[`${turns}Turn`] = levels;
     }
+    const slow: Record<string, BenchValue> = { latencyMs: slowLatencyMs };
+    for (const concurrency of [16, 64]) slow[String(concurrency)] = await measureScenario({ turns: "one", concurrency, plays: (playsAt16 * concurrency) / 16, log, latencyMs: slowLatencyMs });
+    result.oneTurnSlowServer = slow;
     const threeAt16 = (result.threeTurn as Record<string, ScenarioFigures>)["16"]!;
     return { ...result, concurrency: 16, plays: playsAt16, regeneration: threeAt16.regeneration, replay: threeAt16.replay };
   },
